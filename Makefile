@@ -1,0 +1,25 @@
+# semcat — see README.md. `make run` starts semcat with its embedded defaults
+# (a managed local PostgreSQL and a Bleve index under ./var); `make test` runs
+# every test against a real PostgreSQL.
+
+GO      ?= go
+DATA    ?= ./var
+ADDR    ?= 127.0.0.1:8090
+
+.PHONY: run test bench lint build
+
+run:
+	$(GO) run ./cmd/semcat serve --demo --data-dir $(DATA) --addr $(ADDR)
+
+test:
+	$(GO) test -race -count=1 ./...
+
+bench:
+	$(GO) run ./benchmarks
+
+build:
+	$(GO) build -o bin/semcat ./cmd/semcat
+
+lint:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
+	$(GO) vet ./...

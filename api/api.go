@@ -1,0 +1,317 @@
+// Package api serves semcat's REST API (SPEC §2) over HTTP: a gorilla/mux
+// router whose handlers decode requests strictly, call the domain services,
+// and write every error through Error, which maps semcat's error codes to
+// HTTP statuses and Gravitino-compatible codes in one table.
+package api
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"github.com/semcat/semcat"
+)
+
+// Defaults for Config fields left zero.
+const (
+	DefaultMaxBodyBytes   = 8 << 20
+	DefaultRequestTimeout = 30 * time.Second
+)
+
+// AnonymousUser is the user of every request when Config.Authenticate is nil.
+const AnonymousUser = "anonymous"
+
+// PositionHeader carries the position of a successful write (SPEC §5.6).
+const PositionHeader = "X-Semcat-Position"
+
+// Services are the domain services the API calls. All are required.
+type Services struct {
+	Metalakes semcat.MetalakeService
+	Catalogs  semcat.CatalogService
+	Schemas   semcat.SchemaService
+	Tables    semcat.TableService
+	Models    semcat.SemanticModelService
+	Tags      semcat.TagService
+}
+
+// Middleware wraps a handler. Middlewares listed in Config.Middleware run
+// after authentication and after the route has matched, so they can read the
+// user (semcat.UserFromContext), the operation (Operation) and the path
+// variables (mux.Vars): the seam for authorization and events.
+type Middleware func(http.Handler) http.Handler
+
+// Config configures the handler. The zero value is usable.
+type Config struct {
+	// MaxBodyBytes limits request bodies; larger ones are 413. Default 8 MiB.
+	MaxBodyBytes int64
+	// Logger receives internal errors (and nothing about client errors).
+	// Default slog.Default().
+	Logger *slog.Logger
+	// Ready reports whether the service can serve requests (/readyz). Nil
+	// means always ready.
+	Ready func(ctx context.Context) error
+	// Version is reported by GET /api/version.
+	Version string
+	// Authenticate returns the user a request acts as. An error (normally a
+	// semcat EUNAUTHORIZED error) fails the request. Nil means every request
+	// is AnonymousUser.
+	Authenticate func(r *http.Request) (user string, err error)
+	// RequestTimeout is the deadline of every request's context, so that
+	// internal retries of concurrent alters stop in time. Default 30s.
+	RequestTimeout time.Duration
+	// Middleware wraps every /api route, outermost first.
+	Middleware []Middleware
+}
+
+// withDefaults returns c with zero fields set to their defaults.
+func (c Config) withDefaults() Config {
+	if c.MaxBodyBytes <= 0 {
+		c.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.RequestTimeout <= 0 {
+		c.RequestTimeout = DefaultRequestTimeout
+	}
+	return c
+}
+
+// handler holds what every route handler needs.
+type handler struct {
+	svc Services
+	cfg Config
+}
+
+// handlerFunc is a route handler; a returned error is written by Error.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// route is one REST operation. name is the operation name that Operation
+// reports to middlewares (for authorization and events).
+type route struct {
+	name   string
+	method string
+	path   string
+	fn     handlerFunc
+}
+
+// NewHandler returns the HTTP handler of the whole API: the routes of SPEC
+// §2.1–2.3 and the tag routes of §2.5 under /api, plus /healthz, /readyz and
+// /api/version.
+func NewHandler(svc Services, cfg Config) http.Handler {
+	cfg = cfg.withDefaults()
+	h := &handler{svc: svc, cfg: cfg}
+
+	router := mux.NewRouter()
+	// Match on the escaped path so that a name containing '/' (allowed by
+	// SPEC §1) can be addressed as %2F; pathName unescapes each variable.
+	router.UseEncodedPath()
+	router.NotFoundHandler = http.HandlerFunc(notFound)
+	router.MethodNotAllowedHandler = methodNotAllowed(router)
+
+	router.Handle("/healthz", h.handle(h.healthz)).Methods(http.MethodGet).Name("healthz")
+	router.Handle("/readyz", http.HandlerFunc(h.readyz)).Methods(http.MethodGet).Name("readyz")
+
+	apiChain := append([]Middleware{h.authenticate}, cfg.Middleware...)
+	for _, rt := range h.routes() {
+		router.Handle(rt.path, chain(h.handle(rt.fn), apiChain...)).Methods(rt.method).Name(rt.name)
+	}
+	return chain(router, recoverPanics, h.withRequestContext)
+}
+
+// routes lists every /api route.
+func (h *handler) routes() []route {
+	const (
+		metalake = "/api/metalakes/{metalake}"
+		catalog  = metalake + "/catalogs/{catalog}"
+		schema   = catalog + "/schemas/{schema}"
+	)
+	get, post, put, del := http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete
+	return []route{
+		{"getVersion", get, "/api/version", h.version},
+
+		{"createMetalake", post, "/api/metalakes", h.createMetalake},
+		{"listMetalakes", get, "/api/metalakes", h.listMetalakes},
+		{"loadMetalake", get, metalake, h.loadMetalake},
+		{"alterMetalake", put, metalake, h.alterMetalake},
+		{"dropMetalake", del, metalake, h.dropMetalake},
+
+		{"createCatalog", post, metalake + "/catalogs", h.createCatalog},
+		{"listCatalogs", get, metalake + "/catalogs", h.listCatalogs},
+		{"loadCatalog", get, catalog, h.loadCatalog},
+		{"alterCatalog", put, catalog, h.alterCatalog},
+		{"dropCatalog", del, catalog, h.dropCatalog},
+
+		{"createSchema", post, catalog + "/schemas", h.createSchema},
+		{"listSchemas", get, catalog + "/schemas", h.listSchemas},
+		{"loadSchema", get, schema, h.loadSchema},
+		{"alterSchema", put, schema, h.alterSchema},
+		{"dropSchema", del, schema, h.dropSchema},
+
+		{"createTable", post, schema + "/tables", h.createTable},
+		{"listTables", get, schema + "/tables", h.listTables},
+		{"loadTable", get, schema + "/tables/{table}", h.loadTable},
+		{"alterTable", put, schema + "/tables/{table}", h.alterTable},
+		{"dropTable", del, schema + "/tables/{table}", h.dropTable},
+
+		{"createSemanticModel", post, schema + "/semantic-models", h.createSemanticModel},
+		{"listSemanticModels", get, schema + "/semantic-models", h.listSemanticModels},
+		{"loadSemanticModel", get, schema + "/semantic-models/{model}", h.loadSemanticModel},
+		{"alterSemanticModel", put, schema + "/semantic-models/{model}", h.alterSemanticModel},
+		{"dropSemanticModel", del, schema + "/semantic-models/{model}", h.dropSemanticModel},
+
+		{"createTag", post, metalake + "/tags", h.createTag},
+		{"listTags", get, metalake + "/tags", h.listTags},
+		{"loadTag", get, metalake + "/tags/{tag}", h.loadTag},
+		{"dropTag", del, metalake + "/tags/{tag}", h.dropTag},
+		{"listObjectTags", get, metalake + "/objects/{type}/{fullName}/tags", h.listObjectTags},
+		{"associateTags", post, metalake + "/objects/{type}/{fullName}/tags", h.associateTags},
+	}
+}
+
+// Operation returns the name of the operation a request was routed to
+// ("createTable", "dropSemanticModel", ...), or "" outside a route.
+func Operation(r *http.Request) string {
+	if rt := mux.CurrentRoute(r); rt != nil {
+		return rt.GetName()
+	}
+	return ""
+}
+
+// handle adapts a handlerFunc: an error it returns is written by Error.
+func (h *handler) handle(fn handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := fn(w, r); err != nil {
+			Error(w, r, err)
+		}
+	})
+}
+
+// chain wraps next in the middlewares, the first one outermost.
+func chain(next http.Handler, mws ...Middleware) http.Handler {
+	for i := len(mws) - 1; i >= 0; i-- {
+		next = mws[i](next)
+	}
+	return next
+}
+
+type loggerKey struct{}
+
+// withRequestContext gives the request its deadline and carries the logger
+// for Error.
+func (h *handler) withRequestContext(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), h.cfg.RequestTimeout)
+		defer cancel()
+		ctx = context.WithValue(ctx, loggerKey{}, h.cfg.Logger)
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+// loggerFrom returns the logger NewHandler put into the request context.
+func loggerFrom(r *http.Request) *slog.Logger {
+	if l, ok := r.Context().Value(loggerKey{}).(*slog.Logger); ok {
+		return l
+	}
+	return slog.Default()
+}
+
+// authenticate puts the request's user into its context, or fails it.
+func (h *handler) authenticate(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		user := AnonymousUser
+		if h.cfg.Authenticate != nil {
+			u, err := h.cfg.Authenticate(r)
+			if err != nil {
+				Error(w, r, err)
+				return
+			}
+			if u == "" {
+				Error(w, r, semcat.Errorf(semcat.EUNAUTHORIZED, "authentication required"))
+				return
+			}
+			user = u
+		}
+		next.ServeHTTP(w, r.WithContext(semcat.NewContextWithUser(r.Context(), user)))
+	})
+}
+
+// recoverPanics turns a handler panic into a logged 500 instead of a dropped
+// connection.
+func recoverPanics(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				Error(w, r, panicError{value: v, stack: debug.Stack()})
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// panicError is a recovered panic, reported (and logged, with its stack) as
+// an internal error.
+type panicError struct {
+	value any
+	stack []byte
+}
+
+func (p panicError) Error() string { return fmt.Sprintf("panic: %v\n%s", p.value, p.stack) }
+
+func (h *handler) healthz(w http.ResponseWriter, r *http.Request) error {
+	return writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// readyz answers 200 when Ready succeeds and 503 with the error body when it
+// fails.
+func (h *handler) readyz(w http.ResponseWriter, r *http.Request) {
+	if h.cfg.Ready != nil {
+		if err := h.cfg.Ready(r.Context()); err != nil {
+			writeError(w, r, err, http.StatusServiceUnavailable)
+			return
+		}
+	}
+	if err := writeJSON(w, http.StatusOK, map[string]string{"status": "ok"}); err != nil {
+		Error(w, r, err)
+	}
+}
+
+// version answers in Gravitino's shape, {"version": {"version": "..."}}, so
+// that Gravitino clients can read it.
+func (h *handler) version(w http.ResponseWriter, r *http.Request) error {
+	return ok(w, "version", map[string]string{"version": h.cfg.Version})
+}
+
+func notFound(w http.ResponseWriter, r *http.Request) {
+	Error(w, r, semcat.Errorf(semcat.ENOTFOUND, "no such route: %s %s", r.Method, r.URL.EscapedPath()))
+}
+
+// methodNotAllowed answers 405 with an Allow header listing the methods the
+// path does support.
+func methodNotAllowed(router *mux.Router) http.Handler {
+	methods := []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var allowed []string
+		for _, m := range methods {
+			probe := r.Clone(r.Context())
+			probe.Method = m
+			var match mux.RouteMatch
+			if router.Match(probe, &match) && match.MatchErr == nil {
+				allowed = append(allowed, m)
+			}
+		}
+		list := strings.Join(allowed, ", ")
+		w.Header().Set("Allow", list)
+		err := semcat.Errorf(semcat.EINVALID, "method %s is not allowed on %s (allowed: %s)", r.Method, r.URL.EscapedPath(), list)
+		writeError(w, r, err, http.StatusMethodNotAllowed)
+	})
+}

@@ -1,0 +1,167 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/semcat/semcat"
+)
+
+// decode reads the request body into v: at most MaxBodyBytes, exactly one
+// JSON object, no unknown fields. Every failure is a semcat error with a
+// message that says what is wrong and where (400, or 413 for a body over the
+// limit); client input never causes an internal error.
+func (h *handler) decode(w http.ResponseWriter, r *http.Request, v any) error {
+	return decodeBody(w, r, h.cfg.MaxBodyBytes, v)
+}
+
+func decodeBody(w http.ResponseWriter, r *http.Request, limit int64, v any) error {
+	if r.Body == nil {
+		return semcat.Errorf(semcat.EINVALID, "request body is required")
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return semcat.Errorf(semcat.ETOOLARGE, "request body is larger than the limit of %s", formatBytes(limit))
+		}
+		return semcat.Errorf(semcat.EINVALID, "could not read the request body")
+	}
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 {
+		return semcat.Errorf(semcat.EINVALID, "request body is required")
+	}
+	if bytes.Equal(trimmed, []byte("null")) {
+		return semcat.Errorf(semcat.EINVALID, "request body: expected object, got null")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return decodeError(body, err)
+	}
+	if rest := bytes.TrimSpace(body[dec.InputOffset():]); len(rest) > 0 {
+		return semcat.Errorf(semcat.EINVALID, "request body must hold exactly one JSON value; unexpected data at byte offset %d", int64(len(body))-int64(len(rest)))
+	}
+	return nil
+}
+
+// decodeError turns an error of json.Decoder.Decode into a 400 that names
+// the JSON path of the offending value where it can be found.
+func decodeError(body []byte, err error) error {
+	var (
+		syntaxErr *json.SyntaxError
+		typeErr   *json.UnmarshalTypeError
+		semErr    *semcat.Error
+	)
+	switch {
+	case errors.As(err, &syntaxErr):
+		return semcat.Errorf(semcat.EINVALID, "malformed JSON at byte offset %d: %s", syntaxErr.Offset, strings.TrimPrefix(syntaxErr.Error(), "json: "))
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return semcat.Errorf(semcat.EINVALID, "malformed JSON at byte offset %d: unexpected end of input", len(body))
+	case errors.As(err, &typeErr):
+		path := typeErrorPath(body, typeErr)
+		if path == "" {
+			path = "request body"
+		}
+		return semcat.Errorf(semcat.EINVALID, "%s: expected %s, got %s", path, describeType(typeErr.Type), typeErr.Value)
+	case errors.As(err, &semErr) && semErr.Code == semcat.EINVALID:
+		return semErr
+	}
+	// json.Decoder reports an unknown field only by its text.
+	msg := err.Error()
+	if name, found := strings.CutPrefix(msg, "json: unknown field "); found {
+		if key, err := strconv.Unquote(name); err == nil {
+			if paths := keyPaths(body, key); len(paths) == 1 {
+				return semcat.Errorf(semcat.EINVALID, "%s: unknown field", paths[0])
+			}
+		}
+		return semcat.Errorf(semcat.EINVALID, "unknown field %s", name)
+	}
+	// Errors from a type's own UnmarshalJSON (semcat.Type: "a type must be a
+	// string or an object") are about the input and say so; json does not
+	// tell where they happened.
+	return semcat.Errorf(semcat.EINVALID, "invalid request body: %s", strings.TrimPrefix(msg, "json: "))
+}
+
+// describeType names the JSON kind a Go type expects.
+func describeType(t reflect.Type) string {
+	if t == nil {
+		return "a different value"
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return "integer"
+	case reflect.Float32, reflect.Float64:
+		return "number"
+	case reflect.String:
+		return "string"
+	case reflect.Slice, reflect.Array:
+		return "array"
+	case reflect.Map, reflect.Struct:
+		return "object"
+	}
+	return "a different value"
+}
+
+// typeErrorPath returns the JSON path, with array indices, of the value a
+// type error is about. json reports the path without indices
+// ("columns.nullable") and a byte offset that is exact except inside a
+// custom UnmarshalJSON; the path is found among the values of the body that
+// match both the reported path and kind, preferring the one at the offset.
+// When no single value can be told, the path without indices is returned.
+func typeErrorPath(body []byte, e *json.UnmarshalTypeError) string {
+	kind, _, _ := strings.Cut(e.Value, " ")
+	var candidates, atOffset []jsonValue
+	walkJSON(body, func(v jsonValue) {
+		// Members of a map are reported with the path of the map.
+		if v.kind != kind || (v.plain != e.Field && v.parentPlain != e.Field) {
+			return
+		}
+		candidates = append(candidates, v)
+		if v.start < e.Offset && e.Offset <= v.end {
+			atOffset = append(atOffset, v)
+		}
+	})
+	switch {
+	case len(atOffset) == 1:
+		return atOffset[0].path
+	case len(candidates) == 1:
+		return candidates[0].path
+	}
+	return e.Field
+}
+
+// keyPaths returns the paths of every object member named key.
+func keyPaths(body []byte, key string) []string {
+	var paths []string
+	walkJSON(body, func(v jsonValue) {
+		if v.isMember && v.key == key {
+			paths = append(paths, v.path)
+		}
+	})
+	return paths
+}
+
+// formatBytes prints a size limit for people: "8 MiB (8388608 bytes)".
+func formatBytes(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB (%d bytes)", n>>20, n)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB (%d bytes)", n>>10, n)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

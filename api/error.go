@@ -1,0 +1,108 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/semcat/semcat"
+)
+
+// errorClass is how one semcat error code appears on the wire: an HTTP
+// status, a Gravitino error code and an exception type name.
+type errorClass struct {
+	status int
+	code   int
+	// typ names the exception; for not-found and already-exists errors it
+	// depends on the entity the error is about.
+	typ func(semcat.EntityKind) string
+}
+
+// errorTable maps semcat error codes to their wire form (SPEC §2). Any code
+// not listed here is an internal error.
+var errorTable = map[string]errorClass{
+	semcat.EINVALID:      {http.StatusBadRequest, 1001, named("IllegalArgumentException")},
+	semcat.EUNAUTHORIZED: {http.StatusUnauthorized, 1000, named("UnauthorizedException")},
+	semcat.EFORBIDDEN:    {http.StatusForbidden, 1008, named("ForbiddenException")},
+	semcat.ENOTFOUND:     {http.StatusNotFound, 1003, noSuch},
+	semcat.EEXISTS:       {http.StatusConflict, 1004, alreadyExists},
+	semcat.ENOTEMPTY:     {http.StatusConflict, 1005, named("NonEmptyEntityException")},
+	semcat.ECONFLICT:     {http.StatusConflict, 1012, named("ConcurrentModificationException")},
+	semcat.EUNSUPPORTED:  {http.StatusNotImplemented, 1006, named("UnsupportedOperationException")},
+	semcat.ETOOLARGE:     {http.StatusRequestEntityTooLarge, 1001, named("IllegalArgumentException")},
+	semcat.ENOTCAUGHTUP:  {http.StatusServiceUnavailable, 1013, named("IndexNotCaughtUpException")},
+}
+
+// internalError is the class of every error not in errorTable.
+var internalError = errorClass{http.StatusInternalServerError, 1002, named("InternalError")}
+
+// internalMessage is the only message an internal error ever shows; the real
+// error goes to the log.
+const internalMessage = "internal server error"
+
+func named(name string) func(semcat.EntityKind) string {
+	return func(semcat.EntityKind) string { return name }
+}
+
+// noSuch names a not-found exception after its entity: NoSuchSchemaException.
+func noSuch(kind semcat.EntityKind) string {
+	if kind == "" {
+		return "NotFoundException"
+	}
+	return "NoSuch" + kind.Title() + "Exception"
+}
+
+// alreadyExists names an already-exists exception after its entity:
+// TableAlreadyExistsException (EntityAlreadyExistsException without one).
+func alreadyExists(kind semcat.EntityKind) string {
+	return kind.Title() + "AlreadyExistsException"
+}
+
+// errorBody is the JSON body of every error response.
+type errorBody struct {
+	Code    int    `json:"code"`
+	Type    string `json:"type"`
+	Message string `json:"message"`
+}
+
+// classify returns the wire form of err and whether it is internal.
+func classify(err error) (errorBody, int, bool) {
+	class, ok := errorTable[semcat.ErrorCode(err)]
+	if !ok {
+		return errorBody{Code: internalError.code, Type: internalError.typ(""), Message: internalMessage}, internalError.status, true
+	}
+	return errorBody{Code: class.code, Type: class.typ(semcat.ErrorEntity(err)), Message: semcat.ErrorMessage(err)}, class.status, false
+}
+
+// Error writes err as an error response: the status, code and type of its
+// semcat error code, and its user-safe message. Any other error is a 500
+// with a generic message; only those are logged, with the real error.
+func Error(w http.ResponseWriter, r *http.Request, err error) {
+	writeError(w, r, err, 0)
+}
+
+// writeError writes every error response; status, when not 0, overrides the
+// status of err's class (405 for a wrong method, 503 for /readyz).
+func writeError(w http.ResponseWriter, r *http.Request, err error, status int) {
+	body, classStatus, internal := classify(err)
+	if status == 0 {
+		status = classStatus
+	}
+	if internal {
+		level := slog.LevelError
+		if errors.Is(r.Context().Err(), context.Canceled) {
+			// The client went away; nobody reads this response.
+			level = slog.LevelInfo
+		}
+		loggerFrom(r).Log(r.Context(), level, "internal error",
+			"method", r.Method, "path", r.URL.EscapedPath(), "operation", Operation(r),
+			"user", semcat.UserFromContext(r.Context()), "status", status, "err", err)
+	}
+	// Headers that describe a successful result must not survive on an error.
+	w.Header().Del(PositionHeader)
+	w.Header().Del("ETag")
+	if err := writeJSON(w, status, body); err != nil {
+		loggerFrom(r).ErrorContext(r.Context(), "writing error response", "err", err)
+	}
+}

@@ -1,0 +1,310 @@
+package catalogdb
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// startLocalForTest starts a fast throwaway cluster in dataDir and stops and
+// removes it when the test ends.
+func startLocalForTest(t *testing.T, dataDir string) *LocalPostgres {
+	t.Helper()
+	start := time.Now()
+	p, err := StartLocal(t.Context(), LocalOptions{DataDir: dataDir, Fast: true, Logger: testLogger(t)})
+	if err != nil {
+		t.Fatalf("StartLocal: %v", err)
+	}
+	t.Logf("StartLocal took %v", time.Since(start).Round(time.Millisecond))
+	t.Cleanup(func() {
+		if err := p.Stop(context.Background()); err != nil {
+			t.Errorf("Stop: %v", err)
+		}
+		if err := os.RemoveAll(p.Dir()); err != nil {
+			t.Errorf("removing cluster: %v", err)
+		}
+	})
+	return p
+}
+
+func testLogger(t *testing.T) *slog.Logger {
+	return slog.New(slog.NewTextHandler(t.Output(), nil))
+}
+
+// queryInt runs a single-value integer query on database dbname of p.
+func queryInt(t *testing.T, p *LocalPostgres, dbname, sql string) (int, error) {
+	t.Helper()
+	conn, err := pgx.Connect(t.Context(), p.URL(dbname))
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close(context.Background())
+	var n int
+	err = conn.QueryRow(t.Context(), sql).Scan(&n)
+	return n, err
+}
+
+// privateDataDir returns a data directory inside a mode-0700 directory, like
+// a checkout under /root, which the postgres user cannot enter.
+func privateDataDir(t *testing.T) string {
+	t.Helper()
+	parent := t.TempDir()
+	if err := os.Chmod(parent, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(parent, "semcat-data")
+}
+
+// TestLocalBinariesMissing checks the one-line install hint when no server
+// binaries are found. It swaps pgBinDirs, so it must not run in parallel.
+func TestLocalBinariesMissing(t *testing.T) {
+	saved := pgBinDirs
+	t.Cleanup(func() { pgBinDirs = saved })
+	empty := t.TempDir()
+	pgBinDirs = func() []string { return []string{empty} }
+
+	dataDir := filepath.Join(t.TempDir(), "data")
+	p, err := StartLocal(t.Context(), LocalOptions{DataDir: dataDir})
+	if err == nil {
+		p.Stop(context.Background())
+		t.Fatal("StartLocal succeeded without server binaries")
+	}
+	if !errors.Is(err, ErrPostgresNotFound) {
+		t.Errorf("error %v is not ErrPostgresNotFound", err)
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "\n") {
+		t.Errorf("error is not one line: %q", msg)
+	}
+	if !strings.Contains(msg, "; install them with: ") {
+		t.Errorf("error has no install hint: %q", msg)
+	}
+	if _, lerr := exec.LookPath("apt-get"); lerr == nil {
+		const want = "semcat: PostgreSQL server binaries (initdb, pg_ctl, postgres) not found in PATH or /usr/lib/postgresql/*/bin; install them with: apt-get install -y postgresql"
+		if msg != want {
+			t.Errorf("error = %q, want %q", msg, want)
+		}
+	}
+	if _, serr := os.Stat(dataDir); serr == nil {
+		t.Errorf("StartLocal created %s before finding the binaries", dataDir)
+	}
+}
+
+func TestLocalStartQuery(t *testing.T) {
+	t.Parallel()
+	dataDir := privateDataDir(t)
+	p := startLocalForTest(t, dataDir)
+
+	if n, err := queryInt(t, p, "semcat", "select 1"); err != nil || n != 1 {
+		t.Fatalf("select 1 = %d, %v", n, err)
+	}
+	conn, err := pgx.Connect(t.Context(), p.URL("semcat"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	for setting, want := range map[string]string{
+		"listen_addresses": "",
+		"max_connections":  "200",
+		"shared_buffers":   "128MB",
+		"fsync":            "off",
+		"server_encoding":  "UTF8",
+	} {
+		var got string
+		if err := conn.QueryRow(t.Context(), "SELECT current_setting($1)", setting).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("%s = %q, want %q", setting, got, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(p.clusterDir, "log", "postgres.log")); err != nil {
+		t.Errorf("server log: %v", err)
+	}
+
+	link := filepath.Join(dataDir, "pg")
+	if os.Geteuid() != 0 {
+		if p.Dir() != link {
+			t.Errorf("Dir() = %s, want %s", p.Dir(), link)
+		}
+		return
+	}
+	// As root the cluster lives in /var/tmp, owned by postgres, and the data
+	// directory links to it.
+	abs, _ := filepath.EvalSymlinks(dataDir)
+	if want := rootClusterDir(abs); p.Dir() != want {
+		t.Errorf("Dir() = %s, want %s", p.Dir(), want)
+	}
+	if target, err := os.Readlink(link); err != nil || target != p.Dir() {
+		t.Errorf("%s links to %q (%v), want %s", link, target, err, p.Dir())
+	}
+	if owner, err := os.ReadFile(filepath.Join(p.Dir(), "OWNER")); err != nil || strings.TrimSpace(string(owner)) != abs {
+		t.Errorf("OWNER = %q (%v), want %s", owner, err, abs)
+	}
+	fi, err := os.Stat(p.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := fi.Sys().(*syscall.Stat_t); st.Uid != p.runAs.uid || fi.Mode().Perm() != 0o700 {
+		t.Errorf("%s: uid %d mode %v, want uid %d mode 0700", p.Dir(), st.Uid, fi.Mode().Perm(), p.runAs.uid)
+	}
+}
+
+func TestLocalStartTwiceReuses(t *testing.T) {
+	t.Parallel()
+	dataDir := privateDataDir(t)
+	p1 := startLocalForTest(t, dataDir)
+	p2 := startLocalForTest(t, dataDir)
+
+	if p1.URL("semcat") != p2.URL("semcat") {
+		t.Errorf("second handle URL %q differs from first %q", p2.URL("semcat"), p1.URL("semcat"))
+	}
+	if !p1.owned || p2.owned {
+		t.Errorf("owned = %v, %v; want only the first handle to own the server", p1.owned, p2.owned)
+	}
+	if n, err := queryInt(t, p2, "semcat", "select 1"); err != nil || n != 1 {
+		t.Fatalf("select 1 via second handle = %d, %v", n, err)
+	}
+	// The reusing handle leaves the server running.
+	if err := p2.Stop(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := queryInt(t, p1, "semcat", "select 2"); err != nil || n != 2 {
+		t.Fatalf("select 2 after second handle stopped = %d, %v", n, err)
+	}
+	if err := p1.Stop(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := p1.Stop(t.Context()); err != nil {
+		t.Fatalf("second Stop: %v", err)
+	}
+	if _, running := runningPostmaster(p1.clusterDir); running {
+		t.Error("server still running after Stop")
+	}
+}
+
+func TestLocalRestartKeepsData(t *testing.T) {
+	t.Parallel()
+	dataDir := privateDataDir(t)
+	p := startLocalForTest(t, dataDir)
+	conn, err := pgx.Connect(t.Context(), p.URL("semcat"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(t.Context(), "CREATE TABLE kept (id int); INSERT INTO kept VALUES (42)"); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close(context.Background())
+	if err := p.Stop(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := queryInt(t, p, "semcat", "select 1"); err == nil {
+		t.Fatal("server still accepts connections after Stop")
+	}
+
+	p2 := startLocalForTest(t, dataDir)
+	if !p2.owned {
+		t.Error("restarting handle does not own the server")
+	}
+	if n, err := queryInt(t, p2, "semcat", "SELECT id FROM kept"); err != nil || n != 42 {
+		t.Fatalf("SELECT id FROM kept after restart = %d, %v", n, err)
+	}
+}
+
+// TestLocalAdoptsAfterCrash simulates a semcat process that died without
+// stopping its server: the next StartLocal reuses that server and, since
+// its starter is gone, stops it on Stop.
+func TestLocalAdoptsAfterCrash(t *testing.T) {
+	t.Parallel()
+	dataDir := privateDataDir(t)
+	p1 := startLocalForTest(t, dataDir)
+	before, _ := runningPostmaster(p1.clusterDir)
+
+	// Forget p1 and record a starter process that no longer exists.
+	p1.mu.Lock()
+	p1.owned = false
+	p1.mu.Unlock()
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	starter := filepath.Join(p1.Dir(), starterFile)
+	if err := os.WriteFile(starter, []byte(strconv.Itoa(dead.Process.Pid)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	p2 := startLocalForTest(t, dataDir)
+	if !p2.owned {
+		t.Fatal("handle did not take over a server whose starter is gone")
+	}
+	info, running := runningPostmaster(p2.clusterDir)
+	if !running || info.pid != before.pid {
+		t.Fatalf("server pid %d (running %v), want the original %d", info.pid, running, before.pid)
+	}
+	if n, err := queryInt(t, p2, "semcat", "select 1"); err != nil || n != 1 {
+		t.Fatalf("select 1 = %d, %v", n, err)
+	}
+	if err := p2.Stop(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if _, running := runningPostmaster(p2.clusterDir); running {
+		t.Error("adopted server still running after Stop")
+	}
+}
+
+func TestLocalSocketDirFallback(t *testing.T) {
+	t.Parallel()
+	short := &LocalPostgres{dir: t.TempDir(), port: localPort}
+	if dir, err := short.chooseSocketDir(); err != nil || dir != short.dir {
+		t.Errorf("chooseSocketDir for a short path = %q, %v; want %s", dir, err, short.dir)
+	}
+	deep := &LocalPostgres{dir: filepath.Join(t.TempDir(), strings.Repeat("d", 100)), port: localPort}
+	dir, err := deep.chooseSocketDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	if dir == deep.dir || !strings.HasPrefix(filepath.Base(dir), tempSocketPrefix) || !socketPathFits(dir, localPort) {
+		t.Errorf("chooseSocketDir for a deep path = %q, want a short %s* directory", dir, tempSocketPrefix)
+	}
+}
+
+func TestLocalHelpers(t *testing.T) {
+	t.Parallel()
+	if got := comparePGVersions("9.6", "15"); got >= 0 {
+		t.Errorf("comparePGVersions(9.6, 15) = %d, want < 0", got)
+	}
+	if got := comparePGVersions("16", "15"); got <= 0 {
+		t.Errorf("comparePGVersions(16, 15) = %d, want > 0", got)
+	}
+	for in, want := range map[string]string{
+		"/tmp/x":    "/tmp/x",
+		"/a b/c":    `'/a b/c'`,
+		`it's\here`: `'it\'s\\here'`,
+		"":          "''",
+	} {
+		if got := quoteConnValue(in); got != want {
+			t.Errorf("quoteConnValue(%q) = %s, want %s", in, got, want)
+		}
+	}
+	cfg, err := pgx.ParseConfig((&LocalPostgres{socketDir: "/tmp/a b", port: 5432}).URL("x y"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Host != "/tmp/a b" || cfg.Database != "x y" || cfg.User != localUser || cfg.Port != 5432 {
+		t.Errorf("URL parsed as host %q db %q user %q port %d", cfg.Host, cfg.Database, cfg.User, cfg.Port)
+	}
+	if got := lastNLines([]byte("a\nb\nc\n"), 2); got != "b\nc" {
+		t.Errorf("lastNLines = %q", got)
+	}
+}

@@ -1,0 +1,81 @@
+package catalogdb
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/semcat/semcat"
+)
+
+// querier is what helpers need from a transaction.
+type querier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// Row locks taken while resolving a path. A write below an entity holds a
+// share lock on its parent, so a concurrent drop of the parent (which
+// updates it) waits for the write, and a write that waited for a drop sees
+// the parent gone.
+const (
+	noLock     = ""
+	shareLock  = " FOR SHARE"
+	updateLock = " FOR UPDATE"
+)
+
+// path holds the ids of a resolved namespace.
+type path struct {
+	metalakeID  int64
+	catalogID   int64
+	catalogType semcat.CatalogType
+	schemaID    int64
+}
+
+func (s *Store) resolveMetalake(ctx context.Context, q querier, name, lock string) (int64, error) {
+	var id int64
+	err := q.QueryRow(ctx, `SELECT metalake_id FROM metalake_meta WHERE metalake_name = $1 AND deleted_at = 0`+lock, name).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, semcat.NotFound(semcat.KindMetalake, "metalake '%s' does not exist", name)
+	}
+	return id, err
+}
+
+// resolveCatalog finds a live catalog; lock applies to the catalog row.
+func (s *Store) resolveCatalog(ctx context.Context, q querier, ns semcat.Namespace, lock string) (path, error) {
+	var p path
+	var err error
+	if p.metalakeID, err = s.resolveMetalake(ctx, q, ns.Metalake, noLock); err != nil {
+		return p, err
+	}
+	err = q.QueryRow(ctx, `SELECT catalog_id, type FROM catalog_meta
+		WHERE metalake_id = $1 AND catalog_name = $2 AND deleted_at = 0`+lock, p.metalakeID, ns.Catalog).Scan(&p.catalogID, &p.catalogType)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return p, semcat.NotFound(semcat.KindCatalog, "catalog '%s.%s' does not exist", ns.Metalake, ns.Catalog)
+	}
+	return p, err
+}
+
+// resolveSchema finds a live schema; lock applies to the schema row. When
+// relationalFor is not empty, a non-relational catalog fails with
+// EUNSUPPORTED before the schema is looked up.
+func (s *Store) resolveSchema(ctx context.Context, q querier, ns semcat.Namespace, lock, relationalFor string) (path, error) {
+	p, err := s.resolveCatalog(ctx, q, ns, noLock)
+	if err != nil {
+		return p, err
+	}
+	if relationalFor != "" {
+		if err := semcat.RequireRelational(ns.Catalog, p.catalogType, relationalFor); err != nil {
+			return p, err
+		}
+	}
+	err = q.QueryRow(ctx, `SELECT schema_id FROM schema_meta
+		WHERE catalog_id = $1 AND schema_name = $2 AND deleted_at = 0`+lock, p.catalogID, ns.Schema).Scan(&p.schemaID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return p, semcat.NotFound(semcat.KindSchema, "schema '%s.%s.%s' does not exist", ns.Metalake, ns.Catalog, ns.Schema)
+	}
+	return p, err
+}

@@ -1,0 +1,196 @@
+// Package catalogdb keeps semcat's catalog in PostgreSQL: the schema and its
+// migrations, the store that implements the domain services, the
+// transactional outbox that feeds the search index, and a managed local
+// PostgreSQL for `make run` and tests.
+package catalogdb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/semcat/semcat"
+)
+
+// Store implements semcat's catalog services on PostgreSQL. Exported methods
+// own their transactions; lower-case helpers take a transaction and compose.
+type Store struct {
+	pool   *pgxpool.Pool
+	logger *slog.Logger
+	// Now returns the current time; tests may replace it.
+	Now func() time.Time
+}
+
+var (
+	_ semcat.MetalakeService      = (*Store)(nil)
+	_ semcat.CatalogService       = (*Store)(nil)
+	_ semcat.SchemaService        = (*Store)(nil)
+	_ semcat.TableService         = (*Store)(nil)
+	_ semcat.SemanticModelService = (*Store)(nil)
+	_ semcat.TagService           = (*Store)(nil)
+)
+
+// Open connects to the database at connString, applies migrations and
+// returns a Store.
+func Open(ctx context.Context, connString string, logger *slog.Logger) (*Store, error) {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	cfg, err := pgxpool.ParseConfig(connString)
+	if err != nil {
+		return nil, fmt.Errorf("catalogdb: parse connection string: %w", err)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("catalogdb: connect: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("catalogdb: connect: %w", err)
+	}
+	if err := Migrate(ctx, pool); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return &Store{pool: pool, logger: logger, Now: time.Now}, nil
+}
+
+// Close releases the connection pool.
+func (s *Store) Close() { s.pool.Close() }
+
+// Pool returns the connection pool, for packages that read the catalog
+// directly (the indexer) and for tests.
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+// Ping checks that PostgreSQL answers.
+func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
+
+// writeTx is a read-write transaction that records the outbox rows it
+// writes, so the caller can return the write's position.
+type writeTx struct {
+	pgx.Tx
+	txid uint64
+}
+
+// emit writes one outbox row naming an entity that changed.
+func (t *writeTx) emit(ctx context.Context, kind semcat.EntityKind, id int64, op string) error {
+	return t.QueryRow(ctx, `INSERT INTO outbox (entity_kind, entity_id, operation) VALUES ($1, $2, $3)
+		RETURNING txid::text::bigint`, string(kind), id, op).Scan(&t.txid)
+}
+
+// emitQuery writes one outbox row per id returned by a query, all of the same
+// kind, in one statement.
+func (t *writeTx) emitQuery(ctx context.Context, kind semcat.EntityKind, op, idQuery string, args ...any) error {
+	n := len(args)
+	q := fmt.Sprintf(`WITH ids AS (%s)
+		INSERT INTO outbox (entity_kind, entity_id, operation) SELECT $%d, id, $%d FROM ids`, idQuery, n+1, n+2)
+	if _, err := t.Exec(ctx, q, append(args, string(kind), op)...); err != nil {
+		return err
+	}
+	return t.QueryRow(ctx, `SELECT pg_current_xact_id()::text::bigint`).Scan(&t.txid)
+}
+
+// Outbox operations.
+const (
+	opUpsert = "upsert"
+	opDelete = "delete"
+)
+
+// retryable reports whether a transaction failed for a reason that a fresh
+// attempt can cure: a serialization failure or a deadlock.
+func retryable(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == "40001" || pgErr.Code == "40P01")
+}
+
+const maxTxAttempts = 8
+
+// write runs fn in a read-committed transaction, retrying the whole function
+// on serialization failures and deadlocks (bounded, jittered), and returns
+// the position of the committed write.
+func (s *Store) write(ctx context.Context, fn func(tx *writeTx) error) (semcat.Position, error) {
+	for attempt := 1; ; attempt++ {
+		var wtx *writeTx
+		err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+			wtx = &writeTx{Tx: tx}
+			return fn(wtx)
+		})
+		if err == nil {
+			return semcat.Position{TxID: wtx.txid}, nil
+		}
+		if !retryable(err) || attempt == maxTxAttempts {
+			return semcat.Position{}, translate(err)
+		}
+		if err := backoff(ctx, attempt); err != nil {
+			return semcat.Position{}, err
+		}
+	}
+}
+
+// read runs fn in a read-only repeatable-read transaction, so that
+// everything fn reads comes from one snapshot.
+func (s *Store) read(ctx context.Context, fn func(tx pgx.Tx) error) error {
+	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, fn)
+	return translate(err)
+}
+
+// backoff sleeps a jittered, exponentially growing time before attempt+1.
+func backoff(ctx context.Context, attempt int) error {
+	base := time.Duration(1<<min(attempt, 7)) * time.Millisecond
+	d := base/2 + time.Duration(rand.Int64N(int64(base)))
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return semcat.Errorf(semcat.ECONFLICT, "gave up retrying a concurrent modification: %v", ctx.Err())
+	case <-t.C:
+		return nil
+	}
+}
+
+// translate turns database errors into domain errors; *semcat.Error passes
+// through unchanged. Unknown errors stay as they are and are reported as
+// internal errors by the API.
+func translate(err error) error {
+	if err == nil {
+		return nil
+	}
+	var e *semcat.Error
+	if errors.As(err, &e) {
+		return err
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch pgErr.Code {
+		case "23505":
+			return semcat.Errorf(semcat.EEXISTS, "an entity with that name already exists")
+		case "40001", "40P01":
+			return &semcat.Error{Code: semcat.ECONFLICT, Message: "concurrent modification, try again"}
+		}
+	}
+	return fmt.Errorf("catalogdb: %w", err)
+}
+
+// uniqueViolation reports whether err is a unique-constraint violation.
+func uniqueViolation(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "23505"
+}
+
+// nowMillis returns the drop time stored in deleted_at.
+func (s *Store) nowMillis() int64 { return s.Now().UnixMilli() }
+
+// actor returns the acting user for audit fields.
+func actor(ctx context.Context) string {
+	if u := semcat.UserFromContext(ctx); u != "" {
+		return u
+	}
+	return "anonymous"
+}

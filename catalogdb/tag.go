@@ -1,0 +1,202 @@
+package catalogdb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/semcat/semcat"
+)
+
+func tagFromRow(r *namedRow) *semcat.Tag {
+	return &semcat.Tag{ID: r.ID, Name: r.Name, Comment: r.Comment, Properties: r.Properties, Audit: r.Audit}
+}
+
+func noSuchTag(metalake, name string) error {
+	return semcat.NotFound(semcat.KindTag, "tag '%s.%s' does not exist", metalake, name)
+}
+
+// CreateTag creates a tag in a metalake.
+func (s *Store) CreateTag(ctx context.Context, metalake string, req semcat.TagCreate) (*semcat.Tag, semcat.Position, error) {
+	if err := req.Validate(); err != nil {
+		return nil, semcat.Position{}, err
+	}
+	var out *semcat.Tag
+	pos, err := s.write(ctx, func(tx *writeTx) error {
+		mid, err := s.resolveMetalake(ctx, tx, metalake, shareLock)
+		if err != nil {
+			return err
+		}
+		r := &namedRow{Name: req.Name, Comment: req.Comment, Properties: props(cloneProps(req.Properties)), Audit: semcat.NewAudit(actor(ctx), s.Now())}
+		if err := tags.insert(ctx, tx, r, map[string]int64{"metalake_id": mid}, "tag"); err != nil {
+			return err
+		}
+		out = tagFromRow(r)
+		return tx.emit(ctx, semcat.KindTag, r.ID, opUpsert)
+	})
+	return out, pos, err
+}
+
+// GetTag loads a tag.
+func (s *Store) GetTag(ctx context.Context, metalake, name string) (*semcat.Tag, error) {
+	var out *semcat.Tag
+	err := s.read(ctx, func(tx pgx.Tx) error {
+		mid, err := s.resolveMetalake(ctx, tx, metalake, noLock)
+		if err != nil {
+			return err
+		}
+		r, err := tags.get(ctx, tx, mid, name, noLock, noSuchTag(metalake, name))
+		if err != nil {
+			return err
+		}
+		out = tagFromRow(r)
+		return nil
+	})
+	return out, err
+}
+
+// ListTags lists the names of a metalake's tags in byte order.
+func (s *Store) ListTags(ctx context.Context, metalake string) ([]string, error) {
+	var out []string
+	err := s.read(ctx, func(tx pgx.Tx) error {
+		mid, err := s.resolveMetalake(ctx, tx, metalake, noLock)
+		if err != nil {
+			return err
+		}
+		out, err = tags.names(ctx, tx, mid)
+		return err
+	})
+	return out, err
+}
+
+// DropTag drops a tag and removes it from every object; each of those
+// objects gets an outbox row because its tags changed.
+func (s *Store) DropTag(ctx context.Context, metalake, name string) (bool, semcat.Position, error) {
+	dropped := false
+	pos, err := s.write(ctx, func(tx *writeTx) error {
+		dropped = false
+		mid, err := s.resolveMetalake(ctx, tx, metalake, shareLock)
+		if err != nil {
+			if semcat.ErrorCode(err) == semcat.ENOTFOUND {
+				return nil
+			}
+			return err
+		}
+		r, err := tags.get(ctx, tx, mid, name, updateLock, pgx.ErrNoRows)
+		if err == pgx.ErrNoRows {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		for _, kind := range []semcat.EntityKind{semcat.KindCatalog, semcat.KindSchema, semcat.KindTable, semcat.KindSemanticModel} {
+			if err := tx.emitQuery(ctx, kind, opUpsert, `SELECT object_id AS id FROM tag_relation WHERE tag_id = $1 AND object_type = $2`, r.ID, string(kind)); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM tag_relation WHERE tag_id = $1`, r.ID); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE tag_meta SET deleted_at = $2 WHERE tag_id = $1`, r.ID, s.nowMillis()); err != nil {
+			return err
+		}
+		dropped = true
+		return tx.emit(ctx, semcat.KindTag, r.ID, opDelete)
+	})
+	return dropped, pos, err
+}
+
+// resolveObject finds the id of a live taggable object.
+func (s *Store) resolveObject(ctx context.Context, q querier, metalake string, obj semcat.ObjectRef, lock string) (int64, error) {
+	_, ns, name, err := semcat.ParseObjectRef(metalake, string(obj.Type), obj.FullName)
+	if err != nil {
+		return 0, err
+	}
+	switch obj.Type {
+	case semcat.KindCatalog:
+		p, err := s.resolveCatalog(ctx, q, semcat.Namespace{Metalake: metalake, Catalog: name}, lock)
+		return p.catalogID, err
+	case semcat.KindSchema:
+		p, err := s.resolveSchema(ctx, q, semcat.Namespace{Metalake: metalake, Catalog: ns.Catalog, Schema: name}, lock, "")
+		return p.schemaID, err
+	}
+	what := "tables"
+	table, idCol, nameCol := "table_meta", "table_id", "table_name"
+	notFound := noSuchTable(ns, name)
+	if obj.Type == semcat.KindSemanticModel {
+		what, table, idCol, nameCol = modelWhat, "semantic_model_meta", "semantic_model_id", "semantic_model_name"
+		notFound = noSuchModel(ns, name)
+	}
+	p, err := s.resolveSchema(ctx, q, ns, noLock, what)
+	if err != nil {
+		return 0, err
+	}
+	var id int64
+	err = q.QueryRow(ctx, fmt.Sprintf(`SELECT %s FROM %s WHERE schema_id = $1 AND %s = $2 AND deleted_at = 0`, idCol, table, nameCol)+lock, p.schemaID, name).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, notFound
+	}
+	return id, err
+}
+
+func objectTags(ctx context.Context, q querier, obj semcat.ObjectRef, id int64) ([]string, error) {
+	return listNames(ctx, q, `SELECT t.tag_name FROM tag_relation r JOIN tag_meta t ON t.tag_id = r.tag_id AND t.deleted_at = 0
+		WHERE r.object_type = $1 AND r.object_id = $2 ORDER BY t.tag_name COLLATE "C"`, string(obj.Type), id)
+}
+
+// ListObjectTags lists the tags of an object in byte order.
+func (s *Store) ListObjectTags(ctx context.Context, metalake string, obj semcat.ObjectRef) ([]string, error) {
+	var out []string
+	err := s.read(ctx, func(tx pgx.Tx) error {
+		id, err := s.resolveObject(ctx, tx, metalake, obj, noLock)
+		if err != nil {
+			return err
+		}
+		out, err = objectTags(ctx, tx, obj, id)
+		return err
+	})
+	return out, err
+}
+
+// AssociateTags adds and removes tags of an object in one transaction and
+// returns its tags afterwards. Adding a tag that does not exist is
+// ENOTFOUND; adding a tag twice or removing one that is not there is fine.
+func (s *Store) AssociateTags(ctx context.Context, metalake string, obj semcat.ObjectRef, req semcat.TagAssociation) ([]string, semcat.Position, error) {
+	if err := req.Validate(); err != nil {
+		return nil, semcat.Position{}, err
+	}
+	var out []string
+	pos, err := s.write(ctx, func(tx *writeTx) error {
+		mid, err := s.resolveMetalake(ctx, tx, metalake, noLock)
+		if err != nil {
+			return err
+		}
+		id, err := s.resolveObject(ctx, tx, metalake, obj, shareLock)
+		if err != nil {
+			return err
+		}
+		for _, name := range req.TagsToAdd {
+			t, err := tags.get(ctx, tx, mid, name, shareLock, noSuchTag(metalake, name))
+			if err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, `INSERT INTO tag_relation (tag_id, object_type, object_id) VALUES ($1, $2, $3)
+				ON CONFLICT DO NOTHING`, t.ID, string(obj.Type), id); err != nil {
+				return err
+			}
+		}
+		if len(req.TagsToRemove) > 0 {
+			if _, err := tx.Exec(ctx, `DELETE FROM tag_relation r USING tag_meta t
+				WHERE r.tag_id = t.tag_id AND t.metalake_id = $1 AND t.tag_name = ANY($2) AND r.object_type = $3 AND r.object_id = $4`,
+				mid, req.TagsToRemove, string(obj.Type), id); err != nil {
+				return err
+			}
+		}
+		if out, err = objectTags(ctx, tx, obj, id); err != nil {
+			return err
+		}
+		return tx.emit(ctx, obj.Type, id, opUpsert)
+	})
+	return out, pos, err
+}

@@ -1,0 +1,85 @@
+package semcat
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Error codes. Each names a class of failure that the API maps to one HTTP
+// status and one Gravitino-compatible code (see api/error.go).
+const (
+	EINVALID      = "invalid"        // bad argument, body or validation failure
+	EUNAUTHORIZED = "unauthorized"   // not authenticated
+	EFORBIDDEN    = "forbidden"      // authenticated but not allowed
+	ENOTFOUND     = "not_found"      // no such entity
+	EEXISTS       = "already_exists" // an entity with that name already exists
+	ENOTEMPTY     = "not_empty"      // drop of a non-empty parent without force/cascade
+	ECONFLICT     = "conflict"       // concurrent modification (optimistic lock)
+	EUNSUPPORTED  = "unsupported"    // operation unsupported for the catalog type
+	ETOOLARGE     = "too_large"      // request body over the configured limit
+	ENOTCAUGHTUP  = "not_caught_up"  // search consistency wait timed out
+	EINTERNAL     = "internal"       // storage failure or any other internal error
+)
+
+// Error is semcat's one error type. Message is safe to show to users; it never
+// carries SQL or stack traces. Entity names the kind of entity a not-found or
+// already-exists error is about, so the API can name the exception
+// (NoSuchSchemaException, TableAlreadyExistsException, ...).
+type Error struct {
+	Code    string
+	Entity  EntityKind
+	Message string
+}
+
+// Error implements the error interface.
+func (e *Error) Error() string {
+	return fmt.Sprintf("semcat error: code=%s message=%s", e.Code, e.Message)
+}
+
+// Errorf returns an *Error with the given code and a formatted message.
+func Errorf(code string, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// NotFound returns an ENOTFOUND error for an entity of the given kind.
+func NotFound(kind EntityKind, format string, args ...any) *Error {
+	return &Error{Code: ENOTFOUND, Entity: kind, Message: fmt.Sprintf(format, args...)}
+}
+
+// AlreadyExists returns an EEXISTS error for an entity of the given kind.
+func AlreadyExists(kind EntityKind, format string, args ...any) *Error {
+	return &Error{Code: EEXISTS, Entity: kind, Message: fmt.Sprintf(format, args...)}
+}
+
+// ErrorCode returns the code of err if it is (or wraps) an *Error, and
+// EINTERNAL otherwise; nil has no code.
+func ErrorCode(err error) string {
+	var e *Error
+	if err == nil {
+		return ""
+	} else if errors.As(err, &e) {
+		return e.Code
+	}
+	return EINTERNAL
+}
+
+// ErrorMessage returns the user-safe message of err: the message of an *Error,
+// or a generic text for anything else.
+func ErrorMessage(err error) string {
+	var e *Error
+	if err == nil {
+		return ""
+	} else if errors.As(err, &e) {
+		return e.Message
+	}
+	return "internal error"
+}
+
+// ErrorEntity returns the entity kind an *Error is about, if any.
+func ErrorEntity(err error) EntityKind {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Entity
+	}
+	return ""
+}

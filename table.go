@@ -1,0 +1,301 @@
+package semcat
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Limits on table schemas (SPEC §1).
+const (
+	MaxTypeDepth  = 32
+	MaxLeafFields = 10000
+)
+
+// Table is a relational table: its columns and properties.
+type Table struct {
+	ID         int64             `json:"-"`
+	Name       string            `json:"name"`
+	Comment    *string           `json:"comment"`
+	Columns    []Column          `json:"columns"`
+	Properties map[string]string `json:"properties"`
+	Audit      Audit             `json:"audit"`
+}
+
+// TableCreate is the body of a table creation request.
+type TableCreate struct {
+	Name       string            `json:"name"`
+	Comment    *string           `json:"comment"`
+	Columns    []Column          `json:"columns"`
+	Properties map[string]string `json:"properties"`
+}
+
+// Validate checks the request.
+func (c *TableCreate) Validate() error {
+	if err := ValidateName("name", c.Name); err != nil {
+		return err
+	}
+	if err := ValidateColumns("columns", c.Columns); err != nil {
+		return err
+	}
+	return ValidateProperties("properties", c.Properties)
+}
+
+// Column is a top-level table column.
+type Column struct {
+	Name     string  `json:"name"`
+	Type     *Type   `json:"type"`
+	Comment  *string `json:"comment,omitempty"`
+	Nullable *bool   `json:"nullable,omitempty"`
+}
+
+// IsNullable reports the column's nullability (default true).
+func (c Column) IsNullable() bool { return c.Nullable == nil || *c.Nullable }
+
+// MarshalJSON always writes nullable, defaulting to true.
+func (c Column) MarshalJSON() ([]byte, error) {
+	type plain struct {
+		Name     string  `json:"name"`
+		Type     *Type   `json:"type"`
+		Comment  *string `json:"comment,omitempty"`
+		Nullable bool    `json:"nullable"`
+	}
+	return json.Marshal(plain{c.Name, c.Type, c.Comment, c.IsNullable()})
+}
+
+// Type is a column type: a primitive (Name set, e.g. "integer",
+// "decimal(10,2)") or a nested struct, list, map or union.
+type Type struct {
+	// Name is the primitive type string, or "struct", "list", "map", "union".
+	Name string
+	// struct
+	Fields []StructField
+	// list
+	ElementType  *Type
+	ContainsNull *bool
+	// map
+	KeyType           *Type
+	ValueType         *Type
+	ValueContainsNull *bool
+	// union
+	Types []*Type
+}
+
+// StructField is a field of a struct type.
+type StructField struct {
+	Name     string  `json:"name"`
+	Type     *Type   `json:"type"`
+	Nullable *bool   `json:"nullable,omitempty"`
+	Comment  *string `json:"comment,omitempty"`
+}
+
+// IsNested reports whether t is a struct, list, map or union.
+func (t *Type) IsNested() bool {
+	switch t.Name {
+	case "struct", "list", "map", "union":
+		return true
+	}
+	return false
+}
+
+// Keyword returns the lower-case type keyword: the nested kind, or the
+// primitive name without parameters ("decimal" for "decimal(10,2)").
+func (t *Type) Keyword() string {
+	if i := strings.IndexByte(t.Name, '('); i >= 0 {
+		return t.Name[:i]
+	}
+	return t.Name
+}
+
+// typeJSON is the wire form of a nested type.
+type typeJSON struct {
+	Type              string        `json:"type"`
+	Fields            []StructField `json:"fields,omitempty"`
+	ElementType       *Type         `json:"elementType,omitempty"`
+	ContainsNull      *bool         `json:"containsNull,omitempty"`
+	KeyType           *Type         `json:"keyType,omitempty"`
+	ValueType         *Type         `json:"valueType,omitempty"`
+	ValueContainsNull *bool         `json:"valueContainsNull,omitempty"`
+	Types             []*Type       `json:"types,omitempty"`
+}
+
+// MarshalJSON writes a primitive as a string and a nested type as an object.
+func (t *Type) MarshalJSON() ([]byte, error) {
+	if !t.IsNested() {
+		return json.Marshal(t.Name)
+	}
+	w := typeJSON{Type: t.Name, ElementType: t.ElementType, ContainsNull: t.ContainsNull,
+		KeyType: t.KeyType, ValueType: t.ValueType, ValueContainsNull: t.ValueContainsNull, Types: t.Types}
+	if t.Name == "struct" {
+		w.Fields = t.Fields
+		if w.Fields == nil {
+			w.Fields = []StructField{}
+		}
+		// An empty struct keeps "fields": [] on the wire.
+		b, err := json.Marshal(struct {
+			Type   string        `json:"type"`
+			Fields []StructField `json:"fields"`
+		}{w.Type, w.Fields})
+		return b, err
+	}
+	return json.Marshal(w)
+}
+
+// UnmarshalJSON reads a primitive string or a nested object, rejecting
+// unknown members. Validation of the contents happens in ValidateColumns.
+func (t *Type) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		*t = Type{Name: s}
+		return nil
+	}
+	if len(b) == 0 || b[0] != '{' {
+		return fmt.Errorf("a type must be a string or an object")
+	}
+	var w typeJSON
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&w); err != nil {
+		return err
+	}
+	if w.Type == "" {
+		return fmt.Errorf(`a nested type needs "type": struct, list, map or union`)
+	}
+	*t = Type{Name: w.Type, Fields: w.Fields, ElementType: w.ElementType, ContainsNull: w.ContainsNull,
+		KeyType: w.KeyType, ValueType: w.ValueType, ValueContainsNull: w.ValueContainsNull, Types: w.Types}
+	return nil
+}
+
+var (
+	primitiveTypes = map[string]bool{
+		"boolean": true, "byte": true, "short": true, "integer": true, "long": true, "float": true,
+		"double": true, "date": true, "time": true, "timestamp": true, "timestamp_tz": true,
+		"string": true, "uuid": true, "binary": true,
+	}
+	decimalRE = regexp.MustCompile(`^decimal\((\d{1,2}),\s*(\d{1,2})\)$`)
+	sizedRE   = regexp.MustCompile(`^(varchar|char)\((\d{1,9})\)$`)
+)
+
+// validatePrimitive checks a primitive type string.
+func validatePrimitive(path, s string) error {
+	if primitiveTypes[s] {
+		return nil
+	}
+	if m := decimalRE.FindStringSubmatch(s); m != nil {
+		var p, sc int
+		fmt.Sscan(m[1], &p)
+		fmt.Sscan(m[2], &sc)
+		if p < 1 || p > 38 || sc > p {
+			return Errorf(EINVALID, "%s: invalid decimal precision/scale in '%s' (1 <= p <= 38, 0 <= s <= p)", path, s)
+		}
+		return nil
+	}
+	if m := sizedRE.FindStringSubmatch(s); m != nil {
+		if m[2] == "0" || strings.HasPrefix(m[2], "0") {
+			return Errorf(EINVALID, "%s: invalid length in '%s'", path, s)
+		}
+		return nil
+	}
+	return Errorf(EINVALID, "%s: unknown type '%s'", path, s)
+}
+
+// ValidateColumns checks column names, types, nesting depth and the leaf
+// field limit.
+func ValidateColumns(path string, cols []Column) error {
+	if cols == nil {
+		return Errorf(EINVALID, "%s: columns are required", path)
+	}
+	seen := map[string]bool{}
+	leaves := 0
+	for i, c := range cols {
+		p := fmt.Sprintf("%s[%d]", path, i)
+		if err := ValidateName(p+".name", c.Name); err != nil {
+			return err
+		}
+		if seen[c.Name] {
+			return Errorf(EINVALID, "%s.name: duplicate column name '%s'", p, c.Name)
+		}
+		seen[c.Name] = true
+		if c.Type == nil {
+			return Errorf(EINVALID, "%s.type: column type is required", p)
+		}
+		if err := validateType(p+".type", c.Type, 1, &leaves); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func validateType(path string, t *Type, depth int, leaves *int) error {
+	if t == nil {
+		return Errorf(EINVALID, "%s: type is required", path)
+	}
+	if depth > MaxTypeDepth {
+		return Errorf(EINVALID, "%s: nesting deeper than %d levels", path, MaxTypeDepth)
+	}
+	switch t.Name {
+	case "struct":
+		seen := map[string]bool{}
+		for i, f := range t.Fields {
+			p := fmt.Sprintf("%s.fields[%d]", path, i)
+			if err := ValidateName(p+".name", f.Name); err != nil {
+				return err
+			}
+			if seen[f.Name] {
+				return Errorf(EINVALID, "%s.name: duplicate field name '%s'", p, f.Name)
+			}
+			seen[f.Name] = true
+			if err := validateType(p+".type", f.Type, depth+1, leaves); err != nil {
+				return err
+			}
+		}
+		if len(t.Fields) == 0 {
+			*leaves++
+		}
+	case "list":
+		if err := validateType(path+".elementType", t.ElementType, depth+1, leaves); err != nil {
+			return err
+		}
+	case "map":
+		if err := validateType(path+".keyType", t.KeyType, depth+1, leaves); err != nil {
+			return err
+		}
+		if err := validateType(path+".valueType", t.ValueType, depth+1, leaves); err != nil {
+			return err
+		}
+	case "union":
+		if len(t.Types) == 0 {
+			return Errorf(EINVALID, "%s.types: a union needs at least one type", path)
+		}
+		for i, u := range t.Types {
+			if err := validateType(fmt.Sprintf("%s.types[%d]", path, i), u, depth+1, leaves); err != nil {
+				return err
+			}
+		}
+	default:
+		if err := validatePrimitive(path, t.Name); err != nil {
+			return err
+		}
+		*leaves++
+	}
+	if *leaves > MaxLeafFields {
+		return Errorf(EINVALID, "%s: a table has at most %d leaf fields", path, MaxLeafFields)
+	}
+	return nil
+}
+
+// TableService manages tables.
+type TableService interface {
+	CreateTable(ctx context.Context, ns Namespace, req TableCreate) (*Table, Position, error)
+	GetTable(ctx context.Context, ns Namespace, name string) (*Table, error)
+	ListTables(ctx context.Context, ns Namespace) ([]string, error)
+	AlterTable(ctx context.Context, ns Namespace, name string, updates []Update) (*Table, Position, error)
+	DropTable(ctx context.Context, ns Namespace, name string) (bool, Position, error)
+}

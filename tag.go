@@ -1,0 +1,97 @@
+package semcat
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// Tag is a label defined in a metalake and attached to catalog objects.
+type Tag struct {
+	ID         int64             `json:"-"`
+	Name       string            `json:"name"`
+	Comment    *string           `json:"comment"`
+	Properties map[string]string `json:"properties"`
+	Audit      Audit             `json:"audit"`
+}
+
+// TagCreate is the body of a tag creation request.
+type TagCreate struct {
+	Name       string            `json:"name"`
+	Comment    *string           `json:"comment"`
+	Properties map[string]string `json:"properties"`
+}
+
+// Validate checks the request.
+func (c *TagCreate) Validate() error {
+	if err := ValidateName("name", c.Name); err != nil {
+		return err
+	}
+	return ValidateProperties("properties", c.Properties)
+}
+
+// TagAssociation is the body of a request that changes an object's tags.
+type TagAssociation struct {
+	TagsToAdd    []string `json:"tagsToAdd"`
+	TagsToRemove []string `json:"tagsToRemove"`
+}
+
+// Validate checks the tag names.
+func (a *TagAssociation) Validate() error {
+	for i, n := range a.TagsToAdd {
+		if err := ValidateName(fmt.Sprintf("tagsToAdd[%d]", i), n); err != nil {
+			return err
+		}
+	}
+	for i, n := range a.TagsToRemove {
+		if err := ValidateName(fmt.Sprintf("tagsToRemove[%d]", i), n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ObjectRef names a taggable object of a metalake by type and dotted full
+// name without the metalake ("rel.s1.orders").
+type ObjectRef struct {
+	Type     EntityKind
+	FullName string
+}
+
+// ParseObjectRef checks the type and splits the full name into a namespace
+// and name.
+func ParseObjectRef(metalake, typ, fullName string) (ObjectRef, Namespace, string, error) {
+	kind := EntityKind(typ)
+	want := map[EntityKind]int{KindCatalog: 1, KindSchema: 2, KindTable: 3, KindSemanticModel: 3}
+	n, ok := want[kind]
+	if !ok {
+		return ObjectRef{}, Namespace{}, "", Errorf(EINVALID, "type: unsupported object type '%s' (want catalog, schema, table or semantic_model)", typ)
+	}
+	parts := strings.Split(fullName, ".")
+	if len(parts) != n {
+		return ObjectRef{}, Namespace{}, "", Errorf(EINVALID, "fullName: a %s is named by %d dotted parts, got '%s'", typ, n, fullName)
+	}
+	for _, p := range parts {
+		if err := ValidateName("fullName", p); err != nil {
+			return ObjectRef{}, Namespace{}, "", err
+		}
+	}
+	ns := Namespace{Metalake: metalake}
+	if n >= 2 {
+		ns.Catalog = parts[0]
+	}
+	if n >= 3 {
+		ns.Schema = parts[1]
+	}
+	return ObjectRef{Type: kind, FullName: fullName}, ns, parts[n-1], nil
+}
+
+// TagService manages tags and their association with objects.
+type TagService interface {
+	CreateTag(ctx context.Context, metalake string, req TagCreate) (*Tag, Position, error)
+	GetTag(ctx context.Context, metalake, name string) (*Tag, error)
+	ListTags(ctx context.Context, metalake string) ([]string, error)
+	DropTag(ctx context.Context, metalake, name string) (bool, Position, error)
+	ListObjectTags(ctx context.Context, metalake string, obj ObjectRef) ([]string, error)
+	AssociateTags(ctx context.Context, metalake string, obj ObjectRef, req TagAssociation) ([]string, Position, error)
+}
