@@ -1,0 +1,183 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Config is semcat serve's configuration. Each field has a flag, an
+// environment variable and a config-file key; flags win over the
+// environment, the environment over the file (SPEC §9).
+type Config struct {
+	Addr          string   `yaml:"addr"`
+	DataDir       string   `yaml:"data-dir"`
+	DatabaseURL   string   `yaml:"database-url"`
+	Demo          bool     `yaml:"demo"`
+	Auth          string   `yaml:"auth"`
+	Authorization bool     `yaml:"authorization"`
+	ServiceAdmins []string `yaml:"service-admins"`
+	AllowRemote   bool     `yaml:"allow-remote"`
+	MaxBodyBytes  int64    `yaml:"max-body-bytes"`
+	LogLevel      string   `yaml:"log-level"`
+}
+
+// DefaultConfig returns the embedded defaults.
+func DefaultConfig() Config {
+	return Config{
+		Addr:          "127.0.0.1:8090",
+		DataDir:       "./var",
+		Auth:          "none",
+		ServiceAdmins: nil,
+		MaxBodyBytes:  8 << 20,
+		LogLevel:      "info",
+	}
+}
+
+// setting ties one configuration value to its flag, environment variable
+// and file key.
+type setting struct {
+	name  string // flag name and file key
+	env   string
+	usage string
+	set   func(c *Config, v string) error
+}
+
+func parseBool(name string, dst *bool) func(*Config, string) error {
+	return func(_ *Config, v string) error {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("%s: want true or false, got %q", name, v)
+		}
+		*dst = b
+		return nil
+	}
+}
+
+func settings(c *Config) []setting {
+	return []setting{
+		{"addr", "SEMCAT_ADDR", "listen address", func(c *Config, v string) error { c.Addr = v; return nil }},
+		{"data-dir", "SEMCAT_DATA_DIR", "data directory (managed PostgreSQL under <dir>/pg, index under <dir>/index)", func(c *Config, v string) error { c.DataDir = v; return nil }},
+		{"database-url", "SEMCAT_DATABASE_URL", "PostgreSQL connection string (also DATABASE_URL); empty: manage a local PostgreSQL", func(c *Config, v string) error { c.DatabaseURL = v; return nil }},
+		{"demo", "SEMCAT_DEMO", "load the example catalog when the database is empty", parseBool("demo", &c.Demo)},
+		{"auth", "SEMCAT_AUTH", "authentication mode: none, simple or jwt", func(c *Config, v string) error { c.Auth = v; return nil }},
+		{"authorization", "SEMCAT_AUTHORIZATION", "enforce authorization", parseBool("authorization", &c.Authorization)},
+		{"service-admins", "SEMCAT_SERVICE_ADMINS", "comma-separated users who may create metalakes", func(c *Config, v string) error {
+			c.ServiceAdmins = splitList(v)
+			return nil
+		}},
+		{"allow-remote", "SEMCAT_ALLOW_REMOTE", "with --auth none, allow listening on a non-loopback address", parseBool("allow-remote", &c.AllowRemote)},
+		{"max-body-bytes", "SEMCAT_MAX_BODY_BYTES", "largest accepted request body", func(c *Config, v string) error {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n <= 0 {
+				return fmt.Errorf("max-body-bytes: want a positive number of bytes, got %q", v)
+			}
+			c.MaxBodyBytes = n
+			return nil
+		}},
+		{"log-level", "SEMCAT_LOG_LEVEL", "debug, info, warn or error", func(c *Config, v string) error { c.LogLevel = v; return nil }},
+	}
+}
+
+func splitList(v string) []string {
+	var out []string
+	for _, p := range strings.Split(v, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// LoadConfig builds the configuration from defaults, the config file (from
+// --config or SEMCAT_CONFIG), the environment and the flags in args.
+func LoadConfig(args []string, getenv func(string) string) (Config, error) {
+	c := DefaultConfig()
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	configPath := fs.String("config", "", "YAML config file (also SEMCAT_CONFIG)")
+	boolFlags := map[string]bool{"demo": true, "authorization": true, "allow-remote": true}
+	for _, s := range settings(&c) {
+		if boolFlags[s.name] {
+			fs.Bool(s.name, false, s.usage+" (env "+s.env+")")
+		} else {
+			fs.String(s.name, "", s.usage+" (env "+s.env+")")
+		}
+	}
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	path := *configPath
+	if path == "" {
+		path = getenv("SEMCAT_CONFIG")
+	}
+	if path != "" {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return c, fmt.Errorf("config: %w", err)
+		}
+		dec := yaml.NewDecoder(strings.NewReader(string(b)))
+		dec.KnownFields(true)
+		if err := dec.Decode(&c); err != nil && err.Error() != "EOF" {
+			return c, fmt.Errorf("config %s: %w", path, err)
+		}
+	}
+	for _, s := range settings(&c) {
+		v := getenv(s.env)
+		if s.name == "database-url" && v == "" {
+			v = getenv("DATABASE_URL")
+		}
+		if v != "" {
+			if err := s.set(&c, v); err != nil {
+				return c, fmt.Errorf("%s: %w", s.env, err)
+			}
+		}
+	}
+	var ferr error
+	fs.Visit(func(f *flag.Flag) {
+		for _, s := range settings(&c) {
+			if s.name == f.Name && ferr == nil {
+				ferr = s.set(&c, f.Value.String())
+			}
+		}
+	})
+	if ferr != nil {
+		return c, ferr
+	}
+	return c, c.Validate()
+}
+
+// Validate checks the configuration as a whole.
+func (c Config) Validate() error {
+	switch c.Auth {
+	case "none", "simple", "jwt":
+	default:
+		return fmt.Errorf("auth: unknown mode %q (want none, simple or jwt)", c.Auth)
+	}
+	if c.Auth != "none" {
+		return fmt.Errorf("auth: mode %q is not available in this build yet; use none", c.Auth)
+	}
+	host, _, err := net.SplitHostPort(c.Addr)
+	if err != nil {
+		return fmt.Errorf("addr: %w", err)
+	}
+	if c.Auth == "none" && !c.AllowRemote && !isLoopback(host) {
+		return fmt.Errorf("addr: with --auth none semcat listens only on loopback (got %s); use --allow-remote to override", c.Addr)
+	}
+	return nil
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
