@@ -276,9 +276,11 @@ func (p *LocalPostgres) initCluster(ctx context.Context, fast bool) error {
 // startOrAdopt reuses a server already running on the cluster, or starts one.
 func (p *LocalPostgres) startOrAdopt(ctx context.Context, fast bool) error {
 	if info, running := runningPostmaster(p.clusterDir); running {
-		if err := p.adopt(ctx, info); err == nil {
+		err := p.adopt(ctx, info)
+		if err == nil {
 			return nil
-		} else if _, still := runningPostmaster(p.clusterDir); still {
+		}
+		if _, still := runningPostmaster(p.clusterDir); still {
 			return err
 		}
 		// The server went away while we looked at it; start a new one.

@@ -193,6 +193,8 @@ func TestLocalStartTwiceReuses(t *testing.T) {
 	}
 }
 
+// TestLocalRestartKeepsData stops and restarts a cluster, with a failed
+// start in between, and checks the data survives.
 func TestLocalRestartKeepsData(t *testing.T) {
 	t.Parallel()
 	dataDir := privateDataDir(t)
@@ -210,6 +212,24 @@ func TestLocalRestartKeepsData(t *testing.T) {
 	}
 	if _, err := queryInt(t, p, "semcat", "select 1"); err == nil {
 		t.Fatal("server still accepts connections after Stop")
+	}
+
+	// A start that fails reports the end of the server log.
+	autoConf := filepath.Join(p.clusterDir, "postgresql.auto.conf")
+	good, err := os.ReadFile(autoConf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(autoConf, append(good, "semcat_no_such_setting = 1\n"...), 0); err != nil {
+		t.Fatal(err)
+	}
+	_, err = StartLocal(t.Context(), LocalOptions{DataDir: dataDir, Fast: true, Logger: testLogger(t)})
+	if err == nil || !strings.Contains(err.Error(), `unrecognized configuration parameter "semcat_no_such_setting"`) {
+		t.Fatalf("StartLocal with a broken config: %v; want the log line naming the bad setting", err)
+	}
+	t.Logf("failed start reports:\n%v", err)
+	if err := os.WriteFile(autoConf, good, 0); err != nil {
+		t.Fatal(err)
 	}
 
 	p2 := startLocalForTest(t, dataDir)
