@@ -22,9 +22,13 @@ func TestDropNonEmptyNeedsForceOrCascade(t *testing.T) {
 		drop      func(s *catalogdb.Store, force bool) (bool, semcat.Position, error)
 		leftAlive map[string]int // live rows after a forced drop
 	}{
-		{"schema", func(s *catalogdb.Store, f bool) (bool, semcat.Position, error) { return s.DropSchema(ctx, relNS, "sales", f) },
+		{"schema", func(s *catalogdb.Store, f bool) (bool, semcat.Position, error) {
+			return s.DropSchema(ctx, relNS, "sales", f)
+		},
 			map[string]int{"metalake_meta": 1, "catalog_meta": 2, "schema_meta": 0, "table_meta": 0, "semantic_model_meta": 0, "semantic_model_metric_meta": 0}},
-		{"catalog", func(s *catalogdb.Store, f bool) (bool, semcat.Position, error) { return s.DropCatalog(ctx, "m", "rel", f) },
+		{"catalog", func(s *catalogdb.Store, f bool) (bool, semcat.Position, error) {
+			return s.DropCatalog(ctx, "m", "rel", f)
+		},
 			map[string]int{"metalake_meta": 1, "catalog_meta": 1, "schema_meta": 0, "table_meta": 0, "semantic_model_meta": 0, "semantic_model_version_info": 0}},
 		{"metalake", func(s *catalogdb.Store, f bool) (bool, semcat.Position, error) { return s.DropMetalake(ctx, "m", f) },
 			map[string]int{"metalake_meta": 0, "catalog_meta": 0, "schema_meta": 0, "table_meta": 0, "semantic_model_metric_meta": 0, "tag_meta": 0}},
@@ -71,10 +75,12 @@ func TestDropMissingIsFalse(t *testing.T) {
 	checks := map[string]func() (bool, semcat.Position, error){
 		"metalake": func() (bool, semcat.Position, error) { return s.DropMetalake(ctx, "nope", false) },
 		"catalog":  func() (bool, semcat.Position, error) { return s.DropCatalog(ctx, "m", "nope", false) },
-		"schema":   func() (bool, semcat.Position, error) { return s.DropSchema(ctx, semcat.Namespace{Metalake: "m", Catalog: "rel"}, "nope", false) },
-		"table":    func() (bool, semcat.Position, error) { return s.DropTable(ctx, salesNS, "nope") },
-		"model":    func() (bool, semcat.Position, error) { return s.DropSemanticModel(ctx, salesNS, "nope", 0) },
-		"tag":      func() (bool, semcat.Position, error) { return s.DropTag(ctx, "m", "nope") },
+		"schema": func() (bool, semcat.Position, error) {
+			return s.DropSchema(ctx, semcat.Namespace{Metalake: "m", Catalog: "rel"}, "nope", false)
+		},
+		"table": func() (bool, semcat.Position, error) { return s.DropTable(ctx, salesNS, "nope") },
+		"model": func() (bool, semcat.Position, error) { return s.DropSemanticModel(ctx, salesNS, "nope", 0) },
+		"tag":   func() (bool, semcat.Position, error) { return s.DropTag(ctx, "m", "nope") },
 	}
 	for name, drop := range checks {
 		if dropped, _, err := drop(); err != nil || dropped {
@@ -108,7 +114,10 @@ func TestOutboxFollowsCommits(t *testing.T) {
 	// Failed writes roll back and leave no outbox row.
 	before = rows()
 	failures := []func() error{
-		func() error { _, _, err := s.CreateTable(ctx, salesNS, semcat.TableCreate{Name: "t1", Columns: cols("a")}); return err },
+		func() error {
+			_, _, err := s.CreateTable(ctx, salesNS, semcat.TableCreate{Name: "t1", Columns: cols("a")})
+			return err
+		},
 		func() error {
 			_, _, err := s.CreateSemanticModel(ctx, salesNS, semcat.SemanticModelCreate{Name: "bad", Definition: func() *semcat.Definition {
 				d := definition("", "x")
