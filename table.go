@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"regexp"
 	"strings"
 )
@@ -144,6 +145,11 @@ func (t *Type) MarshalJSON() ([]byte, error) {
 	return json.Marshal(w)
 }
 
+// typeMembers are the members a nested type object may have; JSON keys
+// match exactly (encoding/json alone would accept any letter case).
+var typeMembers = map[string]bool{"type": true, "fields": true, "elementType": true, "containsNull": true,
+	"keyType": true, "valueType": true, "valueContainsNull": true, "types": true}
+
 // UnmarshalJSON reads a primitive string or a nested object, rejecting
 // unknown members. Validation of the contents happens in ValidateColumns.
 func (t *Type) UnmarshalJSON(b []byte) error {
@@ -157,7 +163,10 @@ func (t *Type) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	if len(b) == 0 || b[0] != '{' {
-		return fmt.Errorf("a type must be a string or an object")
+		return &json.UnmarshalTypeError{Value: jsonKind(b), Type: reflect.TypeFor[Type](), Offset: 1}
+	}
+	if err := exactMembers(b, typeMembers); err != nil {
+		return err
 	}
 	var w typeJSON
 	dec := json.NewDecoder(bytes.NewReader(b))
@@ -171,6 +180,49 @@ func (t *Type) UnmarshalJSON(b []byte) error {
 	*t = Type{Name: w.Type, Fields: w.Fields, ElementType: w.ElementType, ContainsNull: w.ContainsNull,
 		KeyType: w.KeyType, ValueType: w.ValueType, ValueContainsNull: w.ValueContainsNull, Types: w.Types}
 	return nil
+}
+
+// exactMembers fails if the JSON object b has a member not in allowed
+// (compared exactly, unlike encoding/json's case-insensitive matching).
+func exactMembers(b []byte, allowed map[string]bool) error {
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(b, &members); err != nil {
+		return err
+	}
+	for k := range members {
+		if !allowed[k] {
+			// The text encoding/json uses, so callers report it alike.
+			return fmt.Errorf("json: unknown field %q", k)
+		}
+	}
+	return nil
+}
+
+var structFieldMembers = map[string]bool{"name": true, "type": true, "nullable": true, "comment": true}
+
+// UnmarshalJSON reads a struct field, matching member names exactly.
+func (f *StructField) UnmarshalJSON(b []byte) error {
+	if err := exactMembers(b, structFieldMembers); err != nil {
+		return err
+	}
+	type plain StructField
+	return json.Unmarshal(b, (*plain)(f))
+}
+
+// jsonKind names the kind of a JSON value by its first byte.
+func jsonKind(b []byte) string {
+	if len(b) == 0 {
+		return "empty value"
+	}
+	switch b[0] {
+	case '[':
+		return "array"
+	case 't', 'f':
+		return "bool"
+	case 'n':
+		return "null"
+	}
+	return "number"
 }
 
 var (
@@ -298,4 +350,23 @@ type TableService interface {
 	ListTables(ctx context.Context, ns Namespace) ([]string, error)
 	AlterTable(ctx context.Context, ns Namespace, name string, updates []Update) (*Table, Position, error)
 	DropTable(ctx context.Context, ns Namespace, name string) (bool, Position, error)
+}
+
+// TableUpdates are the update types a table accepts.
+var TableUpdates = append(append([]string{}, CommonUpdates...), UpdateReplaceColumns)
+
+// ValidateTableUpdates checks a whole update list of a table, including the
+// columns of every replaceColumns, before anything is written.
+func ValidateTableUpdates(updates []Update) error {
+	if err := ValidateUpdates(updates, TableUpdates...); err != nil {
+		return err
+	}
+	for i, u := range updates {
+		if u.Type == UpdateReplaceColumns {
+			if err := ValidateColumns(fmt.Sprintf("updates[%d].columns", i), u.Columns); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

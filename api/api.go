@@ -122,7 +122,7 @@ func NewHandler(svc Services, cfg Config) http.Handler {
 	for _, rt := range h.routes() {
 		router.Handle(rt.path, chain(h.handle(rt.fn), apiChain...)).Methods(rt.method).Name(rt.name)
 	}
-	return chain(router, recoverPanics, h.withRequestContext)
+	return chain(router, h.withRequestContext, recoverPanics)
 }
 
 // routes lists every /api route.
@@ -187,6 +187,9 @@ func Operation(r *http.Request) string {
 // handle adapts a handlerFunc: an error it returns is written by Error.
 func (h *handler) handle(fn handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Recovering here, too, logs a handler's panic with its operation and
+		// user.
+		defer recoverPanic(w, r)
 		if err := fn(w, r); err != nil {
 			Error(w, r, err)
 		}
@@ -242,20 +245,23 @@ func (h *handler) authenticate(next http.Handler) http.Handler {
 	})
 }
 
-// recoverPanics turns a handler panic into a logged 500 instead of a dropped
-// connection.
+// recoverPanics turns a panic (of a middleware, say) into a logged 500
+// instead of a dropped connection.
 func recoverPanics(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		defer func() {
-			if v := recover(); v != nil {
-				if v == http.ErrAbortHandler {
-					panic(v)
-				}
-				Error(w, r, panicError{value: v, stack: debug.Stack()})
-			}
-		}()
+		defer recoverPanic(w, r)
 		next.ServeHTTP(w, r)
 	})
+}
+
+// recoverPanic, deferred, answers a panic with an internal error.
+func recoverPanic(w http.ResponseWriter, r *http.Request) {
+	if v := recover(); v != nil {
+		if v == http.ErrAbortHandler {
+			panic(v)
+		}
+		Error(w, r, panicError{value: v, stack: debug.Stack()})
+	}
 }
 
 // panicError is a recovered panic, reported (and logged, with its stack) as

@@ -49,7 +49,7 @@ func decodeBody(w http.ResponseWriter, r *http.Request, limit int64, v any) erro
 	if rest := bytes.TrimSpace(body[dec.InputOffset():]); len(rest) > 0 {
 		return semcat.Errorf(semcat.EINVALID, "request body must hold exactly one JSON value; unexpected data at byte offset %d", int64(len(body))-int64(len(rest)))
 	}
-	return nil
+	return exactKeys(body, reflect.TypeOf(v))
 }
 
 // decodeError turns an error of json.Decoder.Decode into a 400 that names
@@ -78,8 +78,8 @@ func decodeError(body []byte, err error) error {
 	msg := err.Error()
 	if name, found := strings.CutPrefix(msg, "json: unknown field "); found {
 		if key, err := strconv.Unquote(name); err == nil {
-			if paths := keyPaths(body, key); len(paths) == 1 {
-				return semcat.Errorf(semcat.EINVALID, "%s: unknown field", paths[0])
+			if path := uniqueKeyPath(body, key); path != "" {
+				return semcat.Errorf(semcat.EINVALID, "%s: unknown field", path)
 			}
 		}
 		return semcat.Errorf(semcat.EINVALID, "unknown field %s", name)
@@ -97,6 +97,9 @@ func describeType(t reflect.Type) string {
 	}
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
+	}
+	if t == reflect.TypeFor[semcat.Type]() {
+		return "a type name or a nested type object"
 	}
 	switch t.Kind() {
 	case reflect.Bool:
@@ -118,41 +121,57 @@ func describeType(t reflect.Type) string {
 
 // typeErrorPath returns the JSON path, with array indices, of the value a
 // type error is about. json reports the path without indices
-// ("columns.nullable") and a byte offset that is exact except inside a
-// custom UnmarshalJSON; the path is found among the values of the body that
-// match both the reported path and kind, preferring the one at the offset.
-// When no single value can be told, the path without indices is returned.
+// ("columns.nullable") and a byte offset just past the start of the value,
+// exact except inside a custom UnmarshalJSON. The path is that of the
+// innermost value of the body that matches the reported path and kind and
+// holds the offset, else of the only value that matches; failing both, the
+// path without indices.
 func typeErrorPath(body []byte, e *json.UnmarshalTypeError) string {
 	kind, _, _ := strings.Cut(e.Value, " ")
-	var candidates, atOffset []jsonValue
-	walkJSON(body, func(v jsonValue) {
+	var (
+		candidates            int
+		candidate, offsetPath string
+	)
+	walkJSON(body, e.Field, func(v jsonValue, path func() string) {
 		// Members of a map are reported with the path of the map.
-		if v.kind != kind || (v.plain != e.Field && v.parentPlain != e.Field) {
+		if v.kind != kind || !(v.atField || v.inField) {
 			return
 		}
-		candidates = append(candidates, v)
-		if v.start < e.Offset && e.Offset <= v.end {
-			atOffset = append(atOffset, v)
+		if candidates++; candidates == 1 {
+			candidate = path()
+		}
+		// Inner values are walked first, so the first one is innermost.
+		if offsetPath == "" && v.start < e.Offset && e.Offset <= v.end {
+			offsetPath = path()
 		}
 	})
 	switch {
-	case len(atOffset) == 1:
-		return atOffset[0].path
-	case len(candidates) == 1:
-		return candidates[0].path
+	case offsetPath != "":
+		return offsetPath
+	case candidates == 1:
+		return candidate
 	}
 	return e.Field
 }
 
-// keyPaths returns the paths of every object member named key.
-func keyPaths(body []byte, key string) []string {
-	var paths []string
-	walkJSON(body, func(v jsonValue) {
+// uniqueKeyPath returns the path of the one object member named key, or ""
+// when there is none or more than one.
+func uniqueKeyPath(body []byte, key string) string {
+	var (
+		n     int
+		first string
+	)
+	walkJSON(body, "", func(v jsonValue, path func() string) {
 		if v.isMember && v.key == key {
-			paths = append(paths, v.path)
+			if n++; n == 1 {
+				first = path()
+			}
 		}
 	})
-	return paths
+	if n != 1 {
+		return ""
+	}
+	return first
 }
 
 // formatBytes prints a size limit for people: "8 MiB (8388608 bytes)".

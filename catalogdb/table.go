@@ -3,7 +3,6 @@ package catalogdb
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/jackc/pgx/v5"
 
@@ -90,9 +89,6 @@ func (s *Store) ListTables(ctx context.Context, ns semcat.Namespace) ([]string, 
 	return out, err
 }
 
-// TableUpdates are the update types a table accepts.
-var tableUpdates = append(append([]string{}, semcat.CommonUpdates...), semcat.UpdateReplaceColumns)
-
 // AlterTable applies updates to a table, all or nothing.
 func (s *Store) AlterTable(ctx context.Context, ns semcat.Namespace, name string, updates []semcat.Update) (*semcat.Table, semcat.Position, error) {
 	var out *semcat.Table
@@ -101,15 +97,8 @@ func (s *Store) AlterTable(ctx context.Context, ns semcat.Namespace, name string
 		if err != nil {
 			return err
 		}
-		if err := semcat.ValidateUpdates(updates, tableUpdates...); err != nil {
+		if err := semcat.ValidateTableUpdates(updates); err != nil {
 			return err
-		}
-		for i, u := range updates {
-			if u.Type == semcat.UpdateReplaceColumns {
-				if err := semcat.ValidateColumns(updatePath(i, "columns"), u.Columns); err != nil {
-					return err
-				}
-			}
 		}
 		t, err := getTable(ctx, tx, p.schemaID, name, updateLock)
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -173,8 +162,4 @@ func listNames(ctx context.Context, q querier, sql string, args ...any) ([]strin
 		names = []string{}
 	}
 	return names, err
-}
-
-func updatePath(i int, member string) string {
-	return fmt.Sprintf("updates[%d].%s", i, member)
 }

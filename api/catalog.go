@@ -1,0 +1,95 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/semcat/semcat"
+)
+
+func (h *handler) createCatalog(w http.ResponseWriter, r *http.Request) error {
+	metalake, err := pathName(r, "metalake")
+	if err != nil {
+		return err
+	}
+	var req semcat.CatalogCreate
+	if err := h.decode(w, r, &req); err != nil {
+		return err
+	}
+	if err := req.Validate(); err != nil {
+		return err
+	}
+	c, pos, err := h.svc.Catalogs.CreateCatalog(r.Context(), metalake, req)
+	if err != nil {
+		return err
+	}
+	return written(w, pos, "catalog", c)
+}
+
+// listCatalogs answers identifiers, or the catalogs themselves with
+// details=true.
+func (h *handler) listCatalogs(w http.ResponseWriter, r *http.Request) error {
+	metalake, err := pathName(r, "metalake")
+	if err != nil {
+		return err
+	}
+	details, err := boolParam(r, "details")
+	if err != nil {
+		return err
+	}
+	cs, err := h.svc.Catalogs.ListCatalogs(r.Context(), metalake)
+	if err != nil {
+		return err
+	}
+	if details {
+		return ok(w, "catalogs", nonNil(cs))
+	}
+	names := make([]string, len(cs))
+	for i, c := range cs {
+		names[i] = c.Name
+	}
+	return ok(w, "identifiers", identifiers(semcat.Namespace{Metalake: metalake}, names))
+}
+
+func (h *handler) loadCatalog(w http.ResponseWriter, r *http.Request) error {
+	n, err := pathNames(r, "metalake", "catalog")
+	if err != nil {
+		return err
+	}
+	c, err := h.svc.Catalogs.GetCatalog(r.Context(), n[0], n[1])
+	if err != nil {
+		return err
+	}
+	return ok(w, "catalog", c)
+}
+
+func (h *handler) alterCatalog(w http.ResponseWriter, r *http.Request) error {
+	n, err := pathNames(r, "metalake", "catalog")
+	if err != nil {
+		return err
+	}
+	updates, err := h.decodeUpdates(w, r, commonUpdates)
+	if err != nil {
+		return err
+	}
+	c, pos, err := h.svc.Catalogs.AlterCatalog(r.Context(), n[0], n[1], updates)
+	if err != nil {
+		return err
+	}
+	return written(w, pos, "catalog", c)
+}
+
+func (h *handler) dropCatalog(w http.ResponseWriter, r *http.Request) error {
+	n, err := pathNames(r, "metalake", "catalog")
+	if err != nil {
+		return err
+	}
+	force, err := boolParam(r, "force")
+	if err != nil {
+		return err
+	}
+	dropped, pos, err := h.svc.Catalogs.DropCatalog(r.Context(), n[0], n[1], force)
+	if err != nil {
+		return err
+	}
+	return written(w, pos, "dropped", dropped)
+}

@@ -1,0 +1,90 @@
+package api_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/semcat/semcat"
+	"github.com/semcat/semcat/api"
+)
+
+func newLogger(w io.Writer) *slog.Logger { return slog.New(slog.NewTextHandler(w, nil)) }
+
+// TestErrorTable checks the mapping of every semcat error code to its HTTP
+// status, Gravitino code and exception type, and that only internal errors
+// are logged and none of them shows its text.
+func TestErrorTable(t *testing.T) {
+	tests := []struct {
+		err        error
+		wantStatus int
+		want       map[string]any
+		wantLogged bool
+	}{
+		{semcat.Errorf(semcat.EINVALID, "name: bad"), 400, errBody(1001, "IllegalArgumentException", "name: bad"), false},
+		{semcat.Errorf(semcat.EUNAUTHORIZED, "who are you"), 401, errBody(1000, "UnauthorizedException", "who are you"), false},
+		{semcat.Errorf(semcat.EFORBIDDEN, "no"), 403, errBody(1008, "ForbiddenException", "no"), false},
+		{semcat.NotFound(semcat.KindMetalake, "no metalake"), 404, errBody(1003, "NoSuchMetalakeException", "no metalake"), false},
+		{semcat.NotFound(semcat.KindSchema, "no schema"), 404, errBody(1003, "NoSuchSchemaException", "no schema"), false},
+		{semcat.NotFound(semcat.KindSemanticModel, "no model"), 404, errBody(1003, "NoSuchSemanticModelException", "no model"), false},
+		{semcat.NotFound(semcat.KindTag, "no tag"), 404, errBody(1003, "NoSuchTagException", "no tag"), false},
+		{semcat.Errorf(semcat.ENOTFOUND, "gone"), 404, errBody(1003, "NotFoundException", "gone"), false},
+		{semcat.AlreadyExists(semcat.KindTable, "exists"), 409, errBody(1004, "TableAlreadyExistsException", "exists"), false},
+		{semcat.AlreadyExists(semcat.KindSemanticModel, "exists"), 409, errBody(1004, "SemanticModelAlreadyExistsException", "exists"), false},
+		{semcat.Errorf(semcat.EEXISTS, "exists"), 409, errBody(1004, "EntityAlreadyExistsException", "exists"), false},
+		{semcat.Errorf(semcat.ENOTEMPTY, "has schemas"), 409, errBody(1005, "NonEmptyEntityException", "has schemas"), false},
+		{semcat.Errorf(semcat.ECONFLICT, "changed"), 409, errBody(1012, "ConcurrentModificationException", "changed"), false},
+		{semcat.Errorf(semcat.EUNSUPPORTED, "not relational"), 501, errBody(1006, "UnsupportedOperationException", "not relational"), false},
+		{semcat.Errorf(semcat.ETOOLARGE, "too big"), 413, errBody(1001, "IllegalArgumentException", "too big"), false},
+		{semcat.Errorf(semcat.ENOTCAUGHTUP, "index behind"), 503, errBody(1013, "IndexNotCaughtUpException", "index behind"), false},
+		{fmt.Errorf("load: %w", semcat.NotFound(semcat.KindTable, "no table")), 404, errBody(1003, "NoSuchTableException", "no table"), false},
+		{errors.New(`ERROR: relation "secret" does not exist (SQLSTATE 42P01)`), 500, errBody(1002, "InternalError", "internal server error"), true},
+		{semcat.Errorf(semcat.EINTERNAL, "disk full at /var/lib/pg"), 500, errBody(1002, "InternalError", "internal server error"), true},
+		{&semcat.Error{Code: "no_such_code", Message: "typo"}, 500, errBody(1002, "InternalError", "internal server error"), true},
+		{context.DeadlineExceeded, 500, errBody(1002, "InternalError", "internal server error"), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.err.Error(), func(t *testing.T) {
+			var logs strings.Builder
+			f := newFake()
+			f.err = tt.err
+			res := do(t, api.NewHandler(services(f), api.Config{Logger: newLogger(&logs)}), "GET", "/api/metalakes/m", "")
+			if res.status != tt.wantStatus {
+				t.Errorf("status = %d, want %d", res.status, tt.wantStatus)
+			}
+			if diff := cmp.Diff(tt.want, res.body); diff != "" {
+				t.Errorf("body (-want +got):\n%s", diff)
+			}
+			logged := logs.String()
+			if tt.wantLogged != (logged != "") {
+				t.Errorf("logged %q, want logged = %v", logged, tt.wantLogged)
+			}
+			if tt.wantLogged && !strings.Contains(logged, "level=ERROR") {
+				t.Errorf("not logged as an error: %q", logged)
+			}
+		})
+	}
+}
+
+// TestErrorDirect checks Error outside NewHandler: it still answers and
+// falls back to the default logger.
+func TestErrorDirect(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set(api.PositionHeader, "t1")
+		api.Error(w, r, semcat.NotFound(semcat.KindCatalog, "no catalog 'c'"))
+	})
+	res := do(t, h, "GET", "/", "")
+	if diff := cmp.Diff(errBody(1003, "NoSuchCatalogException", "no catalog 'c'"), res.body); diff != "" || res.status != 404 {
+		t.Errorf("status %d, body (-want +got):\n%s", res.status, diff)
+	}
+	if res.header.Get(api.PositionHeader) != "" {
+		t.Errorf("error response carries %s", api.PositionHeader)
+	}
+}

@@ -1,0 +1,92 @@
+package api
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/semcat/semcat"
+)
+
+var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+
+// exactKeys checks that every object key in body names a field of t exactly.
+// encoding/json matches keys case-insensitively, so {"NAME": "x"} would
+// otherwise pass as "name"; SPEC §1 rejects unknown fields, and a key that
+// differs in case is one. Types with their own UnmarshalJSON check their own
+// members.
+func exactKeys(body []byte, t reflect.Type) error {
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		return nil // already decoded once; a second failure is not expected
+	}
+	return walkKeys("", v, t)
+}
+
+func walkKeys(path string, v any, t reflect.Type) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if reflect.PointerTo(t).Implements(unmarshalerType) {
+		return nil
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		fields := jsonFields(t)
+		for k, val := range obj {
+			ft, ok := fields[k]
+			if !ok {
+				return semcat.Errorf(semcat.EINVALID, "%s: unknown field", joinPath(path, k))
+			}
+			if err := walkKeys(joinPath(path, k), val, ft); err != nil {
+				return err
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		arr, _ := v.([]any)
+		for i, val := range arr {
+			if err := walkKeys(fmt.Sprintf("%s[%d]", path, i), val, t.Elem()); err != nil {
+				return err
+			}
+		}
+	case reflect.Map:
+		obj, _ := v.(map[string]any)
+		for k, val := range obj {
+			if err := walkKeys(joinPath(path, k), val, t.Elem()); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// jsonFields maps the JSON names of a struct's fields to their types.
+func jsonFields(t reflect.Type) map[string]reflect.Type {
+	out := map[string]reflect.Type{}
+	for f := range t.Fields() {
+		if !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		out[name] = f.Type
+	}
+	return out
+}
+
+func joinPath(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}

@@ -1,0 +1,89 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/semcat/semcat"
+)
+
+func (h *handler) createTable(w http.ResponseWriter, r *http.Request) error {
+	ns, err := schemaObjectNamespace(r)
+	if err != nil {
+		return err
+	}
+	var req semcat.TableCreate
+	if err := h.decode(w, r, &req); err != nil {
+		return err
+	}
+	if err := req.Validate(); err != nil {
+		return err
+	}
+	t, pos, err := h.svc.Tables.CreateTable(r.Context(), ns, req)
+	if err != nil {
+		return err
+	}
+	return written(w, pos, "table", t)
+}
+
+func (h *handler) listTables(w http.ResponseWriter, r *http.Request) error {
+	ns, err := schemaObjectNamespace(r)
+	if err != nil {
+		return err
+	}
+	names, err := h.svc.Tables.ListTables(r.Context(), ns)
+	if err != nil {
+		return err
+	}
+	return ok(w, "identifiers", identifiers(ns, names))
+}
+
+func (h *handler) loadTable(w http.ResponseWriter, r *http.Request) error {
+	ns, name, err := schemaObjectTarget(r, "table")
+	if err != nil {
+		return err
+	}
+	t, err := h.svc.Tables.GetTable(r.Context(), ns, name)
+	if err != nil {
+		return err
+	}
+	return ok(w, "table", t)
+}
+
+func (h *handler) alterTable(w http.ResponseWriter, r *http.Request) error {
+	ns, name, err := schemaObjectTarget(r, "table")
+	if err != nil {
+		return err
+	}
+	updates, err := h.decodeUpdates(w, r, semcat.ValidateTableUpdates)
+	if err != nil {
+		return err
+	}
+	t, pos, err := h.svc.Tables.AlterTable(r.Context(), ns, name, updates)
+	if err != nil {
+		return err
+	}
+	return written(w, pos, "table", t)
+}
+
+func (h *handler) dropTable(w http.ResponseWriter, r *http.Request) error {
+	ns, name, err := schemaObjectTarget(r, "table")
+	if err != nil {
+		return err
+	}
+	dropped, pos, err := h.svc.Tables.DropTable(r.Context(), ns, name)
+	if err != nil {
+		return err
+	}
+	return written(w, pos, "dropped", dropped)
+}
+
+// schemaObjectTarget returns the namespace and name of the table or semantic
+// model in the path; key is its path variable.
+func schemaObjectTarget(r *http.Request, key string) (semcat.Namespace, string, error) {
+	ns, err := schemaObjectNamespace(r)
+	if err != nil {
+		return semcat.Namespace{}, "", err
+	}
+	name, err := pathName(r, key)
+	return ns, name, err
+}
