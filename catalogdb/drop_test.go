@@ -2,6 +2,8 @@ package catalogdb_test
 
 import (
 	"context"
+	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/semcat/semcat"
@@ -178,5 +180,39 @@ func TestTagsFollowObjects(t *testing.T) {
 	must(t, w(s.CreateTable(ctx, salesNS, semcat.TableCreate{Name: "orders", Columns: cols("order_id")})))
 	if got, err := s.ListObjectTags(ctx, "m", obj); err != nil || len(got) != 0 {
 		t.Errorf("recreated table has tags %v (%v)", got, err)
+	}
+}
+
+// TestNoOrphansUnderConcurrentDrop races creates of tables and models
+// against a cascade drop of their schema: afterwards no live child may sit
+// in a dropped schema.
+func TestNoOrphansUnderConcurrentDrop(t *testing.T) {
+	t.Parallel()
+	s := MustOpenStore(t)
+	seed(t, s)
+	relNS := semcat.Namespace{Metalake: "m", Catalog: "rel"}
+	for round := range 10 {
+		schema := fmt.Sprintf("s%d", round)
+		ns := semcat.Namespace{Metalake: "m", Catalog: "rel", Schema: schema}
+		must(t, w(s.CreateSchema(ctxAlice, relNS, semcat.SchemaCreate{Name: schema})))
+		var wg sync.WaitGroup
+		for i := range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				s.CreateTable(ctxAlice, ns, semcat.TableCreate{Name: fmt.Sprintf("t%d", i), Columns: cols("a")})
+			}()
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.DropSchema(ctxAlice, relNS, schema, true)
+		}()
+		wg.Wait()
+	}
+	orphans := count(t, s, `SELECT count(*) FROM table_meta t JOIN schema_meta s USING (schema_id)
+		WHERE t.deleted_at = 0 AND s.deleted_at <> 0`)
+	if orphans != 0 {
+		t.Errorf("%d live tables in dropped schemas", orphans)
 	}
 }
