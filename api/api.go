@@ -38,6 +38,7 @@ type Services struct {
 	Tables    semcat.TableService
 	Models    semcat.SemanticModelService
 	Tags      semcat.TagService
+	Metrics   semcat.MetricDiscoveryService
 }
 
 // Middleware wraps a handler. Middlewares listed in Config.Middleware run
@@ -165,6 +166,7 @@ func (h *handler) routes() []route {
 		{"loadSemanticModel", get, schema + "/semantic-models/{model}", h.loadSemanticModel},
 		{"alterSemanticModel", put, schema + "/semantic-models/{model}", h.alterSemanticModel},
 		{"dropSemanticModel", del, schema + "/semantic-models/{model}", h.dropSemanticModel},
+		{"listSemanticModelMetrics", get, schema + "/semantic-model-metrics", h.listSchemaMetrics},
 
 		{"createTag", post, metalake + "/tags", h.createTag},
 		{"listTags", get, metalake + "/tags", h.listTags},

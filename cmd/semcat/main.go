@@ -134,7 +134,7 @@ func (m *Main) Run(ctx context.Context) error {
 		}
 	}
 	handler := api.NewHandler(api.Services{
-		Metalakes: m.Store, Catalogs: m.Store, Schemas: m.Store, Tables: m.Store, Models: m.Store, Tags: m.Store,
+		Metalakes: m.Store, Catalogs: m.Store, Schemas: m.Store, Tables: m.Store, Models: m.Store, Tags: m.Store, Metrics: m.Store,
 	}, api.Config{
 		MaxBodyBytes: cfg.MaxBodyBytes,
 		Logger:       m.Logger,

@@ -1,0 +1,22 @@
+package semcat
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// SchemaMetric is one metric found by schema-level discovery: the model it
+// belongs to and its name, and for a detailed listing its definition exactly
+// as stored.
+type SchemaMetric struct {
+	ModelID    int64 // internal; used to apply the model's visibility
+	Model      string
+	Name       string
+	Definition json.RawMessage // nil unless details were asked for
+}
+
+// MetricDiscoveryService lists the metrics of every semantic model of a
+// schema in one request, sorted by model name then metric name (byte order).
+type MetricDiscoveryService interface {
+	ListSchemaMetrics(ctx context.Context, ns Namespace, details bool) ([]SchemaMetric, error)
+}
