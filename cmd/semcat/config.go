@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"net"
@@ -9,6 +11,9 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/semcat/semcat"
+	"github.com/semcat/semcat/api"
 )
 
 // Config is semcat serve's configuration. Each field has a flag, an
@@ -25,6 +30,18 @@ type Config struct {
 	AllowRemote   bool     `yaml:"allow-remote"`
 	MaxBodyBytes  int64    `yaml:"max-body-bytes"`
 	LogLevel      string   `yaml:"log-level"`
+
+	// AnonymousUser is the user of every request with --auth none.
+	AnonymousUser string `yaml:"anonymous-user"`
+	// JWTHS256SecretFile and JWTRS256PublicKeyFile name the files holding
+	// the keys of --auth jwt: the HS256 secret (one trailing newline is
+	// ignored) and the RS256 public key (PEM).
+	JWTHS256SecretFile    string `yaml:"jwt-hs256-secret-file"`
+	JWTRS256PublicKeyFile string `yaml:"jwt-rs256-public-key-file"`
+	// JWTIssuer and JWTAudience, when set, must be a token's iss and one of
+	// its aud.
+	JWTIssuer   string `yaml:"jwt-issuer"`
+	JWTAudience string `yaml:"jwt-audience"`
 }
 
 // DefaultConfig returns the embedded defaults.
@@ -36,6 +53,7 @@ func DefaultConfig() Config {
 		ServiceAdmins: nil,
 		MaxBodyBytes:  8 << 20,
 		LogLevel:      "info",
+		AnonymousUser: api.AnonymousUser,
 	}
 }
 
@@ -81,6 +99,11 @@ func settings(c *Config) []setting {
 			return nil
 		}},
 		{"log-level", "SEMCAT_LOG_LEVEL", "debug, info, warn or error", func(c *Config, v string) error { c.LogLevel = v; return nil }},
+		{"anonymous-user", "SEMCAT_ANONYMOUS_USER", "with --auth none, the user of every request", func(c *Config, v string) error { c.AnonymousUser = v; return nil }},
+		{"jwt-hs256-secret-file", "SEMCAT_JWT_HS256_SECRET_FILE", "with --auth jwt, file holding the HS256 secret (at least 32 bytes)", func(c *Config, v string) error { c.JWTHS256SecretFile = v; return nil }},
+		{"jwt-rs256-public-key-file", "SEMCAT_JWT_RS256_PUBLIC_KEY_FILE", "with --auth jwt, PEM file holding the RS256 public key or certificate", func(c *Config, v string) error { c.JWTRS256PublicKeyFile = v; return nil }},
+		{"jwt-issuer", "SEMCAT_JWT_ISSUER", "with --auth jwt, the required token issuer (iss)", func(c *Config, v string) error { c.JWTIssuer = v; return nil }},
+		{"jwt-audience", "SEMCAT_JWT_AUDIENCE", "with --auth jwt, the audience (aud) tokens must include", func(c *Config, v string) error { c.JWTAudience = v; return nil }},
 	}
 }
 
@@ -161,8 +184,11 @@ func (c Config) Validate() error {
 	default:
 		return fmt.Errorf("auth: unknown mode %q (want none, simple or jwt)", c.Auth)
 	}
-	if c.Auth != "none" {
-		return fmt.Errorf("auth: mode %q is not available in this build yet; use none", c.Auth)
+	if c.Auth == "jwt" && c.JWTHS256SecretFile == "" && c.JWTRS256PublicKeyFile == "" {
+		return errors.New("auth: mode jwt needs a key: set jwt-hs256-secret-file or jwt-rs256-public-key-file (or both)")
+	}
+	if err := semcat.ValidateName("anonymous-user", c.AnonymousUser); err != nil {
+		return errors.New(semcat.ErrorMessage(err))
 	}
 	host, _, err := net.SplitHostPort(c.Addr)
 	if err != nil {
@@ -172,6 +198,47 @@ func (c Config) Validate() error {
 		return fmt.Errorf("addr: with --auth none semcat listens only on loopback (got %s); use --allow-remote to override", c.Addr)
 	}
 	return nil
+}
+
+// AuthConfig returns the authentication configuration for
+// api.NewAuthenticator, reading the key files of mode jwt. Errors name the
+// setting at fault.
+func (c Config) AuthConfig() (api.AuthConfig, error) {
+	ac := api.AuthConfig{
+		Mode:          c.Auth,
+		AnonymousUser: c.AnonymousUser,
+		JWT:           api.JWTConfig{Issuer: c.JWTIssuer, Audience: c.JWTAudience},
+	}
+	if c.Auth != "jwt" {
+		return ac, nil
+	}
+	if c.JWTHS256SecretFile != "" {
+		b, err := os.ReadFile(c.JWTHS256SecretFile)
+		if err != nil {
+			return ac, fmt.Errorf("jwt-hs256-secret-file: %w", err)
+		}
+		// Files written with echo or an editor end in a newline that is no
+		// part of the secret.
+		b = bytes.TrimSuffix(bytes.TrimSuffix(b, []byte("\n")), []byte("\r"))
+		if len(b) == 0 {
+			return ac, fmt.Errorf("jwt-hs256-secret-file: %s is empty", c.JWTHS256SecretFile)
+		}
+		ac.JWT.HS256Secret = b
+		if _, err := api.NewAuthenticator(api.AuthConfig{Mode: "jwt", JWT: api.JWTConfig{HS256Secret: b}}); err != nil {
+			return ac, fmt.Errorf("jwt-hs256-secret-file %s: %w", c.JWTHS256SecretFile, err)
+		}
+	}
+	if c.JWTRS256PublicKeyFile != "" {
+		b, err := os.ReadFile(c.JWTRS256PublicKeyFile)
+		if err != nil {
+			return ac, fmt.Errorf("jwt-rs256-public-key-file: %w", err)
+		}
+		ac.JWT.RS256PublicKey = b
+		if _, err := api.NewAuthenticator(api.AuthConfig{Mode: "jwt", JWT: api.JWTConfig{RS256PublicKey: b}}); err != nil {
+			return ac, fmt.Errorf("jwt-rs256-public-key-file %s: %w", c.JWTRS256PublicKeyFile, err)
+		}
+	}
+	return ac, nil
 }
 
 func isLoopback(host string) bool {

@@ -1,10 +1,22 @@
 package main
 
 import (
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/semcat/semcat/api"
 )
 
 func TestConfigPrecedence(t *testing.T) {
@@ -49,6 +61,9 @@ func TestConfigErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"--auth", "kerberos"}, "auth: unknown mode"},
+		{[]string{"--auth", "jwt"}, "mode jwt needs a key"},
+		{[]string{"--anonymous-user", "a b"}, "anonymous-user: invalid name"},
+		{[]string{"--anonymous-user", ""}, "anonymous-user: name is required"},
 		{[]string{"--addr", "0.0.0.0:8090"}, "only on loopback"},
 		{[]string{"--addr", "nonsense"}, "addr:"},
 		{[]string{"--max-body-bytes", "-1"}, "max-body-bytes"},
@@ -63,9 +78,145 @@ func TestConfigErrors(t *testing.T) {
 	if _, err := LoadConfig([]string{"--addr", "0.0.0.0:8090", "--allow-remote"}, none); err != nil {
 		t.Errorf("--allow-remote: %v", err)
 	}
+	for _, args := range [][]string{
+		{"--auth", "simple", "--addr", "0.0.0.0:8090"},
+		{"--auth", "jwt", "--jwt-issuer", "i", "--jwt-hs256-secret-file", "/s", "--addr", "0.0.0.0:8090"},
+		{"--auth", "jwt", "--jwt-rs256-public-key-file", "/k", "--addr", ":8090"},
+	} {
+		if _, err := LoadConfig(args, none); err != nil {
+			t.Errorf("%v: %v", args, err)
+		}
+	}
 	file := filepath.Join(t.TempDir(), "bad.yaml")
 	os.WriteFile(file, []byte("adress: x\n"), 0o644)
 	if _, err := LoadConfig([]string{"--config", file}, none); err == nil || !strings.Contains(err.Error(), "adress") {
 		t.Errorf("unknown config key: %v", err)
 	}
+}
+
+func TestConfigAuthSettings(t *testing.T) {
+	none := func(string) string { return "" }
+	c, err := LoadConfig(nil, none)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Auth != "none" || c.AnonymousUser != "anonymous" {
+		t.Errorf("defaults: auth %q, anonymous-user %q", c.Auth, c.AnonymousUser)
+	}
+
+	file := filepath.Join(t.TempDir(), "semcat.yaml")
+	yaml := "auth: jwt\njwt-hs256-secret-file: /file/secret\njwt-rs256-public-key-file: /file/key.pem\n" +
+		"jwt-issuer: file-iss\njwt-audience: file-aud\nanonymous-user: file-user\n"
+	if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{
+		"SEMCAT_CONFIG":                    file,
+		"SEMCAT_JWT_HS256_SECRET_FILE":     "/env/secret",
+		"SEMCAT_JWT_RS256_PUBLIC_KEY_FILE": "/env/key.pem",
+		"SEMCAT_JWT_ISSUER":                "env-iss",
+		"SEMCAT_ANONYMOUS_USER":            "env-user",
+	}
+	getenv := func(k string) string { return env[k] }
+	c, err = LoadConfig([]string{"--jwt-issuer", "flag-iss", "--jwt-hs256-secret-file", "/flag/secret"}, getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Flags win over the environment, the environment over the file.
+	want := DefaultConfig()
+	want.Auth, want.AnonymousUser = "jwt", "env-user"
+	want.JWTHS256SecretFile, want.JWTRS256PublicKeyFile = "/flag/secret", "/env/key.pem"
+	want.JWTIssuer, want.JWTAudience = "flag-iss", "file-aud"
+	if diff := cmp.Diff(want, c); diff != "" {
+		t.Errorf("config (-want +got):\n%s", diff)
+	}
+}
+
+func TestConfigAuthConfig(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, data []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.MarshalPKIXPublicKey(&key.PublicKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const secret = "0123456789abcdef0123456789abcdef"
+	secretFile := write("secret", []byte(secret+"\n"))
+	keyFile := write("key.pem", pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))
+	shortFile := write("short", []byte("short\n"))
+	emptyFile := write("empty", []byte("\n"))
+	badKeyFile := write("bad.pem", []byte("not a key"))
+	missing := filepath.Join(dir, "missing")
+
+	jwtConfig := func(secretFile, keyFile string) Config {
+		c := DefaultConfig()
+		c.Auth, c.JWTHS256SecretFile, c.JWTRS256PublicKeyFile = "jwt", secretFile, keyFile
+		c.JWTIssuer, c.JWTAudience = "iss", "aud"
+		return c
+	}
+
+	ac, err := jwtConfig(secretFile, keyFile).AuthConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ac.Mode != "jwt" || string(ac.JWT.HS256Secret) != secret || len(ac.JWT.RS256PublicKey) == 0 ||
+		ac.JWT.Issuer != "iss" || ac.JWT.Audience != "aud" {
+		t.Errorf("AuthConfig() = %+v", ac)
+	}
+	auth, err := api.NewAuthenticator(ac)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := httptest.NewRequest(http.MethodGet, "/api/metalakes", nil)
+	req.Header.Set("Authorization", "Bearer "+mustSign(t, jwt.SigningMethodHS256, []byte(secret)))
+	if user, err := auth(req); err != nil || user != "alice" {
+		t.Errorf("token signed with the file's secret (newline trimmed): user %q, err %v", user, err)
+	}
+	req.Header.Set("Authorization", "Bearer "+mustSign(t, jwt.SigningMethodRS256, key))
+	if user, err := auth(req); err != nil || user != "alice" {
+		t.Errorf("token signed with the file's RSA key: user %q, err %v", user, err)
+	}
+
+	c := DefaultConfig()
+	c.AnonymousUser = "guest"
+	if ac, err := c.AuthConfig(); err != nil || ac.Mode != "none" || ac.AnonymousUser != "guest" {
+		t.Errorf("mode none: %+v, %v", ac, err)
+	}
+
+	tests := []struct {
+		name string
+		c    Config
+		want string
+	}{
+		{"missing secret file", jwtConfig(missing, ""), "jwt-hs256-secret-file: open " + missing},
+		{"empty secret file", jwtConfig(emptyFile, ""), "jwt-hs256-secret-file: " + emptyFile + " is empty"},
+		{"short secret", jwtConfig(shortFile, ""), "jwt-hs256-secret-file " + shortFile + ": auth: JWT.HS256Secret is 5 bytes"},
+		{"missing key file", jwtConfig("", missing), "jwt-rs256-public-key-file: open " + missing},
+		{"bad key file", jwtConfig(secretFile, badKeyFile), "jwt-rs256-public-key-file " + badKeyFile + ": auth: JWT.RS256PublicKey: no PEM block"},
+	}
+	for _, tt := range tests {
+		if _, err := tt.c.AuthConfig(); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: got %v, want an error containing %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+// mustSign returns a token for user alice, valid for an hour.
+func mustSign(tb testing.TB, method jwt.SigningMethod, key any) string {
+	tb.Helper()
+	s, err := jwt.NewWithClaims(method, jwt.MapClaims{"sub": "alice", "iss": "iss", "aud": "aud",
+		"exp": time.Now().Add(time.Hour).Unix()}).SignedString(key)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
 }
