@@ -40,6 +40,7 @@ func (h *handler) listCatalogs(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	RecordCount(r, len(cs))
 	if details {
 		return ok(w, "catalogs", nonNil(cs))
 	}

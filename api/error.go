@@ -79,6 +79,7 @@ func classify(err error) (errorBody, int, bool) {
 // semcat error code, and its user-safe message. Any other error is a 500
 // with a generic message; only those are logged, with the real error.
 func Error(w http.ResponseWriter, r *http.Request, err error) {
+	recordError(r, err)
 	writeError(w, r, err, 0)
 }
 

@@ -26,6 +26,7 @@ func (h *handler) listMetalakes(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	RecordCount(r, len(ms))
 	return ok(w, "metalakes", nonNil(ms))
 }
 

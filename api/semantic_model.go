@@ -34,6 +34,7 @@ func (h *handler) listSemanticModels(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
+	RecordCount(r, len(names))
 	return ok(w, "identifiers", identifiers(ns, names))
 }
 

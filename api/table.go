@@ -34,6 +34,7 @@ func (h *handler) listTables(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	RecordCount(r, len(names))
 	return ok(w, "identifiers", identifiers(ns, names))
 }
 

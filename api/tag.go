@@ -34,6 +34,7 @@ func (h *handler) listTags(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	RecordCount(r, len(names))
 	return ok(w, "names", nonNil(names))
 }
 
@@ -70,6 +71,7 @@ func (h *handler) listObjectTags(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	RecordCount(r, len(names))
 	return ok(w, "names", nonNil(names))
 }
 
