@@ -39,6 +39,7 @@ type Services struct {
 	Models    semcat.SemanticModelService
 	Tags      semcat.TagService
 	Metrics   semcat.MetricDiscoveryService
+	Access    semcat.AccessControlService
 }
 
 // Middleware wraps a handler. Middlewares listed in Config.Middleware run
@@ -134,7 +135,7 @@ func (h *handler) routes() []route {
 		schema   = catalog + "/schemas/{schema}"
 	)
 	get, post, put, del := http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete
-	return []route{
+	return append([]route{
 		{"getVersion", get, "/api/version", h.version},
 
 		{"createMetalake", post, "/api/metalakes", h.createMetalake},
@@ -174,7 +175,7 @@ func (h *handler) routes() []route {
 		{"dropTag", del, metalake + "/tags/{tag}", h.dropTag},
 		{"listObjectTags", get, metalake + "/objects/{type}/{fullName}/tags", h.listObjectTags},
 		{"associateTags", post, metalake + "/objects/{type}/{fullName}/tags", h.associateTags},
-	}
+	}, h.accessControlRoutes()...)
 }
 
 // Operation returns the name of the operation a request was routed to

@@ -32,6 +32,9 @@ func (s *Store) CreateSchema(ctx context.Context, ns semcat.Namespace, req semca
 			return err
 		}
 		out = schemaFromRow(r)
+		if err := setOwner(ctx, tx, p.metalakeID, semcat.KindSchema, r.ID, actor(ctx)); err != nil {
+			return err
+		}
 		return tx.emit(ctx, semcat.KindSchema, r.ID, opUpsert)
 	})
 	return out, pos, err

@@ -53,6 +53,9 @@ func (s *Store) CreateTable(ctx context.Context, ns semcat.Namespace, req semcat
 			return err
 		}
 		out = t
+		if err := setOwner(ctx, tx, p.metalakeID, semcat.KindTable, t.ID, actor(ctx)); err != nil {
+			return err
+		}
 		return tx.emit(ctx, semcat.KindTable, t.ID, opUpsert)
 	})
 	return out, pos, err

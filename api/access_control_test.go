@@ -1,0 +1,168 @@
+package api_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/semcat/semcat/api"
+)
+
+const metalakePath = "/api/metalakes/m"
+
+func TestAccessControlOverHTTP(t *testing.T) {
+	t.Parallel()
+	c, s := newStoreServer(t, api.Config{})
+
+	hdr, resp := c.MustOK("POST", metalakePath+"/users", `{"name":"bob"}`)
+	if hdr.Get(api.PositionHeader) == "" {
+		t.Error("create user has no position header")
+	}
+	user := resp["user"].(map[string]any)
+	if user["name"] != "bob" || canonical(t, user["roles"]) != `[]` || user["audit"].(map[string]any)["creator"] != api.AnonymousUser {
+		t.Errorf("created user %v", user)
+	}
+	if _, resp := c.MustOK("GET", metalakePath+"/users/bob", nil); canonical(t, resp["user"]) != canonical(t, user) {
+		t.Errorf("GET user %v, want %v", resp["user"], user)
+	}
+
+	hdr, resp = c.MustOK("POST", metalakePath+"/roles", `{"name":"analyst","securableObjects":[
+		{"fullName":"rel.sales","type":"SCHEMA","privileges":[{"name":"USE_SCHEMA","condition":"ALLOW"},{"name":"SELECT_TABLE","condition":"DENY"}]},
+		{"fullName":"rel","type":"CATALOG","privileges":[{"name":"USE_CATALOG","condition":"ALLOW"}]}]}`)
+	if hdr.Get(api.PositionHeader) == "" {
+		t.Error("create role has no position header")
+	}
+	role := resp["role"].(map[string]any)
+	wantObjects := `[{"fullName":"rel","type":"CATALOG","privileges":[{"name":"USE_CATALOG","condition":"ALLOW"}]},
+		{"fullName":"rel.sales","type":"SCHEMA","privileges":[{"name":"SELECT_TABLE","condition":"DENY"},{"name":"USE_SCHEMA","condition":"ALLOW"}]}]`
+	if role["name"] != "analyst" || canonical(t, role["securableObjects"]) != canonical(t, wantObjects) {
+		t.Errorf("created role %v", role)
+	}
+	if _, resp := c.MustOK("GET", metalakePath+"/roles/analyst", nil); canonical(t, resp["role"]) != canonical(t, role) {
+		t.Errorf("GET role %v, want %v", resp["role"], role)
+	}
+	c.MustOK("POST", metalakePath+"/roles", `{"name":"reader","securableObjects":[]}`)
+
+	for _, step := range []struct{ path, body, roles string }{
+		{"/grant", `{"roleNames":["reader","analyst"]}`, `["analyst","reader"]`},
+		{"/grant", `{"roleNames":["analyst"]}`, `["analyst","reader"]`},
+		{"/revoke", `{"roleNames":["analyst"]}`, `["reader"]`},
+	} {
+		hdr, resp := c.MustOK("PUT", metalakePath+"/permissions/users/bob"+step.path, step.body)
+		if hdr.Get(api.PositionHeader) == "" {
+			t.Errorf("%s %s has no position header", step.path, step.body)
+		}
+		if got := canonical(t, resp["user"].(map[string]any)["roles"]); got != step.roles {
+			t.Errorf("%s %s: roles %s, want %s", step.path, step.body, got, step.roles)
+		}
+	}
+
+	// Owners: start from no owner at all, whoever created the objects.
+	if _, err := s.Pool().Exec(context.Background(), `DELETE FROM owner_meta`); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/owners/metalake/m", "/owners/catalog/rel", "/owners/schema/rel.sales", "/owners/table/rel.sales.orders"} {
+		_, resp := c.MustOK("GET", metalakePath+path, nil)
+		if diff := cmp.Diff(map[string]any{"code": 0.0, "owner": nil}, resp); diff != "" {
+			t.Errorf("GET %s before set (-want +got):\n%s", path, diff)
+		}
+		hdr, resp := c.MustOK("PUT", metalakePath+path, `{"name":"bob","type":"USER"}`)
+		if diff := cmp.Diff(map[string]any{"code": 0.0, "set": true}, resp); diff != "" || hdr.Get(api.PositionHeader) == "" {
+			t.Errorf("PUT %s (-want +got):\n%s (position %q)", path, diff, hdr.Get(api.PositionHeader))
+		}
+		_, resp = c.MustOK("GET", metalakePath+path, nil)
+		want := map[string]any{"code": 0.0, "owner": map[string]any{"name": "bob", "type": "USER"}}
+		if diff := cmp.Diff(want, resp); diff != "" {
+			t.Errorf("GET %s after set (-want +got):\n%s", path, diff)
+		}
+	}
+}
+
+func TestAccessControlErrorsOverHTTP(t *testing.T) {
+	t.Parallel()
+	c, s := newStoreServer(t, api.Config{})
+	c.MustOK("POST", metalakePath+"/users", `{"name":"bob"}`)
+	c.MustOK("POST", metalakePath+"/roles", `{"name":"reader","securableObjects":[]}`)
+
+	role := func(objects string) string { return `{"name":"r","securableObjects":[` + objects + `]}` }
+	useRel := `{"fullName":"rel","type":"CATALOG","privileges":[{"name":"USE_CATALOG","condition":"ALLOW"}]}`
+	tests := []struct {
+		method, path, body string
+		status, code       int
+		typ                string
+		message            string // prefix
+	}{
+		{"POST", "/users", `{"name":"bob"}`, 409, 1004, "UserAlreadyExistsException", ""},
+		{"POST", "/users", `{"name":"a b"}`, 400, 1001, "IllegalArgumentException", "name: "},
+		{"POST", "/users", `{"name":"x","roles":[]}`, 400, 1001, "IllegalArgumentException", "roles: unknown field"},
+		{"POST", "/api/metalakes/nope/users", `{"name":"bob"}`, 404, 1003, "NoSuchMetalakeException", ""},
+		{"GET", "/users/carol", ``, 404, 1003, "NoSuchUserException", ""},
+
+		{"POST", "/roles", `{"name":"reader"}`, 409, 1004, "RoleAlreadyExistsException", ""},
+		{"POST", "/roles", role(useRel + `,{"fullName":"nope","type":"CATALOG","privileges":[{"name":"USE_CATALOG","condition":"ALLOW"}]}`), 404, 1003, "NoSuchCatalogException", ""},
+		{"POST", "/roles", role(`{"fullName":"rel.nope","type":"SCHEMA","privileges":[{"name":"USE_SCHEMA","condition":"ALLOW"}]}`), 404, 1003, "NoSuchSchemaException", ""},
+		{"POST", "/roles", role(`{"fullName":"rel.sales.nope","type":"TABLE","privileges":[{"name":"SELECT_TABLE","condition":"ALLOW"}]}`), 404, 1003, "NoSuchTableException", ""},
+		{"POST", "/roles", role(`{"fullName":"rel.sales.nope","type":"SEMANTIC_MODEL","privileges":[{"name":"SELECT_SEMANTIC_MODEL","condition":"ALLOW"}]}`), 404, 1003, "NoSuchSemanticModelException", ""},
+		{"POST", "/roles", role(`{"fullName":"rel.sales.orders","type":"TABLE","privileges":[{"name":"CREATE_TABLE","condition":"ALLOW"}]}`), 400, 1001, "IllegalArgumentException", "securableObjects[0].privileges[0].name: "},
+		{"POST", "/roles", role(`{"fullName":"rel","type":"CATALOG","privileges":[{"name":"USE_CATALOG","condition":"allow"}]}`), 400, 1001, "IllegalArgumentException", "securableObjects[0].privileges[0].condition: "},
+		{"POST", "/roles", role(useRel + `,` + useRel), 400, 1001, "IllegalArgumentException", "securableObjects[1].privileges[0].name: "},
+		{"POST", "/roles", role(`{"fullName":"other","type":"METALAKE","privileges":[{"name":"USE_CATALOG","condition":"ALLOW"}]}`), 400, 1001, "IllegalArgumentException", "securableObjects[0].fullName: "},
+		{"POST", "/roles", role(`{"fullName":"rel","type":"catalog","privileges":[{"name":"USE_CATALOG","condition":"ALLOW"}]}`), 400, 1001, "IllegalArgumentException", "securableObjects[0].type: "},
+		{"GET", "/roles/nope", ``, 404, 1003, "NoSuchRoleException", ""},
+
+		{"PUT", "/permissions/users/bob/grant", `{"roleNames":["reader","nope"]}`, 404, 1003, "NoSuchRoleException", ""},
+		{"PUT", "/permissions/users/bob/revoke", `{"roleNames":["nope"]}`, 404, 1003, "NoSuchRoleException", ""},
+		{"PUT", "/permissions/users/carol/grant", `{"roleNames":["reader"]}`, 404, 1003, "NoSuchUserException", ""},
+		{"PUT", "/permissions/users/bob/grant", `{"roleNames":[]}`, 400, 1001, "IllegalArgumentException", "roleNames: "},
+		{"PUT", "/permissions/users/bob/grant", `{"roleNames":["ok","a b"]}`, 400, 1001, "IllegalArgumentException", "roleNames[1]: "},
+
+		{"PUT", "/owners/table/rel.sales.orders", `{"name":"carol","type":"USER"}`, 404, 1003, "NoSuchUserException", ""},
+		{"PUT", "/owners/table/rel.sales.orders", `{"name":"bob","type":"GROUP"}`, 400, 1001, "IllegalArgumentException", "type: "},
+		{"PUT", "/owners/table/rel.sales.orders", `{"name":"bob"}`, 400, 1001, "IllegalArgumentException", "type: "},
+		{"PUT", "/owners/table/rel.sales.nope", `{"name":"bob","type":"USER"}`, 404, 1003, "NoSuchTableException", ""},
+		{"PUT", "/owners/table/rel.sales", `{"name":"bob","type":"USER"}`, 400, 1001, "IllegalArgumentException", "fullName: "},
+		{"PUT", "/owners/metalake/other", `{"name":"bob","type":"USER"}`, 400, 1001, "IllegalArgumentException", "fullName: "},
+		{"PUT", "/owners/tag/pii", `{"name":"bob","type":"USER"}`, 400, 1001, "IllegalArgumentException", "type: "},
+		{"GET", "/owners/schema/rel.nope", ``, 404, 1003, "NoSuchSchemaException", ""},
+		{"GET", "/owners/TABLE/rel.sales.orders", ``, 400, 1001, "IllegalArgumentException", "type: "},
+	}
+	for _, tt := range tests {
+		path := tt.path
+		if !strings.HasPrefix(path, "/api/") {
+			path = metalakePath + path
+		}
+		var body any
+		if tt.body != "" {
+			body = tt.body
+		}
+		status, hdr, resp := c.Do(tt.method, path, body)
+		if status != tt.status || resp["code"] != float64(tt.code) || resp["type"] != tt.typ {
+			t.Errorf("%s %s %s: %d %v, want %d %d %s", tt.method, path, tt.body, status, resp, tt.status, tt.code, tt.typ)
+			continue
+		}
+		if msg, _ := resp["message"].(string); !strings.HasPrefix(msg, tt.message) {
+			t.Errorf("%s %s %s: message %q, want prefix %q", tt.method, path, tt.body, msg, tt.message)
+		}
+		if hdr.Get(api.PositionHeader) != "" {
+			t.Errorf("%s %s: error with a position header", tt.method, path)
+		}
+	}
+
+	// Failed role creations left nothing behind; failed grants changed nothing.
+	var roles, privileges int
+	if err := s.Pool().QueryRow(context.Background(), `SELECT (SELECT count(*) FROM role_meta), (SELECT count(*) FROM role_privilege)`).Scan(&roles, &privileges); err != nil {
+		t.Fatal(err)
+	}
+	if roles != 1 || privileges != 0 {
+		t.Errorf("%d roles and %d privilege rows after failed creations, want 1 and 0", roles, privileges)
+	}
+	if _, resp := c.MustOK("GET", metalakePath+"/users/bob", nil); canonical(t, resp["user"].(map[string]any)["roles"]) != `[]` {
+		t.Errorf("roles after failed grants: %v", resp["user"])
+	}
+	if status, _, _ := c.Do("PATCH", metalakePath+"/owners/table/rel.sales.orders", nil); status != http.StatusMethodNotAllowed {
+		t.Errorf("PATCH owners: %d, want 405", status)
+	}
+}

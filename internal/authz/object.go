@@ -1,0 +1,118 @@
+package authz
+
+import (
+	"context"
+
+	"github.com/semcat/semcat"
+)
+
+// CreateTable: see semcat.Access.CanCreateTable.
+func (s *Service) CreateTable(ctx context.Context, ns semcat.Namespace, req semcat.TableCreate) (*semcat.Table, semcat.Position, error) {
+	if err := s.check(ctx, ns, (*semcat.Access).CanCreateTable, "create tables in '"+ns.Schema+"'"); err != nil {
+		return nil, semcat.Position{}, err
+	}
+	return s.inner.CreateTable(ctx, ns, req)
+}
+
+// GetTable: see semcat.Access.CanSeeTable.
+func (s *Service) GetTable(ctx context.Context, ns semcat.Namespace, name string) (*semcat.Table, error) {
+	if err := s.checkObject(ctx, ns, semcat.KindTable, name, (*semcat.Access).CanSeeTable, "see table '"+name+"'"); err != nil {
+		return nil, err
+	}
+	return s.inner.GetTable(ctx, ns, name)
+}
+
+// ListTables: needs schema access; lists the tables the user may see.
+func (s *Service) ListTables(ctx context.Context, ns semcat.Namespace) ([]string, error) {
+	return s.list(ctx, ns, semcat.KindTable, (*semcat.Access).CanUseSchema, "use schema '"+ns.Schema+"'",
+		(*semcat.Access).CanSeeTable, s.inner.ListTables)
+}
+
+// AlterTable: see semcat.Access.CanAlterTable.
+func (s *Service) AlterTable(ctx context.Context, ns semcat.Namespace, name string, updates []semcat.Update) (*semcat.Table, semcat.Position, error) {
+	if err := s.checkObject(ctx, ns, semcat.KindTable, name, (*semcat.Access).CanAlterTable, "alter table '"+name+"'"); err != nil {
+		return nil, semcat.Position{}, err
+	}
+	return s.inner.AlterTable(ctx, ns, name, updates)
+}
+
+// DropTable: owners only.
+func (s *Service) DropTable(ctx context.Context, ns semcat.Namespace, name string) (bool, semcat.Position, error) {
+	if err := s.checkObject(ctx, ns, semcat.KindTable, name, owns(semcat.KindMetalake, semcat.KindCatalog, semcat.KindSchema, semcat.KindTable), "drop table '"+name+"'"); err != nil {
+		return false, semcat.Position{}, err
+	}
+	return s.inner.DropTable(ctx, ns, name)
+}
+
+// CreateSemanticModel: see semcat.Access.CanCreateSemanticModel.
+func (s *Service) CreateSemanticModel(ctx context.Context, ns semcat.Namespace, req semcat.SemanticModelCreate) (*semcat.SemanticModel, semcat.Position, error) {
+	if err := s.check(ctx, ns, (*semcat.Access).CanCreateSemanticModel, "create semantic models in '"+ns.Schema+"'"); err != nil {
+		return nil, semcat.Position{}, err
+	}
+	return s.inner.CreateSemanticModel(ctx, ns, req)
+}
+
+// GetSemanticModel: see semcat.Access.CanSeeSemanticModel.
+func (s *Service) GetSemanticModel(ctx context.Context, ns semcat.Namespace, name string) (*semcat.SemanticModel, error) {
+	if err := s.checkObject(ctx, ns, semcat.KindSemanticModel, name, (*semcat.Access).CanSeeSemanticModel, "see semantic model '"+name+"'"); err != nil {
+		return nil, err
+	}
+	return s.inner.GetSemanticModel(ctx, ns, name)
+}
+
+// ListSemanticModels: needs schema access; lists the models the user may see.
+func (s *Service) ListSemanticModels(ctx context.Context, ns semcat.Namespace) ([]string, error) {
+	return s.list(ctx, ns, semcat.KindSemanticModel, (*semcat.Access).CanUseSchema, "use schema '"+ns.Schema+"'",
+		(*semcat.Access).CanSeeSemanticModel, s.inner.ListSemanticModels)
+}
+
+// AlterSemanticModel: see semcat.Access.CanAlterSemanticModel.
+func (s *Service) AlterSemanticModel(ctx context.Context, ns semcat.Namespace, name string, updates []semcat.Update, ifMatch int64) (*semcat.SemanticModel, semcat.Position, error) {
+	if err := s.checkObject(ctx, ns, semcat.KindSemanticModel, name, (*semcat.Access).CanAlterSemanticModel, "alter semantic model '"+name+"'"); err != nil {
+		return nil, semcat.Position{}, err
+	}
+	return s.inner.AlterSemanticModel(ctx, ns, name, updates, ifMatch)
+}
+
+// DropSemanticModel: owners only.
+func (s *Service) DropSemanticModel(ctx context.Context, ns semcat.Namespace, name string, ifMatch int64) (bool, semcat.Position, error) {
+	if err := s.checkObject(ctx, ns, semcat.KindSemanticModel, name, owns(semcat.KindMetalake, semcat.KindCatalog, semcat.KindSchema, semcat.KindSemanticModel), "drop semantic model '"+name+"'"); err != nil {
+		return false, semcat.Position{}, err
+	}
+	return s.inner.DropSemanticModel(ctx, ns, name, ifMatch)
+}
+
+// ListSchemaMetrics: a schema-access denial fails the request; then each
+// model is kept or dropped, with all its metrics, by the model list rule. A
+// model whose visibility cannot be evaluated is left out and logged.
+func (s *Service) ListSchemaMetrics(ctx context.Context, ns semcat.Namespace, details bool) ([]semcat.SchemaMetric, error) {
+	parent, children, err := s.src.Access(ctx, user(ctx), ns, semcat.KindSemanticModel, nil)
+	if err != nil {
+		return nil, err
+	}
+	ok, err := parent.CanUseSchema()
+	if err := s.decide(ctx, ok, err, "use schema '"+ns.Schema+"'"); err != nil {
+		return nil, err
+	}
+	metrics, err := s.inner.ListSchemaMetrics(ctx, ns, details)
+	if err != nil {
+		return nil, err
+	}
+	visible := map[string]bool{}
+	var models []string
+	for _, m := range metrics {
+		if len(models) == 0 || models[len(models)-1] != m.Model {
+			models = append(models, m.Model)
+		}
+	}
+	for _, m := range s.filter(ctx, models, children, (*semcat.Access).CanSeeSemanticModel) {
+		visible[m] = true
+	}
+	out := make([]semcat.SchemaMetric, 0, len(metrics))
+	for _, m := range metrics {
+		if visible[m.Model] {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,93 @@
+package authz
+
+import (
+	"context"
+
+	"github.com/semcat/semcat"
+)
+
+func mlNS(metalake string) semcat.Namespace { return semcat.Namespace{Metalake: metalake} }
+
+// CreateTag: the metalake's owner.
+func (s *Service) CreateTag(ctx context.Context, metalake string, req semcat.TagCreate) (*semcat.Tag, semcat.Position, error) {
+	if err := s.check(ctx, mlNS(metalake), owns(metalakeLevel...), "create tags in '"+metalake+"'"); err != nil {
+		return nil, semcat.Position{}, err
+	}
+	return s.inner.CreateTag(ctx, metalake, req)
+}
+
+// GetTag: members of the metalake.
+func (s *Service) GetTag(ctx context.Context, metalake, name string) (*semcat.Tag, error) {
+	if err := s.check(ctx, mlNS(metalake), isMember, "see tags of '"+metalake+"'"); err != nil {
+		return nil, err
+	}
+	return s.inner.GetTag(ctx, metalake, name)
+}
+
+// ListTags: members of the metalake.
+func (s *Service) ListTags(ctx context.Context, metalake string) ([]string, error) {
+	if err := s.check(ctx, mlNS(metalake), isMember, "see tags of '"+metalake+"'"); err != nil {
+		return nil, err
+	}
+	return s.inner.ListTags(ctx, metalake)
+}
+
+// DropTag: the metalake's owner.
+func (s *Service) DropTag(ctx context.Context, metalake, name string) (bool, semcat.Position, error) {
+	if err := s.check(ctx, mlNS(metalake), owns(metalakeLevel...), "drop tags in '"+metalake+"'"); err != nil {
+		return false, semcat.Position{}, err
+	}
+	return s.inner.DropTag(ctx, metalake, name)
+}
+
+// objectRules returns the facts about a taggable or ownable object and the
+// rules to see and to alter it.
+func (s *Service) objectAccess(ctx context.Context, metalake string, obj semcat.ObjectRef) (a *semcat.Access, see, alter func(*semcat.Access) (bool, error), err error) {
+	if obj.Type == semcat.KindMetalake {
+		a, err = s.at(ctx, mlNS(metalake))
+		return a, isMember, owns(metalakeLevel...), err
+	}
+	_, ns, name, err := semcat.ParseObjectRef(metalake, string(obj.Type), obj.FullName)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	switch obj.Type {
+	case semcat.KindCatalog:
+		a, err = s.at(ctx, catalogNS(metalake, name))
+		return a, (*semcat.Access).CanUseCatalog, owns(catalogLevels...), err
+	case semcat.KindSchema:
+		a, err = s.at(ctx, schemaNS(ns, name))
+		return a, (*semcat.Access).CanUseSchema, owns(schemaLevels...), err
+	case semcat.KindTable:
+		a, err = s.object(ctx, ns, semcat.KindTable, name)
+		return a, (*semcat.Access).CanSeeTable, (*semcat.Access).CanAlterTable, err
+	}
+	a, err = s.object(ctx, ns, semcat.KindSemanticModel, name)
+	return a, (*semcat.Access).CanSeeSemanticModel, (*semcat.Access).CanAlterSemanticModel, err
+}
+
+// ListObjectTags: whoever may see the object.
+func (s *Service) ListObjectTags(ctx context.Context, metalake string, obj semcat.ObjectRef) ([]string, error) {
+	a, see, _, err := s.objectAccess(ctx, metalake, obj)
+	if err != nil {
+		return nil, err
+	}
+	ok, err := see(a)
+	if err := s.decide(ctx, ok, err, "see "+string(obj.Type)+" '"+obj.FullName+"'"); err != nil {
+		return nil, err
+	}
+	return s.inner.ListObjectTags(ctx, metalake, obj)
+}
+
+// AssociateTags: whoever may alter the object.
+func (s *Service) AssociateTags(ctx context.Context, metalake string, obj semcat.ObjectRef, req semcat.TagAssociation) ([]string, semcat.Position, error) {
+	a, _, alter, err := s.objectAccess(ctx, metalake, obj)
+	if err != nil {
+		return nil, semcat.Position{}, err
+	}
+	ok, err := alter(a)
+	if err := s.decide(ctx, ok, err, "tag "+string(obj.Type)+" '"+obj.FullName+"'"); err != nil {
+		return nil, semcat.Position{}, err
+	}
+	return s.inner.AssociateTags(ctx, metalake, obj, req)
+}
