@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -42,6 +43,16 @@ type Config struct {
 	// its aud.
 	JWTIssuer   string `yaml:"jwt-issuer"`
 	JWTAudience string `yaml:"jwt-audience"`
+
+	// AuditLog is the file the audit listener appends events to; empty
+	// means <data-dir>/audit.log, "-" turns it off.
+	AuditLog string `yaml:"audit-log"`
+	// RetentionSchedule runs the purge of dropped rows and old versions
+	// (cron syntax or @every); RetentionDeletedAfter and
+	// RetentionKeepVersions are its policy.
+	RetentionSchedule     string        `yaml:"retention-schedule"`
+	RetentionDeletedAfter time.Duration `yaml:"retention-deleted-after"`
+	RetentionKeepVersions int           `yaml:"retention-keep-versions"`
 }
 
 // DefaultConfig returns the embedded defaults.
@@ -54,6 +65,10 @@ func DefaultConfig() Config {
 		MaxBodyBytes:  8 << 20,
 		LogLevel:      "info",
 		AnonymousUser: api.AnonymousUser,
+
+		RetentionSchedule:     "@every 1h",
+		RetentionDeletedAfter: 7 * 24 * time.Hour,
+		RetentionKeepVersions: 1,
 	}
 }
 
@@ -104,6 +119,24 @@ func settings(c *Config) []setting {
 		{"jwt-rs256-public-key-file", "SEMCAT_JWT_RS256_PUBLIC_KEY_FILE", "with --auth jwt, PEM file holding the RS256 public key or certificate", func(c *Config, v string) error { c.JWTRS256PublicKeyFile = v; return nil }},
 		{"jwt-issuer", "SEMCAT_JWT_ISSUER", "with --auth jwt, the required token issuer (iss)", func(c *Config, v string) error { c.JWTIssuer = v; return nil }},
 		{"jwt-audience", "SEMCAT_JWT_AUDIENCE", "with --auth jwt, the audience (aud) tokens must include", func(c *Config, v string) error { c.JWTAudience = v; return nil }},
+		{"audit-log", "SEMCAT_AUDIT_LOG", "file the audit log of operation events is appended to (default <data-dir>/audit.log; - for none)", func(c *Config, v string) error { c.AuditLog = v; return nil }},
+		{"retention-schedule", "SEMCAT_RETENTION_SCHEDULE", "when to purge dropped rows and old model versions (cron or @every)", func(c *Config, v string) error { c.RetentionSchedule = v; return nil }},
+		{"retention-deleted-after", "SEMCAT_RETENTION_DELETED_AFTER", "how long dropped rows and retired metric identities are kept (e.g. 168h)", func(c *Config, v string) error {
+			d, err := time.ParseDuration(v)
+			if err != nil || d < 0 {
+				return fmt.Errorf("retention-deleted-after: want a duration such as 168h, got %q", v)
+			}
+			c.RetentionDeletedAfter = d
+			return nil
+		}},
+		{"retention-keep-versions", "SEMCAT_RETENTION_KEEP_VERSIONS", "how many newest version snapshots of each model are kept (at least 1)", func(c *Config, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return fmt.Errorf("retention-keep-versions: want a number >= 1, got %q", v)
+			}
+			c.RetentionKeepVersions = n
+			return nil
+		}},
 	}
 }
 

@@ -19,9 +19,15 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
 	"github.com/semcat/semcat/api"
 	"github.com/semcat/semcat/catalogdb"
+	"github.com/semcat/semcat/internal/authz"
 	"github.com/semcat/semcat/internal/demo"
+	"github.com/semcat/semcat/internal/events"
+	"github.com/semcat/semcat/internal/jobs"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -84,11 +90,15 @@ type Main struct {
 	Logger *slog.Logger
 	stdout io.Writer
 
-	pg     *catalogdb.LocalPostgres
-	Store  *catalogdb.Store
-	server *http.Server
-	ln     net.Listener
-	served chan error
+	pg       *catalogdb.LocalPostgres
+	Store    *catalogdb.Store
+	Registry *prometheus.Registry
+	bus      *events.Bus
+	audit    *events.AuditLog
+	jobs     *jobs.Scheduler
+	server   *http.Server
+	ln       net.Listener
+	served   chan error
 }
 
 // NewMain returns a Main for cfg that logs JSON lines to stderr.
@@ -133,14 +143,13 @@ func (m *Main) Run(ctx context.Context) error {
 			m.Logger.Info("loaded the example catalog", "metalake", demo.Metalake)
 		}
 	}
-	handler := api.NewHandler(api.Services{
-		Metalakes: m.Store, Catalogs: m.Store, Schemas: m.Store, Tables: m.Store, Models: m.Store, Tags: m.Store, Metrics: m.Store,
-	}, api.Config{
-		MaxBodyBytes: cfg.MaxBodyBytes,
-		Logger:       m.Logger,
-		Ready:        m.Store.Ping,
-		Version:      version,
-	})
+	handler, err := m.handler(dataDir)
+	if err != nil {
+		return err
+	}
+	if err := m.startJobs(); err != nil {
+		return err
+	}
 	if m.ln, err = net.Listen("tcp", cfg.Addr); err != nil {
 		return err
 	}
@@ -167,8 +176,76 @@ Try:
 `, u)
 }
 
-// Close stops serving (finishing in-flight requests), closes the store and
-// stops the managed PostgreSQL.
+// services returns the catalog services the API calls: the store, guarded
+// by the authorization rules when authorization is on.
+func (m *Main) services() api.Services {
+	var svc authz.Inner = m.Store
+	if m.Config.Authorization {
+		admins := m.Config.ServiceAdmins
+		if m.Config.Auth == api.AuthNone {
+			admins = append(append([]string{}, admins...), m.Config.AnonymousUser)
+		}
+		svc = authz.New(m.Store, m.Store, admins, m.Logger)
+	}
+	return api.Services{Metalakes: svc, Catalogs: svc, Schemas: svc, Tables: svc, Models: svc, Tags: svc, Metrics: svc, Access: svc}
+}
+
+// handler builds the HTTP handler: authentication, events (audit log and
+// Prometheus counters, served at /metrics) and the API.
+func (m *Main) handler(dataDir string) (http.Handler, error) {
+	cfg := m.Config
+	authCfg, err := cfg.AuthConfig()
+	if err != nil {
+		return nil, err
+	}
+	authenticate, err := api.NewAuthenticator(authCfg)
+	if err != nil {
+		return nil, err
+	}
+	m.Registry = prometheus.NewRegistry()
+	m.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.bus = events.NewBus(m.Logger, m.Registry, 4096)
+	if path := cfg.AuditLog; path != "-" {
+		if path == "" {
+			path = filepath.Join(dataDir, "audit.log")
+		}
+		if m.audit, err = events.NewAuditLogFile(path); err != nil {
+			return nil, err
+		}
+		m.bus.Register("audit", m.audit)
+	}
+	m.bus.Register("metrics", events.NewMetrics(m.Registry))
+	m.bus.Start()
+
+	apiHandler := api.NewHandler(m.services(), api.Config{
+		MaxBodyBytes: cfg.MaxBodyBytes,
+		Logger:       m.Logger,
+		Ready:        m.Store.Ping,
+		Version:      version,
+		Authenticate: authenticate,
+		Middleware:   []api.Middleware{api.EventMiddleware(m.bus.Publish)},
+	})
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", api.MetricsHandler(m.Registry))
+	mux.Handle("/", apiHandler)
+	return mux, nil
+}
+
+// startJobs schedules the in-process jobs (SPEC §8).
+func (m *Main) startJobs() error {
+	cfg := m.Config
+	m.jobs = jobs.New(m.Logger, m.Registry)
+	policy := catalogdb.RetentionPolicy{DeletedAfter: cfg.RetentionDeletedAfter, KeepVersions: cfg.RetentionKeepVersions}
+	if err := m.jobs.Add("retention", cfg.RetentionSchedule, jobs.RetentionJob(m.Store, policy, m.Logger)); err != nil {
+		return err
+	}
+	m.jobs.Start()
+	return nil
+}
+
+// Close stops serving (finishing in-flight requests), stops the jobs and the
+// event listeners, closes the store and stops the managed PostgreSQL. It may
+// be called more than once.
 func (m *Main) Close(ctx context.Context) error {
 	var errs []error
 	if m.server != nil {
@@ -176,12 +253,27 @@ func (m *Main) Close(ctx context.Context) error {
 		if err := <-m.served; !errors.Is(err, http.ErrServerClosed) {
 			errs = append(errs, err)
 		}
+		m.server = nil
+	}
+	if m.jobs != nil {
+		errs = append(errs, m.jobs.Stop(ctx))
+		m.jobs = nil
+	}
+	if m.bus != nil {
+		errs = append(errs, m.bus.Close(ctx))
+		m.bus = nil
+	}
+	if m.audit != nil {
+		errs = append(errs, m.audit.Close())
+		m.audit = nil
 	}
 	if m.Store != nil {
 		m.Store.Close()
+		m.Store = nil
 	}
 	if m.pg != nil {
 		errs = append(errs, m.pg.Stop(ctx))
+		m.pg = nil
 	}
 	return errors.Join(errs...)
 }

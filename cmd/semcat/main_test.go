@@ -3,8 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -65,5 +68,103 @@ func TestServeDemo(t *testing.T) {
 	defer m2.Close(ctx)
 	if ml := get(m2, "/api/metalakes")["metalakes"].([]any); len(ml) != 1 {
 		t.Errorf("after restart: %d metalakes, want 1", len(ml))
+	}
+}
+
+// TestAuthorizationEndToEnd runs semcat with simple authentication and
+// authorization on, then a second server on the same database with
+// authorization off: the first filters and refuses, the second filters
+// nothing. Both write operation events to their audit logs.
+func TestAuthorizationEndToEnd(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cfg := DefaultConfig()
+	cfg.Addr = "127.0.0.1:0"
+	cfg.DataDir = t.TempDir()
+	cfg.Auth = "simple"
+	cfg.Authorization = true
+	cfg.ServiceAdmins = []string{"admin"}
+	m := NewMain(cfg, io.Discard, io.Discard)
+	if err := m.Run(ctx); err != nil {
+		m.Close(ctx)
+		t.Fatal(err)
+	}
+	defer m.Close(ctx)
+
+	do := func(m *Main, user, method, path, body string) (int, map[string]any) {
+		t.Helper()
+		req, _ := http.NewRequest(method, m.URL()+path, strings.NewReader(body))
+		if user != "" {
+			req.SetBasicAuth(user, "x")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out map[string]any
+		json.NewDecoder(resp.Body).Decode(&out)
+		return resp.StatusCode, out
+	}
+	const schema = "/api/metalakes/m/catalogs/rel/schemas/s"
+	for _, step := range [][3]string{
+		{"POST", "/api/metalakes", `{"name":"m"}`},
+		{"POST", "/api/metalakes/m/catalogs", `{"name":"rel","type":"relational"}`},
+		{"POST", "/api/metalakes/m/catalogs/rel/schemas", `{"name":"s"}`},
+		{"POST", schema + "/tables", `{"name":"t","columns":[{"name":"id","type":"long"}]}`},
+		{"POST", schema + "/semantic-models", `{"name":"model","definition":{"datasets":[{"name":"d","source":{"namespace":["rel","s"],"name":"t"}}],
+			"metrics":[{"name":"count","expression":{"dialects":[{"dialect":"ANSI_SQL","expression":"COUNT(*)"}]}}]}}`},
+		{"POST", "/api/metalakes/m/users", `{"name":"bob"}`},
+	} {
+		if status, out := do(m, "admin", step[0], step[1], step[2]); status != 200 {
+			t.Fatalf("%s %s: %d %v", step[0], step[1], status, out)
+		}
+	}
+	if status, _ := do(m, "", "GET", schema+"/semantic-model-metrics", ""); status != 401 {
+		t.Errorf("no credentials: %d, want 401", status)
+	}
+	if status, out := do(m, "bob", "GET", schema+"/semantic-model-metrics", ""); status != 403 || out["code"] != 1008.0 {
+		t.Errorf("bob without schema access: %d %v, want 403/1008", status, out)
+	}
+	if status, out := do(m, "bob", "POST", "/api/metalakes", `{"name":"n"}`); status != 403 {
+		t.Errorf("bob created a metalake: %d %v", status, out)
+	}
+	if status, out := do(m, "admin", "GET", schema+"/semantic-model-metrics", ""); status != 200 || len(out["identifiers"].([]any)) != 1 {
+		t.Errorf("owner: %d %v", status, out)
+	}
+
+	// The same catalog served with authorization off: nothing is filtered.
+	open := cfg
+	open.Authorization = false
+	open.DataDir = t.TempDir()
+	open.DatabaseURL = m.pg.URL("semcat")
+	m2 := NewMain(open, io.Discard, io.Discard)
+	if err := m2.Run(ctx); err != nil {
+		m2.Close(ctx)
+		t.Fatal(err)
+	}
+	defer m2.Close(ctx)
+	if status, out := do(m2, "bob", "GET", schema+"/semantic-model-metrics", ""); status != 200 || len(out["identifiers"].([]any)) != 1 {
+		t.Errorf("authorization off: %d %v, want every metric", status, out)
+	}
+	if err := m2.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	audit, err := os.ReadFile(filepath.Join(open.DataDir, "audit.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var phases []string
+	for _, line := range strings.Split(strings.TrimSpace(string(audit)), "\n") {
+		var e map[string]any
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("audit line %q: %v", line, err)
+		}
+		if e["operation"] == "listSemanticModelMetrics" {
+			phases = append(phases, fmt.Sprint(e["phase"]))
+		}
+	}
+	if strings.Join(phases, ",") != "pre,success" {
+		t.Errorf("audit log phases for discovery: %v\n%s", phases, audit)
 	}
 }
