@@ -67,6 +67,7 @@ func TestEventsOverHTTP(t *testing.T) {
 	t.Parallel()
 	sink := make(eventSink, 100)
 	c, _ := newStoreServer(t, api.Config{Authenticate: eventAuth, Middleware: []api.Middleware{api.EventMiddleware(sink.publish)}})
+	c.MustOK("POST", salesPath+"/semantic-models", metricModel("model", "m1", "m2"))
 	tests := []struct {
 		name         string
 		method, path string
@@ -92,6 +93,16 @@ func TestEventsOverHTTP(t *testing.T) {
 			ResultCount: intPtr(1)}},
 		{"details listing", "GET", "/api/metalakes/m/catalogs?details=true", nil, 200, semcat.Event{Operation: "listCatalogs",
 			Phase: semcat.EventSuccess, Metalake: "m", Identifier: []string{"m"}, ResultCount: intPtr(2)}},
+		{"metric identifiers", "GET", salesPath + "/semantic-model-metrics", nil, 200, semcat.Event{Operation: "listSemanticModelMetrics",
+			Phase: semcat.EventSuccess, Metalake: "m", Identifier: []string{"m", "rel", "sales"}, ResultCount: intPtr(2)}},
+		{"metric details", "GET", salesPath + "/semantic-model-metrics?details=true", nil, 200, semcat.Event{Operation: "listSemanticModelMetrics",
+			Phase: semcat.EventSuccess, Metalake: "m", Identifier: []string{"m", "rel", "sales"}, ResultCount: intPtr(2)}},
+		{"metric identifiers of a missing schema", "GET", "/api/metalakes/m/catalogs/rel/schemas/nope/semantic-model-metrics", nil, 404, semcat.Event{
+			Operation: "listSemanticModelMetrics", Phase: semcat.EventFailure, Metalake: "m", Identifier: []string{"m", "rel", "nope"},
+			Error: "schema 'm.rel.nope' does not exist", ErrorCode: semcat.ENOTFOUND}},
+		{"metric details of a missing schema", "GET", "/api/metalakes/m/catalogs/rel/schemas/nope/semantic-model-metrics?details=true", nil, 404, semcat.Event{
+			Operation: "listSemanticModelMetrics", Phase: semcat.EventFailure, Metalake: "m", Identifier: []string{"m", "rel", "nope"},
+			Error: "schema 'm.rel.nope' does not exist", ErrorCode: semcat.ENOTFOUND}},
 		{"object tags", "GET", "/api/metalakes/m/objects/table/rel.sales.orders/tags", nil, 200, semcat.Event{Operation: "listObjectTags",
 			Phase: semcat.EventSuccess, Metalake: "m", Identifier: []string{"m", "rel", "sales", "orders"}, ResultCount: intPtr(0)}},
 	}

@@ -30,6 +30,7 @@ func (h *handler) listSchemaMetrics(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
+	RecordCount(r, len(metrics))
 	path := ns.Path()
 	namespace := func(model string) []string {
 		return append(append(make([]string, 0, len(path)+1), path...), model)
