@@ -1,0 +1,91 @@
+package query
+
+// The layout of a search document: the contract between the indexer, which
+// writes documents with these fields, the index mapping, and the compiler in
+// this package, which queries them. One document per catalog, schema, table,
+// semantic model and metric (SPEC §4.1).
+//
+// Analyzers are named in package analyzers: AnalyzerValue splits a value into
+// the whole value, its words and their parts (SPEC §5.2); AnalyzerExact keeps
+// a value whole, lower-cased; AnalyzerSchemaField turns "a.b:type" into the
+// field name, its dotted path and name:type (SPEC §5.3); "keyword" keeps a
+// value as it is.
+const (
+	// FieldType is the entity type: catalog, schema, table, semantic_model
+	// or metric. keyword; facet "type".
+	FieldType = "type"
+	// FieldMetalake, FieldCatalog, FieldSchema, FieldModel hold the names of
+	// the entity's ancestors (and its own name at its level: a catalog's
+	// FieldCatalog is its name). keyword; facets "catalog" and "schema";
+	// filters catalog= and schema=.
+	FieldMetalake = "metalake"
+	FieldCatalog  = "catalog"
+	FieldSchema   = "schema_name"
+	FieldModel    = "model"
+	// FieldMetalakeID … FieldModelID hold the decimal ids of the entity's
+	// ancestors and of itself at its own level, for visibility filters.
+	// keyword.
+	FieldMetalakeID = "metalake_id"
+	FieldCatalogID  = "catalog_id"
+	FieldSchemaID   = "schema_id"
+	FieldTableID    = "table_id"
+	FieldModelID    = "model_id"
+	// FieldName is the entity's name as given. keyword; used for sorting
+	// and for the name tie-break.
+	FieldName = "name"
+	// FieldNameExact is the name lower-cased, whole. AnalyzerExact; an
+	// exact-name match ranks highest.
+	FieldNameExact = "name_exact"
+	// FieldIdentifier is the dotted full identifier from the metalake down
+	// ("m.c.s.t"; a metric "m.c.s.model.metric"). keyword; the last
+	// tie-break of every sort.
+	FieldIdentifier = "identifier"
+	// FieldCreated is the creation time. datetime; sort created / -created.
+	FieldCreated = "created"
+
+	// FieldUserValues holds every user property value and every user tag;
+	// FieldSystemValues every system property value and system tag (SPEC
+	// §4.2). AnalyzerValue. Bare words and phrases search these.
+	FieldUserValues   = "uv"
+	FieldSystemValues = "sv"
+	// FieldUserExact and FieldSystemExact hold the same values whole.
+	// AnalyzerExact; a whole-value match ranks above a token match.
+	FieldUserExact   = "uvx"
+	FieldSystemExact = "svx"
+	// UserPropertyPrefix + lower-cased key holds that user property's value
+	// (AnalyzerValue), and UserPropertyExactPrefix + key the value whole
+	// (AnalyzerExact); the System… prefixes likewise for system properties.
+	// key:value queries search these.
+	UserPropertyPrefix        = "u."
+	UserPropertyExactPrefix   = "ux."
+	SystemPropertyPrefix      = "s."
+	SystemPropertyExactPrefix = "sx."
+	// FieldUserKeys and FieldSystemKeys list the lower-cased property keys.
+	// AnalyzerExact; key:* and properties:key.
+	FieldUserKeys   = "ukeys"
+	FieldSystemKeys = "skeys"
+	// FieldTags holds the user tags as given (keyword; facet "tags" and the
+	// tag= filter); FieldTagsExact the user and system tags lower-cased
+	// (AnalyzerExact; tags:t and tags:t*). FieldSystemTags holds the system
+	// tags as given (keyword).
+	FieldTags       = "tags"
+	FieldTagsExact  = "tags_exact"
+	FieldSystemTags = "stags"
+	// FieldSchemaFields holds one "dotted.path:type" entry per field at any
+	// depth of the entity's schema (a table's columns; a model's datasets'
+	// fields as "dataset.field:datatype"). AnalyzerSchemaField; schema:f,
+	// schema:f*, f:TYPE, schema:a.b. Bare words search it too.
+	FieldSchemaFields = "fields"
+	// FieldHas lists markers: "schema" when the entity has a schema at all
+	// (schema:*). keyword.
+	FieldHas = "has"
+)
+
+// Entity types, the values of FieldType.
+const (
+	TypeCatalog       = "catalog"
+	TypeSchema        = "schema"
+	TypeTable         = "table"
+	TypeSemanticModel = "semantic_model"
+	TypeMetric        = "metric"
+)
