@@ -1,0 +1,438 @@
+package analyzers_test
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/registry"
+	"github.com/blevesearch/bleve/v2/search/query"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/semcat/semcat/analyzers"
+)
+
+// analyze runs the analyzer registered as name over in and returns its
+// terms in order, checking the invariants every token must keep.
+func analyze(tb testing.TB, name, in string) []string {
+	tb.Helper()
+	a, err := registry.NewCache().AnalyzerNamed(name)
+	if err != nil {
+		tb.Fatalf("AnalyzerNamed(%q): %v", name, err)
+	}
+	tokens := a.Analyze([]byte(in))
+	checkTokens(tb, in, tokens)
+	var terms []string
+	for _, t := range tokens {
+		terms = append(terms, string(t.Term))
+	}
+	return terms
+}
+
+// checkTokens checks what Bleve and the rest of semcat rely on: positions
+// 1, 2, 3, …; offsets inside the input; terms that are non-empty, valid
+// UTF-8, at most MaxTermBytes, and distinct.
+func checkTokens(tb testing.TB, in string, tokens analysis.TokenStream) {
+	tb.Helper()
+	seen := map[string]bool{}
+	for i, t := range tokens {
+		if t.Position != i+1 {
+			tb.Errorf("%q: token %d %q at position %d, want %d", in, i, t.Term, t.Position, i+1)
+		}
+		if t.Start < 0 || t.Start > t.End || t.End > len(in) {
+			tb.Errorf("%q: token %q spans [%d, %d), outside the input", in, t.Term, t.Start, t.End)
+		}
+		if len(t.Term) == 0 || len(t.Term) > analyzers.MaxTermBytes || !utf8.Valid(t.Term) {
+			tb.Errorf("%q: token %d has a bad term %q (%d bytes)", in, i, t.Term, len(t.Term))
+		}
+		if seen[string(t.Term)] {
+			tb.Errorf("%q: term %q emitted twice", in, t.Term)
+		}
+		seen[string(t.Term)] = true
+	}
+}
+
+var (
+	longWords = strings.Repeat("ab ", 3000)     // 9000 bytes, 3000 words "ab"
+	longWord  = strings.Repeat("ab-", 2000)     // one 6000-byte word
+	longUmlat = "b" + strings.Repeat("Ä", 3000) // 6001 bytes, Ä is 2 bytes
+)
+
+func TestValueAnalyzer(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		// SPEC §5.2.
+		{"Alpha Tango Charlie", []string{"alpha tango charlie", "alpha", "tango", "charlie"}},
+		{"av4_av5", []string{"av4_av5", "av4", "av5"}},
+		{"tag12-tag33", []string{"tag12-tag33", "tag12", "tag33"}},
+		{"a.b/c", []string{"a.b/c", "a", "b", "c"}},
+		{"a,b;c:d", []string{"a,b;c:d", "a", "b", "c", "d"}},
+		// A one-word value is its word, once; a word without separators
+		// is its only part, once.
+		{"Alpha", []string{"alpha"}},
+		{"x-x", []string{"x-x", "x"}},
+		{"foo Foo FOO", []string{"foo foo foo", "foo"}},
+		{"a-b b-a", []string{"a-b b-a", "a-b", "a", "b", "b-a"}},
+		// Words and parts in order, after the whole value.
+		{"Sales EU-West prod_db", []string{
+			"sales eu-west prod_db", "sales", "eu-west", "eu", "west", "prod_db", "prod", "db",
+		}},
+		// Whitespace runs, of any Unicode kind, collapse and trim.
+		{"  Alpha \t\n Tango  ", []string{"alpha tango", "alpha", "tango"}},
+		{"a\u00a0\u2003b", []string{"a b", "a", "b"}},
+		// Unicode lower-casing, as strings.ToLower.
+		{"Ärger Öl", []string{"ärger öl", "ärger", "öl"}},
+		{"ΣΟΦΙΑ", []string{"σοφια"}},
+		{"\u212a", []string{"k"}},                         // KELVIN SIGN
+		{"\u0130", []string{"i"}},                         // İ shrinks by a byte
+		{"\u023a-X", []string{"\u2c65-x", "\u2c65", "x"}}, // Ⱥ grows by one
+		{"a\xffB", []string{"a\ufffdb"}},                  // invalid UTF-8 becomes U+FFFD
+		{"x\xff-y", []string{"x\ufffd-y", "x\ufffd", "y"}},
+		// Empty parts are skipped; separators alone make no parts.
+		{"--x", []string{"--x", "x"}},
+		{"x-", []string{"x-", "x"}},
+		{"a--b", []string{"a--b", "a", "b"}},
+		{"--", []string{"--"}},
+		{" ./ ", []string{"./"}},
+		{"-- ./", []string{"-- ./", "--", "./"}},
+		// Nothing in, nothing out.
+		{"", nil},
+		{" \t\n ", nil},
+		// Long terms are cut to MaxTermBytes, never inside a character.
+		{longWords, []string{strings.Repeat("ab ", 1365) + "a", "ab"}},
+		{longWord, []string{strings.Repeat("ab-", 1365) + "a", "ab"}},
+		{longUmlat, []string{"b" + strings.Repeat("ä", 2047)}},
+	}
+	for _, tt := range tests {
+		got := analyze(t, analyzers.AnalyzerValue, tt.in)
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("value %.40q: (-want +got)\n%s", tt.in, diff)
+		}
+	}
+}
+
+func TestExactAnalyzer(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"Alpha Tango Charlie", []string{"alpha tango charlie"}},
+		{"  Alpha \t Tango\n\nCharlie ", []string{"alpha tango charlie"}},
+		{"av4_av5", []string{"av4_av5"}},
+		{"Ärger Öl", []string{"ärger öl"}},
+		{"--", []string{"--"}},
+		{"", nil},
+		{"   ", nil},
+		{longWords, []string{strings.Repeat("ab ", 1365) + "a"}},
+		{longUmlat, []string{"b" + strings.Repeat("ä", 2047)}},
+	}
+	for _, tt := range tests {
+		got := analyze(t, analyzers.AnalyzerExact, tt.in)
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("exact %.40q: (-want +got)\n%s", tt.in, diff)
+		}
+		var want string
+		if tt.want != nil {
+			want = tt.want[0]
+		}
+		if got := analyzers.Normalize(tt.in); got != want {
+			t.Errorf("Normalize(%.40q) = %.40q, want %.40q", tt.in, got, want)
+		}
+	}
+}
+
+func TestSchemaFieldAnalyzer(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		// SPEC §5.3: {"EmpName": "string", "EmpContact": {"EmpTel":
+		// "integer", "EmpAddr": "string"}}.
+		{"EmpName:string", []string{"empname", "empname:string"}},
+		{"EmpContact:struct", []string{"empcontact", "empcontact:struct"}},
+		{"EmpContact.EmpTel:integer", []string{
+			"emptel", "empcontact.emptel", "emptel:integer", "empcontact.emptel:integer",
+		}},
+		{"EmpContact.EmpAddr:string", []string{
+			"empaddr", "empcontact.empaddr", "empaddr:string", "empcontact.empaddr:string",
+		}},
+		// Deeper paths; segments may hold / = - _.
+		{"a.B.c:Map", []string{"c", "a.b.c", "c:map", "a.b.c:map"}},
+		{"x/y=z.D-e_f:LIST", []string{"d-e_f", "x/y=z.d-e_f", "d-e_f:list", "x/y=z.d-e_f:list"}},
+		// A model's dataset field.
+		{"Orders.Amount:decimal", []string{"amount", "orders.amount", "amount:decimal", "orders.amount:decimal"}},
+		// No type: name and path only.
+		{"EmpContact.EmpTel", []string{"emptel", "empcontact.emptel"}},
+		{"EmpName", []string{"empname"}},
+		{"a.b:", []string{"b", "a.b"}},
+		// The type is what follows the last ':'.
+		{"a.b:x:Int", []string{"b:x", "a.b:x", "b:x:int", "a.b:x:int"}},
+		// Whitespace around the pieces is trimmed; case folds as Unicode.
+		{" EmpTel : Integer ", []string{"emptel", "emptel:integer"}},
+		{"Ärger.Öl:String", []string{"öl", "ärger.öl", "öl:string", "ärger.öl:string"}},
+		// Degenerate entries.
+		{"a.:int", []string{"a.", "a.:int"}},
+		{":int", nil},
+		{"", nil},
+		{"  ", nil},
+		{strings.Repeat("x", 5000) + ":int", []string{strings.Repeat("x", 4096)}},
+	}
+	for _, tt := range tests {
+		got := analyze(t, analyzers.AnalyzerSchemaField, tt.in)
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("schema field %.40q: (-want +got)\n%s", tt.in, diff)
+		}
+	}
+}
+
+func TestOffsets(t *testing.T) {
+	type tok struct {
+		Term       string
+		Start, End int
+		Position   int
+	}
+	tests := []struct {
+		analyzer, in string
+		want         []tok
+	}{
+		{analyzers.AnalyzerValue, " Alpha  Tango-Charlie ", []tok{
+			{"alpha tango-charlie", 1, 21, 1},
+			{"alpha", 1, 6, 2},
+			{"tango-charlie", 8, 21, 3},
+			{"tango", 8, 13, 4},
+			{"charlie", 14, 21, 5},
+		}},
+		// Offsets are into the input even where lower-casing changes
+		// a character's length (Ⱥ is 2 bytes, ⱥ 3).
+		{analyzers.AnalyzerValue, "\u023aa-B", []tok{
+			{"\u2c65a-b", 0, 5, 1},
+			{"\u2c65a", 0, 3, 2},
+			{"b", 4, 5, 3},
+		}},
+		{analyzers.AnalyzerExact, "  Ärger  Öl", []tok{{"ärger öl", 2, 13, 1}}},
+		{analyzers.AnalyzerSchemaField, "Emp.Tel:integer", []tok{
+			{"tel", 4, 7, 1},
+			{"emp.tel", 0, 7, 2},
+			{"tel:integer", 4, 15, 3},
+			{"emp.tel:integer", 0, 15, 4},
+		}},
+	}
+	for _, tt := range tests {
+		a, err := registry.NewCache().AnalyzerNamed(tt.analyzer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []tok
+		for _, tk := range a.Analyze([]byte(tt.in)) {
+			got = append(got, tok{string(tk.Term), tk.Start, tk.End, tk.Position})
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s %q: (-want +got)\n%s", tt.analyzer, tt.in, diff)
+		}
+	}
+}
+
+// TestTermsAreIndependent pins that no two tokens share bytes, so a token
+// filter that rewrites one term in place leaves the others alone.
+func TestTermsAreIndependent(t *testing.T) {
+	a, err := registry.NewCache().AnalyzerNamed(analyzers.AnalyzerValue)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens := a.Analyze([]byte("ab-cd ef"))
+	for i := range tokens[0].Term {
+		tokens[0].Term[i] = 'X'
+	}
+	var got []string
+	for _, tk := range tokens[1:] {
+		got = append(got, string(tk.Term))
+	}
+	if diff := cmp.Diff([]string{"ab-cd", "ab", "cd", "ef"}, got); diff != "" {
+		t.Errorf("after rewriting the first term: (-want +got)\n%s", diff)
+	}
+}
+
+func TestRegisteredTokenizers(t *testing.T) {
+	cache := registry.NewCache()
+	for _, name := range []string{analyzers.TokenizerValue, analyzers.TokenizerExact, analyzers.TokenizerSchemaField} {
+		if _, err := cache.TokenizerNamed(name); err != nil {
+			t.Errorf("TokenizerNamed(%q): %v", name, err)
+		}
+	}
+}
+
+// TestIndex builds a real Bleve index whose mapping names the analyzers and
+// checks that the queries the query compiler will issue find the right
+// documents.
+func TestIndex(t *testing.T) {
+	field := func(analyzer string) *mapping.FieldMapping {
+		fm := bleve.NewTextFieldMapping()
+		fm.Analyzer = analyzer
+		fm.Store = false
+		return fm
+	}
+	dm := bleve.NewDocumentMapping()
+	dm.AddFieldMappingsAt("v", field(analyzers.AnalyzerValue))
+	dm.AddFieldMappingsAt("x", field(analyzers.AnalyzerExact))
+	dm.AddFieldMappingsAt("f", field(analyzers.AnalyzerSchemaField))
+	im := bleve.NewIndexMapping()
+	im.DefaultMapping = dm
+	if err := im.Validate(); err != nil {
+		t.Fatalf("mapping: %v", err)
+	}
+
+	idx, err := bleve.New(filepath.Join(t.TempDir(), "index"), im)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := idx.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	docs := map[string]map[string]any{
+		"emp": {
+			"v": "Alpha Tango Charlie",
+			"x": "Alpha  Tango Charlie",
+			"f": []string{"EmpName:string", "EmpContact:struct", "EmpContact.EmpTel:integer", "EmpContact.EmpAddr:string"},
+		},
+		"orders": {
+			"v": "av4_av5 tag12-tag33",
+			"x": "Alpha Tango",
+			"f": []string{"Orders.Amount:decimal", "Orders.Tel:string"},
+		},
+	}
+	for id, doc := range docs {
+		if err := idx.Index(id, doc); err != nil {
+			t.Fatalf("Index(%s): %v", id, err)
+		}
+	}
+
+	term := func(field, term string) query.Query {
+		q := bleve.NewTermQuery(term)
+		q.SetField(field)
+		return q
+	}
+	prefix := func(field, prefix string) query.Query {
+		q := bleve.NewPrefixQuery(prefix)
+		q.SetField(field)
+		return q
+	}
+	tests := []struct {
+		name string
+		q    query.Query
+		want []string
+	}{
+		{"word", term("v", "tango"), []string{"emp"}},
+		{"whole value", term("v", "alpha tango charlie"), []string{"emp"}},
+		{"whole value prefix", prefix("v", "alpha tan"), []string{"emp"}},
+		{"part", term("v", "av5"), []string{"orders"}},
+		{"word with separator", term("v", "tag12-tag33"), []string{"orders"}},
+		{"exact", term("x", "alpha tango charlie"), []string{"emp"}},
+		{"exact is whole", term("x", "tango"), nil},
+		{"exact prefix", prefix("x", analyzers.Normalize("ALPHA  Tango")), []string{"emp", "orders"}},
+		{"field name", term("f", "emptel"), []string{"emp"}},
+		{"top-level field", term("f", "empname"), []string{"emp"}},
+		{"field path", term("f", "empcontact.emptel"), []string{"emp"}},
+		{"field prefix", prefix("f", "emp"), []string{"emp"}},
+		{"name:type", term("f", "emptel:integer"), []string{"emp"}},
+		{"path:type", term("f", "empcontact.emptel:integer"), []string{"emp"}},
+		{"name in both", term("f", "tel"), []string{"orders"}},
+		{"name:type elsewhere", term("f", "tel:string"), []string{"orders"}},
+		{"type alone is no term", term("f", "integer"), nil},
+	}
+	for _, tt := range tests {
+		req := bleve.NewSearchRequestOptions(tt.q, 10, 0, false)
+		res, err := idx.Search(req)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		var got []string
+		for _, h := range res.Hits {
+			got = append(got, h.ID)
+		}
+		slices.Sort(got)
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s: (-want +got)\n%s", tt.name, diff)
+		}
+	}
+}
+
+// FuzzValueAnalyzer checks AnalyzerValue against a plain restatement of
+// SPEC §5.2 built from the strings package.
+func FuzzValueAnalyzer(f *testing.F) {
+	for _, s := range []string{"Alpha Tango Charlie", "av4_av5", "--x", "a\xffB", "\u0130-\u212a", " ./ ", "ΣΟΦΙΑ x.y"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		got := analyze(t, analyzers.AnalyzerValue, in)
+		if diff := cmp.Diff(referenceValue(in), got); diff != "" {
+			t.Errorf("%q: (-reference +got)\n%s", in, diff)
+		}
+	})
+}
+
+func referenceValue(in string) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(term string) {
+		if len(term) > analyzers.MaxTermBytes {
+			term = term[:analyzers.MaxTermBytes]
+			for !utf8.ValidString(term) {
+				term = term[:len(term)-1]
+			}
+		}
+		if term != "" && !seen[term] {
+			seen[term] = true
+			out = append(out, term)
+		}
+	}
+	words := strings.Fields(in)
+	add(strings.ToLower(strings.Join(words, " ")))
+	for _, w := range words {
+		w = strings.ToLower(w)
+		add(w)
+		for _, p := range strings.FieldsFunc(w, func(r rune) bool { return strings.ContainsRune("-_.,:;/", r) }) {
+			add(p)
+		}
+	}
+	return out
+}
+
+// FuzzSchemaFieldAnalyzer checks that any entry yields well-formed tokens.
+func FuzzSchemaFieldAnalyzer(f *testing.F) {
+	for _, s := range []string{"EmpContact.EmpTel:integer", "EmpName", ":", ".:", "a.:b", " a . b : c "} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		analyze(t, analyzers.AnalyzerSchemaField, in)
+	})
+}
+
+func BenchmarkValueAnalyzer(b *testing.B) {
+	a, err := registry.NewCache().AnalyzerNamed(analyzers.AnalyzerValue)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, bb := range []struct{ name, value string }{
+		{"1word", "production"},
+		{"3words", "Alpha Tango Charlie"},
+		{"8words", "Customer master data for EU-West, owned by data_platform/core"},
+	} {
+		in := []byte(bb.value)
+		b.Run(bb.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(in)))
+			for b.Loop() {
+				a.Analyze(in)
+			}
+		})
+	}
+}

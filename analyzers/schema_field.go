@@ -1,0 +1,70 @@
+package analyzers
+
+import (
+	"bytes"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+)
+
+// schemaFieldTokenizer is AnalyzerSchemaField's tokenizer (SPEC §5.3). Its
+// input is one schema entry, "dotted.path:type": path segments never hold
+// '.' or ':', so the type is everything after the last ':' and the field's
+// name is the path's last segment. It emits the name, the path, name:type
+// and path:type, lower-cased; an entry without ':' has no type, and a
+// top-level field's name is its path, emitted once.
+type schemaFieldTokenizer struct{}
+
+func (schemaFieldTokenizer) Tokenize(input []byte) analysis.TokenStream {
+	pathEnd, typeStart := len(input), len(input)
+	if i := bytes.LastIndexByte(input, ':'); i >= 0 {
+		pathEnd, typeStart = i, i+1
+	}
+	nameStart := bytes.LastIndexByte(input[:pathEnd], '.') + 1
+
+	// Each piece is lower-cased, trimmed and whitespace-collapsed on its
+	// own into one buffer; the combined terms are appended after them.
+	buf := make([]byte, 0, 3*len(input)+2)
+	var path, name, typ piece
+	buf, path = lowerPiece(buf, input, 0, pathEnd)
+	buf, name = lowerPiece(buf, input, nameStart, pathEnd)
+	buf, typ = lowerPiece(buf, input, typeStart, len(input))
+
+	s := newStream(3*len(buf), 4)
+	s.emit(buf[name.low:name.lowEnd], name.start, name.end)
+	s.emit(buf[path.low:path.lowEnd], path.start, path.end)
+	if typ.lowEnd == typ.low {
+		return s.tokens
+	}
+	for _, p := range [...]piece{name, path} {
+		if p.lowEnd == p.low {
+			continue
+		}
+		from := len(buf)
+		buf = append(buf, buf[p.low:p.lowEnd]...)
+		buf = append(buf, ':')
+		buf = append(buf, buf[typ.low:typ.lowEnd]...)
+		s.emit(buf[from:], p.start, typ.end)
+	}
+	return s.tokens
+}
+
+// piece is one part of a schema entry: its trimmed byte range in the input
+// and the range of its lower-cased form in the tokenizer's buffer.
+type piece struct {
+	start, end  int
+	low, lowEnd int
+}
+
+// lowerPiece appends input[start:end] to buf lower-cased, trimmed and
+// whitespace-collapsed, and says where it came from and went.
+func lowerPiece(buf, input []byte, start, end int) ([]byte, piece) {
+	var words [wordsOnStack]span
+	from := len(buf)
+	buf, ws := lowerWords(buf, input[start:end], words[:0])
+	p := piece{start: start, end: start, low: from, lowEnd: len(buf)}
+	if len(ws) > 0 {
+		p.start += ws[0].start
+		p.end = start + ws[len(ws)-1].end
+	}
+	return buf, p
+}

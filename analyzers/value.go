@@ -1,0 +1,83 @@
+package analyzers
+
+import "github.com/blevesearch/bleve/v2/analysis"
+
+// valueTokenizer is AnalyzerValue's tokenizer (SPEC §5.2): the whole value,
+// then each word followed by its parts.
+type valueTokenizer struct{}
+
+// wordsOnStack is how many words fit the tokenizer's stack buffer; a typical
+// value has one to eight.
+const wordsOnStack = 16
+
+func (valueTokenizer) Tokenize(input []byte) analysis.TokenStream {
+	var buf [wordsOnStack]span
+	low, words := lowerWords(make([]byte, 0, len(input)), input, buf[:0])
+	if len(words) == 0 {
+		return nil
+	}
+	// The whole value, the words and the parts each total at most len(low)
+	// bytes, so the arena never grows.
+	s := newStream(3*len(low), 1+2*len(words))
+	s.emit(low, words[0].start, words[len(words)-1].end)
+	for _, w := range words {
+		s.emit(low[w.lowStart:w.lowEnd], w.start, w.end)
+		emitParts(s, input, low, w)
+	}
+	return s.tokens
+}
+
+// emitParts emits the parts of word w split at its separators. The input
+// word and its lower-cased form hold the same separators in the same order
+// (they are ASCII, and lower-casing neither makes nor removes one), so they
+// are split side by side: the terms come from low, the offsets from input.
+func emitParts(s *stream, input, low []byte, w span) {
+	i, li := w.start, w.lowStart
+	for {
+		e, le := i, li
+		for e < w.end && !isSeparator(input[e]) {
+			e++
+		}
+		for le < w.lowEnd && !isSeparator(low[le]) {
+			le++
+		}
+		s.emit(low[li:le], i, e)
+		if e >= w.end || le >= w.lowEnd {
+			return
+		}
+		i, li = e+1, le+1
+	}
+}
+
+// isSeparator reports whether c splits a word into parts (SPEC §5.2).
+func isSeparator(c byte) bool {
+	switch c {
+	case '-', '_', '.', ',', ':', ';', '/':
+		return true
+	}
+	return false
+}
+
+// exactTokenizer is AnalyzerExact's tokenizer: the whole value as one term.
+type exactTokenizer struct{}
+
+func (exactTokenizer) Tokenize(input []byte) analysis.TokenStream {
+	var buf [wordsOnStack]span
+	low, words := lowerWords(make([]byte, 0, len(input)), input, buf[:0])
+	if len(words) == 0 {
+		return nil
+	}
+	s := newStream(len(low), 1)
+	s.emit(low, words[0].start, words[len(words)-1].end)
+	return s.tokens
+}
+
+// Normalize returns the term AnalyzerExact indexes for value: lower-cased,
+// whitespace runs collapsed to one space, trimmed, and cut to MaxTermBytes;
+// "" when value is blank. The query compiler uses it for exact-value and
+// prefix terms, which Bleve does not analyse.
+func Normalize(value string) string {
+	var buf [wordsOnStack]span
+	low, _ := lowerWords(make([]byte, 0, len(value)), []byte(value), buf[:0])
+	return string(truncate(low))
+}
