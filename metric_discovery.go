@@ -20,3 +20,8 @@ type SchemaMetric struct {
 type MetricDiscoveryService interface {
 	ListSchemaMetrics(ctx context.Context, ns Namespace, details bool) ([]SchemaMetric, error)
 }
+
+// MetadataService returns an object's metadata (SPEC §2.5).
+type MetadataService interface {
+	ObjectMetadata(ctx context.Context, metalake string, obj ObjectRef) (*Metadata, error)
+}

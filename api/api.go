@@ -40,6 +40,8 @@ type Services struct {
 	Tags      semcat.TagService
 	Metrics   semcat.MetricDiscoveryService
 	Access    semcat.AccessControlService
+	Search    semcat.SearchService
+	Metadata  semcat.MetadataService
 }
 
 // Middleware wraps a handler. Middlewares listed in Config.Middleware run
@@ -69,6 +71,10 @@ type Config struct {
 	RequestTimeout time.Duration
 	// Middleware wraps every /api route, outermost first.
 	Middleware []Middleware
+	// Reindex rebuilds the search index (POST /api/admin/reindex); nil
+	// answers 501. IsAdmin, when set, says who may call it.
+	Reindex func(ctx context.Context) error
+	IsAdmin func(user string) bool
 }
 
 // withDefaults returns c with zero fields set to their defaults.
@@ -168,6 +174,10 @@ func (h *handler) routes() []route {
 		{"alterSemanticModel", put, schema + "/semantic-models/{model}", h.alterSemanticModel},
 		{"dropSemanticModel", del, schema + "/semantic-models/{model}", h.dropSemanticModel},
 		{"listSemanticModelMetrics", get, schema + "/semantic-model-metrics", h.listSchemaMetrics},
+
+		{"search", get, metalake + "/search", h.search},
+		{"getObjectMetadata", get, metalake + "/objects/{type}/{fullName}/metadata", h.objectMetadata},
+		{"reindex", post, "/api/admin/reindex", h.reindex},
 
 		{"createTag", post, metalake + "/tags", h.createTag},
 		{"listTags", get, metalake + "/tags", h.listTags},

@@ -26,6 +26,9 @@ type Store struct {
 	logger *slog.Logger
 	// Now returns the current time; tests may replace it.
 	Now func() time.Time
+	// commits receives a signal after each committed write: a hint for the
+	// in-process indexer to poll now rather than at its next tick.
+	commits chan struct{}
 }
 
 var (
@@ -59,8 +62,11 @@ func Open(ctx context.Context, connString string, logger *slog.Logger) (*Store, 
 		pool.Close()
 		return nil, err
 	}
-	return &Store{pool: pool, logger: logger, Now: time.Now}, nil
+	return &Store{pool: pool, logger: logger, Now: time.Now, commits: make(chan struct{}, 1)}, nil
 }
+
+// Commits delivers a signal (coalesced) after writes commit.
+func (s *Store) Commits() <-chan struct{} { return s.commits }
 
 // Close releases the connection pool.
 func (s *Store) Close() { s.pool.Close() }
@@ -123,6 +129,10 @@ func (s *Store) write(ctx context.Context, fn func(tx *writeTx) error) (semcat.P
 			return fn(wtx)
 		})
 		if err == nil {
+			select {
+			case s.commits <- struct{}{}:
+			default:
+			}
 			return semcat.Position{TxID: wtx.txid}, nil
 		}
 		if !retryable(err) || attempt == maxTxAttempts {

@@ -53,6 +53,13 @@ type Config struct {
 	RetentionSchedule     string        `yaml:"retention-schedule"`
 	RetentionDeletedAfter time.Duration `yaml:"retention-deleted-after"`
 	RetentionKeepVersions int           `yaml:"retention-keep-versions"`
+	// PruneSchedule prunes outbox rows every live index consumer has
+	// passed; a consumer silent for ConsumerTimeout no longer holds rows
+	// back. ScrubSchedule compares ScrubSample documents with PostgreSQL.
+	PruneSchedule   string        `yaml:"prune-schedule"`
+	ConsumerTimeout time.Duration `yaml:"consumer-timeout"`
+	ScrubSchedule   string        `yaml:"scrub-schedule"`
+	ScrubSample     int           `yaml:"scrub-sample"`
 }
 
 // DefaultConfig returns the embedded defaults.
@@ -69,6 +76,10 @@ func DefaultConfig() Config {
 		RetentionSchedule:     "@every 1h",
 		RetentionDeletedAfter: 7 * 24 * time.Hour,
 		RetentionKeepVersions: 1,
+		PruneSchedule:         "@every 1m",
+		ConsumerTimeout:       time.Hour,
+		ScrubSchedule:         "@every 10m",
+		ScrubSample:           100,
 	}
 }
 
@@ -127,6 +138,24 @@ func settings(c *Config) []setting {
 				return fmt.Errorf("retention-deleted-after: want a duration such as 168h, got %q", v)
 			}
 			c.RetentionDeletedAfter = d
+			return nil
+		}},
+		{"prune-schedule", "SEMCAT_PRUNE_SCHEDULE", "when to prune outbox rows every live index has passed", func(c *Config, v string) error { c.PruneSchedule = v; return nil }},
+		{"consumer-timeout", "SEMCAT_CONSUMER_TIMEOUT", "how long a silent index node still holds outbox rows back (e.g. 1h)", func(c *Config, v string) error {
+			d, err := time.ParseDuration(v)
+			if err != nil || d <= 0 {
+				return fmt.Errorf("consumer-timeout: want a positive duration such as 1h, got %q", v)
+			}
+			c.ConsumerTimeout = d
+			return nil
+		}},
+		{"scrub-schedule", "SEMCAT_SCRUB_SCHEDULE", "when to check a sample of index documents against PostgreSQL", func(c *Config, v string) error { c.ScrubSchedule = v; return nil }},
+		{"scrub-sample", "SEMCAT_SCRUB_SAMPLE", "how many entities of each kind a scrub checks", func(c *Config, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return fmt.Errorf("scrub-sample: want a number >= 1, got %q", v)
+			}
+			c.ScrubSample = n
 			return nil
 		}},
 		{"retention-keep-versions", "SEMCAT_RETENTION_KEEP_VERSIONS", "how many newest version snapshots of each model are kept (at least 1)", func(c *Config, v string) error {

@@ -7,6 +7,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -24,6 +26,7 @@ import (
 
 	"github.com/semcat/semcat/api"
 	"github.com/semcat/semcat/catalogdb"
+	"github.com/semcat/semcat/indexer"
 	"github.com/semcat/semcat/internal/authz"
 	"github.com/semcat/semcat/internal/demo"
 	"github.com/semcat/semcat/internal/events"
@@ -62,6 +65,8 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 		closeCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		return m.Close(closeCtx)
+	case "reindex":
+		return reindex(args[1:], getenv, stdout)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "semcat", version)
 		return nil
@@ -78,6 +83,7 @@ func usage(w io.Writer) error {
 
 commands:
   serve     run the catalog and search service (semcat serve --help for flags)
+  reindex   rebuild a running server's search index from PostgreSQL and swap it in
   version   print the version
 `)
 	return errors.New("no command given")
@@ -96,6 +102,9 @@ type Main struct {
 	bus      *events.Bus
 	audit    *events.AuditLog
 	jobs     *jobs.Scheduler
+	Indexer  *indexer.Indexer
+	stopTail context.CancelFunc
+	tailDone chan struct{}
 	server   *http.Server
 	ln       net.Listener
 	served   chan error
@@ -143,6 +152,9 @@ func (m *Main) Run(ctx context.Context) error {
 			m.Logger.Info("loaded the example catalog", "metalake", demo.Metalake)
 		}
 	}
+	if err := m.startIndexer(ctx, dataDir); err != nil {
+		return err
+	}
 	handler, err := m.handler(dataDir)
 	if err != nil {
 		return err
@@ -187,7 +199,32 @@ func (m *Main) services() api.Services {
 		}
 		svc = authz.New(m.Store, m.Store, admins, m.Logger)
 	}
-	return api.Services{Metalakes: svc, Catalogs: svc, Schemas: svc, Tables: svc, Models: svc, Tags: svc, Metrics: svc, Access: svc}
+	search := &indexer.Service{Indexer: m.Indexer, Store: m.Store, Authorization: m.Config.Authorization}
+	return api.Services{Metalakes: svc, Catalogs: svc, Schemas: svc, Tables: svc, Models: svc, Tags: svc, Metrics: svc, Access: svc,
+		Search: search, Metadata: svc}
+}
+
+// startIndexer opens (or builds) the search index under <data-dir>/index
+// and starts tailing the outbox into it.
+func (m *Main) startIndexer(ctx context.Context, dataDir string) error {
+	dir := filepath.Join(dataDir, "index")
+	host, _ := os.Hostname()
+	sum := sha256.Sum256([]byte(dir))
+	var err error
+	m.Indexer, err = indexer.Open(ctx, indexer.Options{
+		Dir: dir, Store: m.Store, Logger: m.Logger, Wake: m.Store.Commits(),
+		Consumer: host + ":" + hex.EncodeToString(sum[:6]),
+	})
+	if err != nil {
+		return err
+	}
+	tailCtx, cancel := context.WithCancel(context.Background())
+	m.stopTail, m.tailDone = cancel, make(chan struct{})
+	go func() {
+		defer close(m.tailDone)
+		m.Indexer.Run(tailCtx)
+	}()
+	return nil
 }
 
 // handler builds the HTTP handler: authentication, events (audit log and
@@ -224,6 +261,8 @@ func (m *Main) handler(dataDir string) (http.Handler, error) {
 		Version:      version,
 		Authenticate: authenticate,
 		Middleware:   []api.Middleware{api.EventMiddleware(m.bus.Publish)},
+		Reindex:      m.Indexer.Rebuild,
+		IsAdmin:      m.isAdmin,
 	})
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", api.MetricsHandler(m.Registry))
@@ -231,13 +270,48 @@ func (m *Main) handler(dataDir string) (http.Handler, error) {
 	return mux, nil
 }
 
+// isAdmin: with authorization off everyone is; otherwise the service admins.
+func (m *Main) isAdmin(user string) bool {
+	if !m.Config.Authorization {
+		return true
+	}
+	for _, a := range m.Config.ServiceAdmins {
+		if a == user {
+			return true
+		}
+	}
+	return m.Config.Auth == api.AuthNone && user == m.Config.AnonymousUser
+}
+
 // startJobs schedules the in-process jobs (SPEC §8).
 func (m *Main) startJobs() error {
 	cfg := m.Config
 	m.jobs = jobs.New(m.Logger, m.Registry)
 	policy := catalogdb.RetentionPolicy{DeletedAfter: cfg.RetentionDeletedAfter, KeepVersions: cfg.RetentionKeepVersions}
-	if err := m.jobs.Add("retention", cfg.RetentionSchedule, jobs.RetentionJob(m.Store, policy, m.Logger)); err != nil {
-		return err
+	add := []struct {
+		name, spec string
+		fn         func(context.Context) error
+	}{
+		{"retention", cfg.RetentionSchedule, jobs.RetentionJob(m.Store, policy, m.Logger)},
+		{"outbox-prune", cfg.PruneSchedule, func(ctx context.Context) error {
+			n, err := m.Store.PruneOutbox(ctx, cfg.ConsumerTimeout)
+			if n > 0 {
+				m.Logger.Info("pruned the outbox", "rows", n)
+			}
+			return err
+		}},
+		{"index-scrub", cfg.ScrubSchedule, func(ctx context.Context) error {
+			st, err := m.Indexer.Scrub(ctx, cfg.ScrubSample)
+			if st.Reindexed+st.Deleted > 0 {
+				m.Logger.Warn("the index scrub repaired documents", "checked", st.Checked, "reindexed", st.Reindexed, "deleted", st.Deleted)
+			}
+			return err
+		}},
+	}
+	for _, j := range add {
+		if err := m.jobs.Add(j.name, j.spec, j.fn); err != nil {
+			return err
+		}
 	}
 	m.jobs.Start()
 	return nil
@@ -258,6 +332,15 @@ func (m *Main) Close(ctx context.Context) error {
 	if m.jobs != nil {
 		errs = append(errs, m.jobs.Stop(ctx))
 		m.jobs = nil
+	}
+	if m.stopTail != nil {
+		m.stopTail()
+		<-m.tailDone
+		m.stopTail = nil
+	}
+	if m.Indexer != nil {
+		errs = append(errs, m.Indexer.Close(ctx))
+		m.Indexer = nil
 	}
 	if m.bus != nil {
 		errs = append(errs, m.bus.Close(ctx))

@@ -29,6 +29,7 @@ type Inner interface {
 	semcat.TagService
 	semcat.MetricDiscoveryService
 	semcat.AccessControlService
+	semcat.MetadataService
 }
 
 // Service implements the catalog services with authorization.

@@ -91,3 +91,16 @@ func (s *Service) AssociateTags(ctx context.Context, metalake string, obj semcat
 	}
 	return s.inner.AssociateTags(ctx, metalake, obj, req)
 }
+
+// ObjectMetadata: whoever may see the object.
+func (s *Service) ObjectMetadata(ctx context.Context, metalake string, obj semcat.ObjectRef) (*semcat.Metadata, error) {
+	a, see, _, err := s.objectAccess(ctx, metalake, obj)
+	if err != nil {
+		return nil, err
+	}
+	ok, err := see(a)
+	if err := s.decide(ctx, ok, err, "see "+string(obj.Type)+" '"+obj.FullName+"'"); err != nil {
+		return nil, err
+	}
+	return s.inner.ObjectMetadata(ctx, metalake, obj)
+}

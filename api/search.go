@@ -1,0 +1,192 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/semcat/semcat"
+)
+
+// Search limits (SPEC §2.6, §5.6).
+const (
+	defaultLimit     = 20
+	maxLimit         = 1000
+	maxOffset        = 10000
+	defaultFacetSize = 10
+	maxFacetSize     = 1000
+	defaultWait      = 5 * time.Second
+	maxWait          = 30 * time.Second
+)
+
+var searchTypes = map[string]bool{"catalog": true, "schema": true, "table": true, "semantic_model": true, "metric": true}
+
+// listParam returns the values of a repeatable parameter, each also split at
+// commas, without empty ones.
+func listParam(r *http.Request, name string) []string {
+	var out []string
+	for _, v := range r.URL.Query()[name] {
+		for _, p := range strings.Split(v, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// intParam reads an optional integer parameter within [lo, hi].
+func intParam(r *http.Request, name string, def, lo, hi int) (int, error) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		return 0, semcat.Errorf(semcat.EINVALID, "%s: must be a whole number from %d to %d, got '%s'", name, lo, hi, v)
+	}
+	return n, nil
+}
+
+// searchRequest reads and checks the parameters of a search.
+func searchRequest(r *http.Request) (semcat.SearchRequest, error) {
+	var req semcat.SearchRequest
+	var err error
+	if req.Metalake, err = pathName(r, "metalake"); err != nil {
+		return req, err
+	}
+	qs := r.URL.Query()
+	if _, ok := qs["query"]; !ok {
+		return req, semcat.Errorf(semcat.EINVALID, "query: the query parameter is required")
+	}
+	req.Query = qs.Get("query")
+	for _, t := range listParam(r, "type") {
+		if !searchTypes[t] {
+			return req, semcat.Errorf(semcat.EINVALID, "type: unknown type '%s' (want catalog, schema, table, semantic_model or metric)", t)
+		}
+		req.Types = append(req.Types, t)
+	}
+	for _, p := range []struct {
+		name string
+		dst  *string
+	}{{"catalog", &req.Catalog}, {"schema", &req.Schema}} {
+		if v := qs.Get(p.name); v != "" {
+			if err := semcat.ValidateName(p.name, v); err != nil {
+				return req, err
+			}
+			*p.dst = v
+		}
+	}
+	for _, t := range qs["tag"] {
+		if err := semcat.ValidateName("tag", t); err != nil {
+			return req, err
+		}
+		req.Tags = append(req.Tags, t)
+	}
+	switch req.Scope = qs.Get("scope"); req.Scope {
+	case "", "user", "system":
+	default:
+		return req, semcat.Errorf(semcat.EINVALID, "scope: must be user or system, got '%s'", req.Scope)
+	}
+	switch req.Sort = qs.Get("sort"); req.Sort {
+	case "", "relevance", "name", "-name", "created", "-created":
+	default:
+		return req, semcat.Errorf(semcat.EINVALID, "sort: must be relevance, name, -name, created or -created, got '%s'", req.Sort)
+	}
+	if req.Limit, err = intParam(r, "limit", defaultLimit, 1, maxLimit); err != nil {
+		return req, err
+	}
+	if req.Offset, err = intParam(r, "offset", 0, 0, maxOffset); err != nil {
+		return req, err
+	}
+	req.Cursor = qs.Get("cursor")
+	if req.Cursor != "" && req.Offset != 0 {
+		return req, semcat.Errorf(semcat.EINVALID, "cursor: cannot be combined with offset")
+	}
+	for _, f := range listParam(r, "facets") {
+		switch f {
+		case "type", "catalog", "schema", "tags":
+		default:
+			return req, semcat.Errorf(semcat.EINVALID, "facets: unknown facet '%s' (want type, catalog, schema or tags)", f)
+		}
+		req.Facets = append(req.Facets, f)
+	}
+	if req.FacetSize, err = intParam(r, "facetSize", defaultFacetSize, 1, maxFacetSize); err != nil {
+		return req, err
+	}
+	return req, nil
+}
+
+// search answers GET /api/metalakes/{metalake}/search. With minPosition it
+// first waits until the index covers that write (at most waitMs), and fails
+// with 503/1013 rather than answer without it.
+func (h *handler) search(w http.ResponseWriter, r *http.Request) error {
+	req, err := searchRequest(r)
+	if err != nil {
+		return err
+	}
+	wait, err := intParam(r, "waitMs", int(defaultWait/time.Millisecond), 0, int(maxWait/time.Millisecond))
+	if err != nil {
+		return err
+	}
+	if token := r.URL.Query().Get("minPosition"); token != "" {
+		pos, err := semcat.ParsePosition("minPosition", token)
+		if err != nil {
+			return err
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), time.Duration(wait)*time.Millisecond)
+		err = h.svc.Search.WaitFor(ctx, pos)
+		cancel()
+		if errors.Is(err, context.DeadlineExceeded) {
+			return semcat.Errorf(semcat.ENOTCAUGHTUP, "the search index has not yet applied position %s after %d ms; try again or raise waitMs", token, wait)
+		} else if err != nil {
+			return err
+		}
+	}
+	res, err := h.svc.Search.Search(r.Context(), req)
+	if err != nil {
+		return err
+	}
+	RecordCount(r, len(res.Results))
+	body := struct {
+		Code     int                            `json:"code"`
+		Total    uint64                         `json:"total"`
+		Position string                         `json:"position"`
+		Results  []semcat.SearchHit             `json:"results"`
+		Facets   map[string][]semcat.FacetValue `json:"facets,omitempty"`
+		Cursor   string                         `json:"cursor,omitempty"`
+	}{0, res.Total, res.Position.String(), nonNil(res.Results), res.Facets, res.Cursor}
+	return writeJSON(w, http.StatusOK, body)
+}
+
+// objectMetadata answers GET .../objects/{type}/{fullName}/metadata.
+func (h *handler) objectMetadata(w http.ResponseWriter, r *http.Request) error {
+	metalake, obj, err := objectTarget(r)
+	if err != nil {
+		return err
+	}
+	md, err := h.svc.Metadata.ObjectMetadata(r.Context(), metalake, obj)
+	if err != nil {
+		return err
+	}
+	return ok(w, "metadata", md)
+}
+
+// reindex answers POST /api/admin/reindex: rebuild the search index from
+// PostgreSQL into a new directory and swap it in while search keeps serving.
+func (h *handler) reindex(w http.ResponseWriter, r *http.Request) error {
+	if h.cfg.Reindex == nil {
+		return semcat.Errorf(semcat.EUNSUPPORTED, "this server has no search index to rebuild")
+	}
+	if h.cfg.IsAdmin != nil && !h.cfg.IsAdmin(semcat.UserFromContext(r.Context())) {
+		return semcat.Errorf(semcat.EFORBIDDEN, "only service admins may rebuild the search index")
+	}
+	started := time.Now()
+	if err := h.cfg.Reindex(r.Context()); err != nil {
+		return err
+	}
+	return ok(w, "tookMs", time.Since(started).Milliseconds())
+}

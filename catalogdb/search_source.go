@@ -1,0 +1,450 @@
+package catalogdb
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/semcat/semcat"
+)
+
+// OutboxCursor is a position in the outbox's (txid, seq) order.
+type OutboxCursor struct {
+	TxID uint64
+	Seq  int64
+}
+
+// String prints the cursor for logs.
+func (c OutboxCursor) String() string { return fmt.Sprintf("%d/%d", c.TxID, c.Seq) }
+
+// Less orders cursors.
+func (c OutboxCursor) Less(o OutboxCursor) bool {
+	return c.TxID < o.TxID || (c.TxID == o.TxID && c.Seq < o.Seq)
+}
+
+// EntityRef names one searchable entity.
+type EntityRef struct {
+	Kind semcat.EntityKind
+	ID   int64
+}
+
+// OutboxBatch is what one poll of the outbox found: the rows after the
+// cursor below the xmin horizon, and the current state of every entity they
+// name (and, for containers, of everything below them), read in the same
+// snapshot.
+type OutboxBatch struct {
+	Rows int
+	// Next is the cursor after this batch.
+	Next OutboxCursor
+	// Horizon: once this batch is applied, every transaction with a txid
+	// below it is reflected.
+	Horizon uint64
+	// Upserts are the live entities to (re)index; Deletes the entities that
+	// no longer exist.
+	Upserts []*semcat.EntityRecord
+	Deletes []EntityRef
+}
+
+// PollOutbox reads up to limit outbox rows after cursor whose transactions
+// are below the snapshot's xmin horizon — every such transaction is
+// committed or aborted, so no row can later appear behind the cursor
+// (DESIGN §3) — and re-reads the current state of the entities they name in
+// the same repeatable-read snapshot.
+func (s *Store) PollOutbox(ctx context.Context, after OutboxCursor, limit int) (*OutboxBatch, error) {
+	b := &OutboxBatch{Next: after}
+	err := s.read(ctx, func(tx pgx.Tx) error {
+		var xmin uint64
+		if err := tx.QueryRow(ctx, `SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint`).Scan(&xmin); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, `SELECT txid::text::bigint, seq, entity_kind, entity_id FROM outbox
+			WHERE (txid, seq) > ($1::text::xid8, $2) AND txid < $3::text::xid8
+			ORDER BY txid, seq LIMIT $4`,
+			strconv.FormatUint(after.TxID, 10), after.Seq, strconv.FormatUint(xmin, 10), limit)
+		if err != nil {
+			return err
+		}
+		refs := map[EntityRef]bool{}
+		var containers []EntityRef
+		for rows.Next() {
+			var ref EntityRef
+			var kind string
+			if err := rows.Scan(&b.Next.TxID, &b.Next.Seq, &kind, &ref.ID); err != nil {
+				rows.Close()
+				return err
+			}
+			b.Rows++
+			ref.Kind = semcat.EntityKind(kind)
+			switch ref.Kind {
+			case semcat.KindMetalake, semcat.KindCatalog, semcat.KindSchema, semcat.KindSemanticModel:
+				containers = append(containers, ref)
+			}
+			if ref.Kind != semcat.KindMetalake && searchable(ref.Kind) {
+				refs[ref] = true
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		b.Horizon = xmin
+		if b.Rows == limit {
+			// More rows may follow in this transaction: only the ones
+			// before it are known to be complete.
+			b.Horizon = b.Next.TxID
+		}
+		for _, c := range containers {
+			if err := expand(ctx, tx, c, refs); err != nil {
+				return err
+			}
+		}
+		b.Upserts, b.Deletes, err = loadRecords(ctx, tx, refs)
+		return err
+	})
+	return b, err
+}
+
+func searchable(k semcat.EntityKind) bool {
+	switch k {
+	case semcat.KindCatalog, semcat.KindSchema, semcat.KindTable, semcat.KindSemanticModel, semcat.KindMetric:
+		return true
+	}
+	return false
+}
+
+// expand adds every entity below a container, live or not: a rename changes
+// their identifiers, a drop removes them.
+func expand(ctx context.Context, q querier, c EntityRef, refs map[EntityRef]bool) error {
+	col := map[semcat.EntityKind]string{semcat.KindMetalake: "metalake_id", semcat.KindCatalog: "catalog_id",
+		semcat.KindSchema: "schema_id", semcat.KindSemanticModel: "semantic_model_id"}[c.Kind]
+	below := []struct {
+		kind      semcat.EntityKind
+		table, id string
+		from      []semcat.EntityKind // container kinds this table is below
+	}{
+		{semcat.KindCatalog, "catalog_meta", "catalog_id", []semcat.EntityKind{semcat.KindMetalake}},
+		{semcat.KindSchema, "schema_meta", "schema_id", []semcat.EntityKind{semcat.KindMetalake, semcat.KindCatalog}},
+		{semcat.KindTable, "table_meta", "table_id", []semcat.EntityKind{semcat.KindMetalake, semcat.KindCatalog, semcat.KindSchema}},
+		{semcat.KindSemanticModel, "semantic_model_meta", "semantic_model_id", []semcat.EntityKind{semcat.KindMetalake, semcat.KindCatalog, semcat.KindSchema}},
+		{semcat.KindMetric, "semantic_model_metric_meta", "metric_id", []semcat.EntityKind{semcat.KindMetalake, semcat.KindCatalog, semcat.KindSchema, semcat.KindSemanticModel}},
+	}
+	for _, b := range below {
+		applies := false
+		for _, f := range b.from {
+			applies = applies || f == c.Kind
+		}
+		if !applies {
+			continue
+		}
+		rows, err := q.Query(ctx, fmt.Sprintf(`SELECT %s FROM %s WHERE %s = $1`, b.id, b.table, col), c.ID)
+		if err != nil {
+			return err
+		}
+		ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+		if err != nil {
+			return err
+		}
+		for _, id := range ids {
+			refs[EntityRef{b.kind, id}] = true
+		}
+	}
+	return nil
+}
+
+// loadRecords reads the live entities among refs; the others are deleted.
+func loadRecords(ctx context.Context, q querier, refs map[EntityRef]bool) ([]*semcat.EntityRecord, []EntityRef, error) {
+	byKind := map[semcat.EntityKind][]int64{}
+	for r := range refs {
+		byKind[r.Kind] = append(byKind[r.Kind], r.ID)
+	}
+	var out []*semcat.EntityRecord
+	for _, kind := range []semcat.EntityKind{semcat.KindCatalog, semcat.KindSchema, semcat.KindTable, semcat.KindSemanticModel, semcat.KindMetric} {
+		ids := byKind[kind]
+		if len(ids) == 0 {
+			continue
+		}
+		recs, err := loadKind(ctx, q, kind, ids)
+		if err != nil {
+			return nil, nil, err
+		}
+		out = append(out, recs...)
+	}
+	live := map[EntityRef]bool{}
+	for _, r := range out {
+		live[EntityRef{r.Kind, r.ID}] = true
+	}
+	var deletes []EntityRef
+	for r := range refs {
+		if !live[r] {
+			deletes = append(deletes, r)
+		}
+	}
+	return out, deletes, nil
+}
+
+// The queries that read live entities with their ancestors' names and ids.
+// Each takes an array of ids; a dropped entity or one below a dropped parent
+// is not returned (a cascade drop marks the whole subtree).
+var recordQueries = map[semcat.EntityKind]string{
+	semcat.KindCatalog: `SELECT c.catalog_id, m.metalake_id, 0::bigint, 0::bigint, 0::bigint, m.metalake_name, c.catalog_name, '', '',
+			c.catalog_name, c.comment, c.properties, c.audit_info, c.type, NULL::jsonb, NULL::json, NULL::json, NULL::json, NULL::json, NULL::json
+		FROM catalog_meta c JOIN metalake_meta m ON m.metalake_id = c.metalake_id AND m.deleted_at = 0
+		WHERE c.catalog_id = ANY($1) AND c.deleted_at = 0`,
+	semcat.KindSchema: `SELECT s.schema_id, m.metalake_id, c.catalog_id, s.schema_id, 0::bigint, m.metalake_name, c.catalog_name, s.schema_name, '',
+			s.schema_name, s.comment, s.properties, s.audit_info, c.type, NULL::jsonb, NULL::json, NULL::json, NULL::json, NULL::json, NULL::json
+		FROM schema_meta s JOIN catalog_meta c ON c.catalog_id = s.catalog_id AND c.deleted_at = 0
+		JOIN metalake_meta m ON m.metalake_id = s.metalake_id AND m.deleted_at = 0
+		WHERE s.schema_id = ANY($1) AND s.deleted_at = 0`,
+	semcat.KindTable: `SELECT t.table_id, m.metalake_id, c.catalog_id, s.schema_id, 0::bigint, m.metalake_name, c.catalog_name, s.schema_name, '',
+			t.table_name, t.comment, t.properties, t.audit_info, c.type, t.columns, NULL::json, NULL::json, NULL::json, NULL::json, NULL::json
+		FROM table_meta t JOIN schema_meta s ON s.schema_id = t.schema_id AND s.deleted_at = 0
+		JOIN catalog_meta c ON c.catalog_id = t.catalog_id AND c.deleted_at = 0
+		JOIN metalake_meta m ON m.metalake_id = t.metalake_id AND m.deleted_at = 0
+		WHERE t.table_id = ANY($1) AND t.deleted_at = 0`,
+	semcat.KindSemanticModel: `SELECT sm.semantic_model_id, m.metalake_id, c.catalog_id, s.schema_id, sm.semantic_model_id, m.metalake_name, c.catalog_name, s.schema_name, sm.semantic_model_name,
+			sm.semantic_model_name, v.semantic_model_comment, v.properties, sm.audit_info, c.type, NULL::jsonb,
+			v.datasets, v.relationships, v.metrics, v.ai_context, v.custom_extensions
+		FROM semantic_model_meta sm
+		JOIN semantic_model_version_info v ON v.semantic_model_id = sm.semantic_model_id AND v.version = sm.current_version
+		JOIN schema_meta s ON s.schema_id = sm.schema_id AND s.deleted_at = 0
+		JOIN catalog_meta c ON c.catalog_id = sm.catalog_id AND c.deleted_at = 0
+		JOIN metalake_meta m ON m.metalake_id = sm.metalake_id AND m.deleted_at = 0
+		WHERE sm.semantic_model_id = ANY($1) AND sm.deleted_at = 0`,
+	semcat.KindMetric: `SELECT mm.metric_id, m.metalake_id, c.catalog_id, s.schema_id, sm.semantic_model_id, m.metalake_name, c.catalog_name, s.schema_name, sm.semantic_model_name,
+			mm.metric_name, NULL::text, '{}'::jsonb, sm.audit_info, c.type, NULL::jsonb,
+			NULL::json, NULL::json,
+			(SELECT e.value FROM json_array_elements(v.metrics) e WHERE e.value->>'name' = mm.metric_name LIMIT 1),
+			NULL::json, NULL::json
+		FROM semantic_model_metric_meta mm
+		JOIN semantic_model_meta sm ON sm.semantic_model_id = mm.semantic_model_id AND sm.deleted_at = 0
+		JOIN semantic_model_version_info v ON v.semantic_model_id = sm.semantic_model_id AND v.version = sm.current_version
+		JOIN schema_meta s ON s.schema_id = sm.schema_id AND s.deleted_at = 0
+		JOIN catalog_meta c ON c.catalog_id = sm.catalog_id AND c.deleted_at = 0
+		JOIN metalake_meta m ON m.metalake_id = sm.metalake_id AND m.deleted_at = 0
+		WHERE mm.metric_id = ANY($1) AND mm.deleted_at = 0`,
+}
+
+func loadKind(ctx context.Context, q querier, kind semcat.EntityKind, ids []int64) ([]*semcat.EntityRecord, error) {
+	rows, err := q.Query(ctx, recordQueries[kind], ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*semcat.EntityRecord
+	for rows.Next() {
+		r := &semcat.EntityRecord{Kind: kind}
+		var catalogType string
+		var columns, datasets, relationships, metrics, aiContext, extensions []byte
+		if err := rows.Scan(&r.ID, &r.MetalakeID, &r.CatalogID, &r.SchemaID, &r.ModelID, &r.Metalake, &r.Catalog, &r.Schema, &r.Model,
+			&r.Name, &r.Comment, &r.Properties, &r.Audit, &catalogType, &columns,
+			&datasets, &relationships, &metrics, &aiContext, &extensions); err != nil {
+			return nil, err
+		}
+		r.CatalogType = semcat.CatalogType(catalogType)
+		switch kind {
+		case semcat.KindCatalog:
+			r.CatalogID = r.ID
+		case semcat.KindTable:
+			if err := json.Unmarshal(columns, &r.Columns); err != nil {
+				return nil, fmt.Errorf("table %d: decode columns: %w", r.ID, err)
+			}
+		case semcat.KindSemanticModel:
+			d := &semcat.Definition{}
+			for _, part := range []struct {
+				raw []byte
+				dst any
+			}{{datasets, &d.Datasets}, {relationships, &d.Relationships}, {metrics, &d.Metrics}, {extensions, &d.CustomExtensions}} {
+				if part.raw != nil {
+					if err := json.Unmarshal(part.raw, part.dst); err != nil {
+						return nil, fmt.Errorf("semantic model %d: decode definition: %w", r.ID, err)
+					}
+				}
+			}
+			if aiContext != nil {
+				d.AIContext = json.RawMessage(aiContext)
+			}
+			r.Definition = d
+		case semcat.KindMetric:
+			if metrics == nil {
+				continue // the identity is live but its model's definition lost the name: gone
+			}
+			r.Metric = &semcat.Metric{}
+			if err := json.Unmarshal(metrics, r.Metric); err != nil {
+				return nil, fmt.Errorf("metric %d: decode: %w", r.ID, err)
+			}
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, attachTags(ctx, q, kind, out)
+}
+
+// attachTags fills in the user tags of records of one kind.
+func attachTags(ctx context.Context, q querier, kind semcat.EntityKind, recs []*semcat.EntityRecord) error {
+	if kind == semcat.KindMetric || len(recs) == 0 {
+		return nil
+	}
+	byID := make(map[int64]*semcat.EntityRecord, len(recs))
+	ids := make([]int64, len(recs))
+	for i, r := range recs {
+		byID[r.ID] = r
+		ids[i] = r.ID
+		r.Tags = []string{}
+	}
+	rows, err := q.Query(ctx, `SELECT r.object_id, t.tag_name FROM tag_relation r
+		JOIN tag_meta t ON t.tag_id = r.tag_id AND t.deleted_at = 0
+		WHERE r.object_type = $1 AND r.object_id = ANY($2) ORDER BY t.tag_name COLLATE "C"`, string(kind), ids)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var name string
+		if err := rows.Scan(&id, &name); err != nil {
+			return err
+		}
+		byID[id].Tags = append(byID[id].Tags, name)
+	}
+	return rows.Err()
+}
+
+// ScanEntities reads every live searchable entity in one repeatable-read
+// snapshot, calling fn with records in batches of up to batch, and returns
+// the outbox cursor a fresh index built from them should tail from: just
+// below the snapshot's xmin, so every transaction the snapshot may not show
+// is replayed (replays are harmless: the indexer re-reads current state).
+func (s *Store) ScanEntities(ctx context.Context, batch int, fn func([]*semcat.EntityRecord) error) (OutboxCursor, uint64, error) {
+	var start OutboxCursor
+	var horizon uint64
+	err := s.read(ctx, func(tx pgx.Tx) error {
+		if err := tx.QueryRow(ctx, `SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint`).Scan(&horizon); err != nil {
+			return err
+		}
+		start = OutboxCursor{TxID: horizon - 1, Seq: 1<<63 - 1}
+		for _, k := range []struct {
+			kind      semcat.EntityKind
+			table, id string
+		}{
+			{semcat.KindCatalog, "catalog_meta", "catalog_id"},
+			{semcat.KindSchema, "schema_meta", "schema_id"},
+			{semcat.KindTable, "table_meta", "table_id"},
+			{semcat.KindSemanticModel, "semantic_model_meta", "semantic_model_id"},
+			{semcat.KindMetric, "semantic_model_metric_meta", "metric_id"},
+		} {
+			var last int64
+			for {
+				rows, err := tx.Query(ctx, fmt.Sprintf(`SELECT %s FROM %s WHERE %s > $1 AND deleted_at = 0 ORDER BY %s LIMIT $2`, k.id, k.table, k.id, k.id), last, batch)
+				if err != nil {
+					return err
+				}
+				ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+				if err != nil {
+					return err
+				}
+				if len(ids) == 0 {
+					break
+				}
+				last = ids[len(ids)-1]
+				recs, err := loadKind(ctx, tx, k.kind, ids)
+				if err != nil {
+					return err
+				}
+				if err := fn(recs); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	return start, horizon, err
+}
+
+// Record loads the current state of one object by reference, for the
+// metadata endpoint; ENOTFOUND if it does not exist.
+func (s *Store) Record(ctx context.Context, metalake string, obj semcat.ObjectRef) (*semcat.EntityRecord, error) {
+	var out *semcat.EntityRecord
+	err := s.read(ctx, func(tx pgx.Tx) error {
+		id, err := s.resolveObject(ctx, tx, metalake, obj, noLock)
+		if err != nil {
+			return err
+		}
+		recs, err := loadKind(ctx, tx, obj.Type, []int64{id})
+		if err != nil {
+			return err
+		}
+		if len(recs) == 0 {
+			return semcat.NotFound(obj.Type, "%s '%s' does not exist", obj.Type, obj.FullName)
+		}
+		out = recs[0]
+		return nil
+	})
+	return out, err
+}
+
+// ObjectMetadata returns the current system and user metadata of an object.
+func (s *Store) ObjectMetadata(ctx context.Context, metalake string, obj semcat.ObjectRef) (*semcat.Metadata, error) {
+	r, err := s.Record(ctx, metalake, obj)
+	if err != nil {
+		return nil, err
+	}
+	md := r.Metadata()
+	return &md, nil
+}
+
+// SampleEntities returns up to n live entities of each searchable kind,
+// starting at a random id: a cheap sample for the index scrub.
+func (s *Store) SampleEntities(ctx context.Context, n int) ([]*semcat.EntityRecord, error) {
+	var out []*semcat.EntityRecord
+	err := s.read(ctx, func(tx pgx.Tx) error {
+		for _, k := range []struct {
+			kind      semcat.EntityKind
+			table, id string
+		}{
+			{semcat.KindCatalog, "catalog_meta", "catalog_id"},
+			{semcat.KindSchema, "schema_meta", "schema_id"},
+			{semcat.KindTable, "table_meta", "table_id"},
+			{semcat.KindSemanticModel, "semantic_model_meta", "semantic_model_id"},
+			{semcat.KindMetric, "semantic_model_metric_meta", "metric_id"},
+		} {
+			rows, err := tx.Query(ctx, fmt.Sprintf(`SELECT %[1]s FROM %[2]s
+				WHERE deleted_at = 0 AND %[1]s >= (SELECT floor(random() * (max(%[1]s) + 1)) FROM %[2]s)
+				ORDER BY %[1]s LIMIT $1`, k.id, k.table), n)
+			if err != nil {
+				return err
+			}
+			ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+			if err != nil {
+				return err
+			}
+			recs, err := loadKind(ctx, tx, k.kind, ids)
+			if err != nil {
+				return err
+			}
+			out = append(out, recs...)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// LiveRefs reports which of refs are live entities now.
+func (s *Store) LiveRefs(ctx context.Context, refs []EntityRef) (map[EntityRef]bool, error) {
+	set := map[EntityRef]bool{}
+	for _, r := range refs {
+		set[r] = true
+	}
+	live := map[EntityRef]bool{}
+	err := s.read(ctx, func(tx pgx.Tx) error {
+		recs, _, err := loadRecords(ctx, tx, set)
+		for _, r := range recs {
+			live[EntityRef{r.Kind, r.ID}] = true
+		}
+		return err
+	})
+	return live, err
+}

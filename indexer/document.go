@@ -1,0 +1,127 @@
+package indexer
+
+import (
+	"encoding/json"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/semcat/semcat"
+	"github.com/semcat/semcat/catalogdb"
+	q "github.com/semcat/semcat/query"
+)
+
+// DocID is the id of an entity's document: its kind and id. A metric's id is
+// its stable identity.
+func DocID(kind semcat.EntityKind, id int64) string {
+	return string(kind) + ":" + strconv.FormatInt(id, 10)
+}
+
+func refDocID(r catalogdb.EntityRef) string { return DocID(r.Kind, r.ID) }
+
+// stored is the payload kept with each document and returned with results.
+type stored struct {
+	Entity   semcat.SearchEntity `json:"entity"`
+	Metadata semcat.Metadata     `json:"metadata"`
+	Fields   []string            `json:"fields,omitempty"` // schema field entries, to report which matched
+}
+
+func idString(id int64) string {
+	if id == 0 {
+		return ""
+	}
+	return strconv.FormatInt(id, 10)
+}
+
+// Document builds the search document of an entity (SPEC §4).
+func Document(r *semcat.EntityRecord) (map[string]any, error) {
+	md := r.Metadata()
+	fields := r.SchemaFields()
+	payload, err := json.Marshal(stored{
+		Entity:   semcat.SearchEntity{Type: string(r.Kind), Namespace: r.Namespace(), Name: r.Name},
+		Metadata: md,
+		Fields:   fields,
+	})
+	if err != nil {
+		return nil, err
+	}
+	user, userKeys, userValues := properties(md.User.Properties)
+	system, systemKeys, systemValues := properties(md.System.Properties)
+	userValues = append(userValues, md.User.Tags...)
+	systemValues = append(systemValues, md.System.Tags...)
+	tagsExact := append(append([]string{}, md.User.Tags...), md.System.Tags...)
+
+	doc := map[string]any{
+		q.FieldType:                       string(r.Kind),
+		q.FieldMetalake:                   r.Metalake,
+		q.FieldCatalog:                    r.Catalog,
+		q.FieldMetalakeID:                 idString(r.MetalakeID),
+		q.FieldCatalogID:                  idString(r.CatalogID),
+		q.FieldName:                       r.Name,
+		q.FieldNameExact:                  r.Name,
+		q.FieldIdentifier:                 r.Identifier(),
+		q.FieldCreated:                    r.Audit.CreateTime,
+		q.FieldUserValues:                 userValues,
+		q.FieldUserExact:                  userValues,
+		q.FieldSystemValues:               systemValues,
+		q.FieldSystemExact:                systemValues,
+		q.FieldUserKeys:                   userKeys,
+		q.FieldSystemKeys:                 systemKeys,
+		q.FieldTags:                       md.User.Tags,
+		q.FieldTagsExact:                  tagsExact,
+		q.FieldSystemTags:                 md.System.Tags,
+		fieldStored:                       string(payload),
+		trim(q.UserPropertyPrefix):        user,
+		trim(q.UserPropertyExactPrefix):   user,
+		trim(q.SystemPropertyPrefix):      system,
+		trim(q.SystemPropertyExactPrefix): system,
+	}
+	if r.Kind != semcat.KindCatalog {
+		doc[q.FieldSchema] = r.Schema
+		doc[q.FieldSchemaID] = idString(r.SchemaID)
+	}
+	switch r.Kind {
+	case semcat.KindTable:
+		doc[q.FieldTableID] = idString(r.ID)
+	case semcat.KindSemanticModel, semcat.KindMetric:
+		doc[q.FieldModel] = r.Model
+		doc[q.FieldModelID] = idString(r.ModelID)
+	}
+	if len(fields) > 0 {
+		doc[q.FieldSchemaFields] = fields
+		doc[q.FieldHas] = []string{"schema"}
+	}
+	return doc, nil
+}
+
+func trim(prefix string) string { return strings.TrimSuffix(prefix, ".") }
+
+// properties returns a property map keyed by lower-cased key (keys equal
+// but for case share one field and hold all their values), the lower-cased
+// keys, and every value, in key order.
+func properties(p map[string]string) (map[string]any, []string, []string) {
+	keys := make([]string, 0, len(p))
+	for k := range p {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	byKey := map[string][]string{}
+	var lower, values []string
+	for _, k := range keys {
+		lk := strings.ToLower(k)
+		if _, seen := byKey[lk]; !seen {
+			lower = append(lower, lk)
+		}
+		byKey[lk] = append(byKey[lk], p[k])
+		values = append(values, p[k])
+	}
+	out := make(map[string]any, len(byKey))
+	for k, vs := range byKey {
+		if len(vs) == 1 {
+			out[k] = vs[0]
+		} else {
+			out[k] = vs
+		}
+	}
+	return out, lower, values
+}

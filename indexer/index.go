@@ -1,0 +1,245 @@
+package indexer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+
+	"github.com/semcat/semcat/catalogdb"
+)
+
+// Keys of the checkpoint, stored with Batch.SetInternal in the same batch as
+// the documents they describe.
+var (
+	keyCursor   = []byte("semcat.cursor")
+	keyHorizon  = []byte("semcat.horizon")
+	keyDatabase = []byte("semcat.database")
+)
+
+// checkpoint is how far an index has durably followed the outbox.
+type checkpoint struct {
+	Cursor   catalogdb.OutboxCursor
+	Horizon  uint64
+	Database string
+}
+
+func encodeCursor(c catalogdb.OutboxCursor) []byte {
+	return []byte(strconv.FormatUint(c.TxID, 10) + "/" + strconv.FormatInt(c.Seq, 10))
+}
+
+func decodeCursor(b []byte) (catalogdb.OutboxCursor, error) {
+	tx, seq, ok := strings.Cut(string(b), "/")
+	if !ok {
+		return catalogdb.OutboxCursor{}, fmt.Errorf("malformed cursor %q", b)
+	}
+	t, err1 := strconv.ParseUint(tx, 10, 64)
+	s, err2 := strconv.ParseInt(seq, 10, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return catalogdb.OutboxCursor{}, fmt.Errorf("malformed cursor %q: %w", b, err)
+	}
+	return catalogdb.OutboxCursor{TxID: t, Seq: s}, nil
+}
+
+// readCheckpoint reads the checkpoint of an open index; ok is false for an
+// index that has none (never completed a build).
+func readCheckpoint(idx bleve.Index) (cp checkpoint, ok bool, err error) {
+	c, err := idx.GetInternal(keyCursor)
+	if err != nil || c == nil {
+		return cp, false, err
+	}
+	if cp.Cursor, err = decodeCursor(c); err != nil {
+		return cp, false, err
+	}
+	h, err := idx.GetInternal(keyHorizon)
+	if err != nil {
+		return cp, false, err
+	}
+	if cp.Horizon, err = strconv.ParseUint(string(h), 10, 64); err != nil {
+		return cp, false, fmt.Errorf("malformed horizon %q", h)
+	}
+	d, err := idx.GetInternal(keyDatabase)
+	if err != nil {
+		return cp, false, err
+	}
+	cp.Database = string(d)
+	return cp, true, nil
+}
+
+func setCheckpoint(b *bleve.Batch, cp checkpoint) {
+	b.SetInternal(keyCursor, encodeCursor(cp.Cursor))
+	b.SetInternal(keyHorizon, []byte(strconv.FormatUint(cp.Horizon, 10)))
+	b.SetInternal(keyDatabase, []byte(cp.Database))
+}
+
+// openBleve opens an index directory, turning a panic inside Bleve (which a
+// corrupt directory can cause) into an error.
+func openBleve(dir string) (idx bleve.Index, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			idx, err = nil, fmt.Errorf("open %s: panic: %v", dir, p)
+		}
+	}()
+	return bleve.Open(dir)
+}
+
+// store is the on-disk home of the index: <dir>/current is a symlink to the
+// generation in use (gen-<n>), replaced atomically by a rebuild.
+type store struct {
+	dir string
+}
+
+func (s store) current() string { return filepath.Join(s.dir, "current") }
+
+// currentDir returns the directory the current symlink points to, or "".
+func (s store) currentDir() string {
+	target, err := os.Readlink(s.current())
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(s.dir, target)
+}
+
+// newGeneration returns a fresh, not yet existing directory for a build.
+func (s store) newGeneration() (string, error) {
+	if err := os.MkdirAll(s.dir, 0o755); err != nil {
+		return "", err
+	}
+	return os.MkdirTemp(s.dir, "gen-"+strconv.FormatInt(time.Now().UnixNano(), 36)+"-")
+}
+
+// publish makes gen the current generation atomically and returns the
+// previous one, which the caller removes once nothing reads it.
+func (s store) publish(gen string) (string, error) {
+	old := s.currentDir()
+	tmp := filepath.Join(s.dir, "current.tmp")
+	os.Remove(tmp)
+	if err := os.Symlink(filepath.Base(gen), tmp); err != nil {
+		return "", err
+	}
+	if err := os.Rename(tmp, s.current()); err != nil {
+		return "", err
+	}
+	if d, err := os.Open(s.dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	if old == gen {
+		old = ""
+	}
+	return old, nil
+}
+
+// quarantine moves an unusable generation aside for inspection.
+func (s store) quarantine(gen string) string {
+	to := gen + ".broken-" + strconv.FormatInt(time.Now().Unix(), 10)
+	if os.Rename(gen, to) != nil {
+		os.RemoveAll(gen)
+		return ""
+	}
+	return to
+}
+
+// cleanup removes generations that are not current (interrupted builds).
+func (s store) cleanup() {
+	cur := s.currentDir()
+	entries, _ := os.ReadDir(s.dir)
+	for _, e := range entries {
+		p := filepath.Join(s.dir, e.Name())
+		if strings.HasPrefix(e.Name(), "gen-") && !strings.Contains(e.Name(), ".broken-") && p != cur {
+			os.RemoveAll(p)
+		}
+	}
+}
+
+// handle is the open index search reads from; replaced under lock when a
+// rebuild is published or after a failed batch.
+type handle struct {
+	mu  sync.RWMutex
+	idx bleve.Index
+}
+
+func (h *handle) get() bleve.Index {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.idx
+}
+
+// read runs fn with the open index; a swap waits until fn returns, so an
+// index is never closed under a reader.
+func (h *handle) read(fn func(bleve.Index) error) error {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	if h.idx == nil {
+		return errors.New("the search index is closed")
+	}
+	return fn(h.idx)
+}
+
+// swap installs idx and returns the previous one.
+func (h *handle) swap(idx bleve.Index) bleve.Index {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	old := h.idx
+	h.idx = idx
+	return old
+}
+
+// progress tracks the applied horizon and wakes readers waiting for it.
+type progress struct {
+	mu      sync.Mutex
+	horizon uint64
+	changed chan struct{}
+}
+
+func newProgress() *progress { return &progress{changed: make(chan struct{})} }
+
+func (p *progress) get() uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.horizon
+}
+
+// advance raises the horizon (never lowers it) and wakes waiters.
+func (p *progress) advance(h uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if h > p.horizon {
+		p.horizon = h
+		close(p.changed)
+		p.changed = make(chan struct{})
+	}
+}
+
+// reset sets the horizon after a rebuild from scratch.
+func (p *progress) reset(h uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.horizon = h
+	close(p.changed)
+	p.changed = make(chan struct{})
+}
+
+// wait blocks until the horizon is above txid or ctx ends.
+func (p *progress) wait(ctx context.Context, txid uint64) error {
+	for {
+		p.mu.Lock()
+		h, ch := p.horizon, p.changed
+		p.mu.Unlock()
+		if h > txid {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-ch:
+		}
+	}
+}

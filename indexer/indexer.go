@@ -1,0 +1,421 @@
+package indexer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+
+	"github.com/semcat/semcat"
+	"github.com/semcat/semcat/catalogdb"
+)
+
+// Options configure an Indexer.
+type Options struct {
+	// Dir holds the index generations (<data-dir>/index).
+	Dir   string
+	Store *catalogdb.Store
+	// Consumer is the name under which this index reports its cursor to
+	// PostgreSQL; every node needs its own.
+	Consumer string
+	Logger   *slog.Logger
+	// PollInterval is the longest wait between polls (default 100ms);
+	// Wake, when it delivers, starts a poll at once.
+	PollInterval time.Duration
+	Wake         <-chan struct{}
+	// BatchSize is the most outbox rows applied in one Bleve batch
+	// (default 1000).
+	BatchSize int
+}
+
+// Indexer follows the outbox into a Bleve index and serves searches from it.
+type Indexer struct {
+	opts     Options
+	store    *catalogdb.Store
+	logger   *slog.Logger
+	disk     store
+	h        handle
+	prog     *progress
+	database string
+
+	// loop serialises everything that writes the index or moves the
+	// cursor: the tail loop, a rebuild's catch-up and swap, and the scrub.
+	loop       sync.Mutex
+	cursor     catalogdb.OutboxCursor
+	lastReport time.Time
+}
+
+// Open opens the index under opts.Dir, or builds it from PostgreSQL when it
+// is missing, unreadable, from another database, or behind the pruned
+// outbox watermark.
+func Open(ctx context.Context, opts Options) (*Indexer, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = 100 * time.Millisecond
+	}
+	if opts.BatchSize <= 0 {
+		opts.BatchSize = 1000
+	}
+	if opts.Consumer == "" {
+		return nil, errors.New("indexer: a consumer name is required")
+	}
+	x := &Indexer{opts: opts, store: opts.Store, logger: opts.Logger, disk: store{dir: opts.Dir}, prog: newProgress()}
+	var err error
+	if x.database, err = x.store.DatabaseID(ctx); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("indexer: %w", err)
+	}
+	x.disk.cleanup()
+	idx, cp, reason := x.openCurrent(ctx)
+	if reason != "" {
+		x.logger.Warn("building the search index from PostgreSQL", "reason", reason)
+		if idx, cp, err = x.build(ctx); err != nil {
+			return nil, err
+		}
+	}
+	x.h.swap(idx)
+	x.cursor = cp.Cursor
+	x.prog.reset(cp.Horizon)
+	if err := x.store.ReportConsumer(ctx, opts.Consumer, x.cursor); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// openCurrent opens the current generation and checks it is usable; reason
+// says why not.
+func (x *Indexer) openCurrent(ctx context.Context) (bleve.Index, checkpoint, string) {
+	dir := x.disk.currentDir()
+	if dir == "" {
+		return nil, checkpoint{}, "no index yet"
+	}
+	idx, err := openBleve(dir)
+	if err != nil {
+		moved := x.disk.quarantine(dir)
+		return nil, checkpoint{}, fmt.Sprintf("the index cannot be opened (%v); moved to %s", err, moved)
+	}
+	cp, ok, err := readCheckpoint(idx)
+	switch {
+	case err != nil || !ok:
+		idx.Close()
+		moved := x.disk.quarantine(dir)
+		return nil, checkpoint{}, fmt.Sprintf("the index has no readable checkpoint (%v); moved to %s", err, moved)
+	case cp.Database != x.database:
+		idx.Close()
+		os.RemoveAll(dir)
+		return nil, checkpoint{}, "the index follows another database"
+	}
+	watermark, err := x.store.OutboxWatermark(ctx)
+	if err != nil {
+		idx.Close()
+		return nil, checkpoint{}, fmt.Sprintf("cannot read the outbox watermark: %v", err)
+	}
+	if cp.Cursor.Less(watermark) {
+		idx.Close()
+		return nil, checkpoint{}, fmt.Sprintf("the index is at %s, below the pruned outbox watermark %s", cp.Cursor, watermark)
+	}
+	return idx, cp, ""
+}
+
+// build creates a new generation from a snapshot of every live entity and
+// publishes it; the returned checkpoint starts just below the snapshot's
+// xmin, so the tail loop replays whatever the snapshot may have missed.
+func (x *Indexer) build(ctx context.Context) (bleve.Index, checkpoint, error) {
+	idx, cp, gen, err := x.buildGeneration(ctx)
+	if err != nil {
+		return nil, cp, err
+	}
+	old, err := x.disk.publish(gen)
+	if err != nil {
+		idx.Close()
+		return nil, cp, err
+	}
+	if old != "" {
+		os.RemoveAll(old)
+	}
+	return idx, cp, nil
+}
+
+func (x *Indexer) buildGeneration(ctx context.Context) (bleve.Index, checkpoint, string, error) {
+	gen, err := x.disk.newGeneration()
+	if err != nil {
+		return nil, checkpoint{}, "", err
+	}
+	os.Remove(gen) // bleve.New wants to create it
+	idx, err := bleve.New(gen, NewMapping())
+	if err != nil {
+		return nil, checkpoint{}, "", fmt.Errorf("indexer: create index: %w", err)
+	}
+	fail := func(err error) (bleve.Index, checkpoint, string, error) {
+		idx.Close()
+		os.RemoveAll(gen)
+		return nil, checkpoint{}, "", err
+	}
+	started := time.Now()
+	n := 0
+	start, horizon, err := x.store.ScanEntities(ctx, x.opts.BatchSize, func(recs []*semcat.EntityRecord) error {
+		b := idx.NewBatch()
+		for _, r := range recs {
+			doc, err := Document(r)
+			if err != nil {
+				return err
+			}
+			if err := b.Index(DocID(r.Kind, r.ID), doc); err != nil {
+				return err
+			}
+		}
+		n += len(recs)
+		return idx.Batch(b)
+	})
+	if err != nil {
+		return fail(fmt.Errorf("indexer: build: %w", err))
+	}
+	cp := checkpoint{Cursor: start, Horizon: 0, Database: x.database}
+	b := idx.NewBatch()
+	setCheckpoint(b, cp)
+	if err := idx.Batch(b); err != nil {
+		return fail(fmt.Errorf("indexer: build: %w", err))
+	}
+	x.logger.Info("built the search index", "documents", n, "took", time.Since(started).String(), "horizon", horizon)
+	return idx, cp, gen, nil
+}
+
+// Index returns the open Bleve index.
+func (x *Indexer) Index() bleve.Index { return x.h.get() }
+
+// Position returns how far the index has applied: every write whose
+// transaction id is below it is searchable.
+func (x *Indexer) Position() semcat.Position { return semcat.Position{TxID: x.prog.get()} }
+
+// WaitFor blocks until the index covers the write at pos, or ctx ends.
+func (x *Indexer) WaitFor(ctx context.Context, pos semcat.Position) error {
+	return x.prog.wait(ctx, pos.TxID)
+}
+
+// Run tails the outbox until ctx ends.
+func (x *Indexer) Run(ctx context.Context) error {
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		full, err := x.step(ctx)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err != nil {
+			x.logger.Error("indexer: poll failed; retrying", "err", err)
+		}
+		if full && err == nil {
+			continue
+		}
+		timer.Reset(x.opts.PollInterval)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-x.opts.Wake:
+		case <-timer.C:
+		}
+	}
+}
+
+// CatchUp applies every transaction begun before the call: it polls until
+// the horizon passes the next transaction id as of the call. (A transaction
+// still open anywhere in the cluster holds the horizon back, so this waits
+// for it.) Tests and tools use it.
+func (x *Indexer) CatchUp(ctx context.Context) error {
+	target, err := x.store.NextTxID(ctx)
+	if err != nil {
+		return err
+	}
+	for x.prog.get() < target {
+		full, err := x.step(ctx)
+		if err != nil {
+			return err
+		}
+		if !full && x.prog.get() < target {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}
+	return nil
+}
+
+// PollOnce polls the outbox once and applies what it finds.
+func (x *Indexer) PollOnce(ctx context.Context) error {
+	_, err := x.step(ctx)
+	return err
+}
+
+// step polls once and applies what it found; full reports that the batch
+// was full, so more rows are likely waiting.
+func (x *Indexer) step(ctx context.Context) (full bool, err error) {
+	x.loop.Lock()
+	defer x.loop.Unlock()
+	b, err := x.store.PollOutbox(ctx, x.cursor, x.opts.BatchSize)
+	if err != nil {
+		return false, err
+	}
+	if b.Rows > 0 {
+		cp := checkpoint{Cursor: b.Next, Horizon: max(b.Horizon, x.prog.get()), Database: x.database}
+		if err := x.apply(x.h.get(), b, cp); err != nil {
+			x.recover(ctx, err)
+			return false, err
+		}
+		x.cursor = b.Next
+	}
+	// Report the durable cursor (and so a heartbeat) often while busy and
+	// now and then while idle, so that pruning never outruns this node.
+	if since := time.Since(x.lastReport); b.Rows > 0 && since > time.Second || since > 10*time.Second {
+		if err := x.heartbeat(ctx); err != nil {
+			return false, err
+		}
+	}
+	x.prog.advance(b.Horizon)
+	return b.Rows == x.opts.BatchSize, nil
+}
+
+// heartbeat reports the cursor and checks it against the pruned watermark:
+// a node that fell below it (it was silent too long) has missed rows and
+// rebuilds.
+func (x *Indexer) heartbeat(ctx context.Context) error {
+	if err := x.store.ReportConsumer(ctx, x.opts.Consumer, x.cursor); err != nil {
+		return err
+	}
+	x.lastReport = time.Now()
+	watermark, err := x.store.OutboxWatermark(ctx)
+	if err != nil {
+		return err
+	}
+	if !x.cursor.Less(watermark) {
+		return nil
+	}
+	x.logger.Warn("indexer: the outbox was pruned past this index; rebuilding", "cursor", x.cursor.String(), "watermark", watermark.String())
+	idx, cp, err := x.build(ctx)
+	if err != nil {
+		return err
+	}
+	if old := x.h.swap(idx); old != nil {
+		old.Close()
+	}
+	x.cursor = cp.Cursor
+	x.prog.reset(cp.Horizon)
+	return nil
+}
+
+// apply writes one poll's documents, deletions and checkpoint in one Bleve
+// batch: either all of it is durable or none.
+func (x *Indexer) apply(idx bleve.Index, b *catalogdb.OutboxBatch, cp checkpoint) error {
+	batch := idx.NewBatch()
+	for _, r := range b.Upserts {
+		doc, err := Document(r)
+		if err != nil {
+			return err
+		}
+		if err := batch.Index(DocID(r.Kind, r.ID), doc); err != nil {
+			return err
+		}
+	}
+	for _, d := range b.Deletes {
+		batch.Delete(refDocID(d))
+	}
+	setCheckpoint(batch, cp)
+	return idx.Batch(batch)
+}
+
+// recover handles a failed batch: Bleve's handle may be unusable, so close
+// it, reopen the current generation and resume from its checkpoint; if that
+// fails, rebuild.
+func (x *Indexer) recover(ctx context.Context, cause error) {
+	x.logger.Error("indexer: batch failed; reopening the index", "err", cause)
+	if old := x.h.swap(nil); old != nil {
+		old.Close()
+	}
+	idx, cp, reason := x.openCurrent(ctx)
+	if reason != "" {
+		x.logger.Warn("indexer: rebuilding the index", "reason", reason)
+		var err error
+		if idx, cp, err = x.build(ctx); err != nil {
+			x.logger.Error("indexer: rebuild failed", "err", err)
+			return
+		}
+		x.prog.reset(cp.Horizon)
+	}
+	x.h.swap(idx)
+	x.cursor = cp.Cursor
+}
+
+// Rebuild builds a new generation from PostgreSQL while search keeps
+// serving the current one, catches it up with the outbox and swaps it in
+// atomically.
+func (x *Indexer) Rebuild(ctx context.Context) error {
+	idx, cp, gen, err := x.buildGeneration(ctx)
+	if err != nil {
+		return err
+	}
+	// Catch up outside the lock first, then briefly under it.
+	cursor := cp.Cursor
+	for locked := false; ; {
+		b, err := x.store.PollOutbox(ctx, cursor, x.opts.BatchSize)
+		if err == nil && b.Rows > 0 {
+			cp = checkpoint{Cursor: b.Next, Horizon: b.Horizon, Database: x.database}
+			err = x.apply(idx, b, cp)
+			cursor = b.Next
+		}
+		if err != nil {
+			if locked {
+				x.loop.Unlock()
+			}
+			idx.Close()
+			os.RemoveAll(gen)
+			return fmt.Errorf("indexer: rebuild: %w", err)
+		}
+		if b.Rows == x.opts.BatchSize {
+			continue
+		}
+		if !locked {
+			x.loop.Lock()
+			locked = true
+			continue
+		}
+		// Caught up with the tail loop paused: publish and swap.
+		oldDir, err := x.disk.publish(gen)
+		if err != nil {
+			x.loop.Unlock()
+			idx.Close()
+			return err
+		}
+		old := x.h.swap(idx)
+		x.cursor = cursor
+		x.prog.advance(b.Horizon)
+		x.loop.Unlock()
+		if old != nil {
+			old.Close()
+		}
+		if oldDir != "" {
+			os.RemoveAll(oldDir)
+		}
+		return x.store.ReportConsumer(ctx, x.opts.Consumer, cursor)
+	}
+}
+
+// Close closes the index after reporting the final cursor.
+func (x *Indexer) Close(ctx context.Context) error {
+	x.loop.Lock()
+	defer x.loop.Unlock()
+	err := x.store.ReportConsumer(ctx, x.opts.Consumer, x.cursor)
+	if idx := x.h.swap(nil); idx != nil {
+		err = errors.Join(err, idx.Close())
+	}
+	return err
+}

@@ -1,0 +1,381 @@
+package indexer_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"github.com/blevesearch/bleve/v2"
+	bq "github.com/blevesearch/bleve/v2/search/query"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/semcat/semcat"
+	"github.com/semcat/semcat/catalogdb"
+	"github.com/semcat/semcat/catalogdb/pgtest"
+	"github.com/semcat/semcat/indexer"
+)
+
+func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) != "" {
+		os.Exit(runChild())
+	}
+	pgtest.SetTemplateSetup(func(ctx context.Context, connString string) error {
+		s, err := catalogdb.Open(ctx, connString, nil)
+		if err == nil {
+			s.Close()
+		}
+		return err
+	})
+	pgtest.Main(m)
+}
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+func openStore(tb testing.TB, url string) *catalogdb.Store {
+	tb.Helper()
+	s, err := catalogdb.Open(context.Background(), url, quiet)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(s.Close)
+	return s
+}
+
+func openIndexer(tb testing.TB, s *catalogdb.Store, dir string) *indexer.Indexer {
+	tb.Helper()
+	x, err := indexer.Open(context.Background(), indexer.Options{Dir: dir, Store: s, Consumer: "test:" + dir, Logger: quiet})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return x
+}
+
+func catchUp(tb testing.TB, x *indexer.Indexer) {
+	tb.Helper()
+	if err := x.CatchUp(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// indexContents returns every document id with its stored payload.
+func indexContents(tb testing.TB, idx bleve.Index) map[string]string {
+	tb.Helper()
+	n, err := idx.DocCount()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sr := bleve.NewSearchRequestOptions(bq.NewMatchAllQuery(), int(n)+1, 0, false)
+	sr.Fields = []string{"doc"}
+	res, err := idx.Search(sr)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, h := range res.Hits {
+		out[h.ID], _ = h.Fields["doc"].(string)
+	}
+	return out
+}
+
+// dbContents returns what the index should hold: every live entity's
+// document id and payload, built from PostgreSQL now.
+func dbContents(tb testing.TB, s *catalogdb.Store) map[string]string {
+	tb.Helper()
+	out := map[string]string{}
+	_, _, err := s.ScanEntities(context.Background(), 500, func(recs []*semcat.EntityRecord) error {
+		for _, r := range recs {
+			doc, err := indexer.Document(r)
+			if err != nil {
+				return err
+			}
+			out[indexer.DocID(r.Kind, r.ID)] = doc["doc"].(string)
+		}
+		return nil
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return out
+}
+
+func assertMatchesDB(tb testing.TB, x *indexer.Indexer, s *catalogdb.Store) {
+	tb.Helper()
+	got, want := indexContents(tb, x.Index()), dbContents(tb, s)
+	if diff := cmp.Diff(want, got); diff != "" {
+		tb.Fatalf("index differs from PostgreSQL (-db +index):\n%s", diff)
+	}
+}
+
+func ids(m map[string]string) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+var ctx = semcat.NewContextWithUser(context.Background(), "tester")
+
+// checker returns a function that fails the test if a write failed; it
+// takes a write's results directly: checker(t)(s.CreateTable(...)).
+func checker(tb testing.TB) func(any, semcat.Position, error) {
+	return func(_ any, _ semcat.Position, err error) {
+		tb.Helper()
+		if err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
+// seed creates metalake m with relational catalog rel and schema s.
+func seed(tb testing.TB, s *catalogdb.Store) {
+	tb.Helper()
+	_, _, err := s.CreateMetalake(ctx, semcat.MetalakeCreate{Name: "m"})
+	if err == nil {
+		_, _, err = s.CreateCatalog(ctx, "m", semcat.CatalogCreate{Name: "rel", Type: semcat.CatalogRelational})
+	}
+	if err == nil {
+		_, _, err = s.CreateSchema(ctx, semcat.Namespace{Metalake: "m", Catalog: "rel"}, semcat.SchemaCreate{Name: "s"})
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+}
+
+var ns = semcat.Namespace{Metalake: "m", Catalog: "rel", Schema: "s"}
+
+func table(name string, cols ...string) semcat.TableCreate {
+	t := semcat.TableCreate{Name: name}
+	for _, c := range cols {
+		t.Columns = append(t.Columns, semcat.Column{Name: c, Type: &semcat.Type{Name: "string"}})
+	}
+	return t
+}
+
+func model(name, source string, metrics ...string) semcat.SemanticModelCreate {
+	d := &semcat.Definition{Datasets: []semcat.Dataset{{Name: "d", Source: &semcat.Source{Namespace: []string{"rel", "s"}, Name: source}}}}
+	for _, m := range metrics {
+		d.Metrics = append(d.Metrics, semcat.Metric{Name: m, Expression: &semcat.Expression{Dialects: []semcat.DialectExpression{{Dialect: "ANSI_SQL", Expression: "SUM(" + m + ")"}}}})
+	}
+	return semcat.SemanticModelCreate{Name: name, Definition: d}
+}
+
+// TestOutOfOrderCommit: transaction A writes and stays open, B writes and
+// commits, the indexer polls, A commits — both are indexed exactly once, and
+// a rolled-back transaction never is.
+func TestOutOfOrderCommit(t *testing.T) {
+	t.Parallel()
+	s := openStore(t, pgtest.NewDatabase(t))
+	seed(t, s)
+	x := openIndexer(t, s, t.TempDir())
+	defer x.Close(context.Background())
+	var metalakeID int64
+	if err := s.Pool().QueryRow(context.Background(), `SELECT metalake_id FROM metalake_meta WHERE metalake_name = 'm'`).Scan(&metalakeID); err != nil {
+		t.Fatal(err)
+	}
+	// A raw transaction that creates catalog "a" as the store would.
+	begin := func(name string) (func(commit bool), int64) {
+		tx, err := s.Pool().Begin(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var id int64
+		err = tx.QueryRow(context.Background(), `INSERT INTO catalog_meta (catalog_name, metalake_id, type, audit_info)
+			VALUES ($1, $2, 'relational', '{"creator":"raw","createTime":"2026-01-01T00:00:00Z"}') RETURNING catalog_id`, name, metalakeID).Scan(&id)
+		if err == nil {
+			_, err = tx.Exec(context.Background(), `INSERT INTO outbox (entity_kind, entity_id, operation) VALUES ('catalog', $1, 'upsert')`, id)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return func(commit bool) {
+			if commit {
+				err = tx.Commit(context.Background())
+			} else {
+				err = tx.Rollback(context.Background())
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}, id
+	}
+	finishA, idA := begin("a")
+	finishC, idC := begin("c")
+	checker(t)(s.CreateCatalog(ctx, "m", semcat.CatalogCreate{Name: "b", Type: semcat.CatalogRelational}))
+	// Poll while A is open: A holds the horizon, so neither A nor B (above
+	// it) may be applied yet, and nothing may be skipped.
+	if err := x.PollOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	before := indexContents(t, x.Index())
+	if _, ok := before[indexer.DocID(semcat.KindCatalog, idA)]; ok {
+		t.Fatal("an uncommitted catalog is indexed")
+	}
+	finishC(false)
+	finishA(true)
+	catchUp(t, x)
+	got := indexContents(t, x.Index())
+	if _, ok := got[indexer.DocID(semcat.KindCatalog, idA)]; !ok {
+		t.Errorf("catalog a, committed after b was polled, is missing: %v", ids(got))
+	}
+	if _, ok := got[indexer.DocID(semcat.KindCatalog, idC)]; ok {
+		t.Errorf("the rolled-back catalog c is indexed")
+	}
+	assertMatchesDB(t, x, s)
+}
+
+// TestChurnEndsEqual creates, updates, deletes and recreates the same names
+// within one batch and across batches; the index ends equal to PostgreSQL.
+func TestChurnEndsEqual(t *testing.T) {
+	t.Parallel()
+	s := openStore(t, pgtest.NewDatabase(t))
+	seed(t, s)
+	x := openIndexer(t, s, t.TempDir())
+	defer x.Close(context.Background())
+	tag := func(name string) {
+		_, _, err := s.AssociateTags(ctx, "m", semcat.ObjectRef{Type: semcat.KindTable, FullName: "rel.s." + name}, semcat.TagAssociation{TagsToAdd: []string{"hot"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	checker(t)(s.CreateTag(ctx, "m", semcat.TagCreate{Name: "hot"}))
+	for round := range 3 {
+		// Within one batch: create, alter, drop, recreate.
+		checker(t)(s.CreateTable(ctx, ns, table("t", "a")))
+		checker(t)(s.CreateSemanticModel(ctx, ns, model("sm", "t", "x", "y")))
+		checker(t)(s.AlterSemanticModel(ctx, ns, "sm", []semcat.Update{{Type: semcat.UpdateReplaceDefinition, Definition: model("", "t", "y", "z").Definition}}, 0))
+		tag("t")
+		if _, _, err := s.DropSemanticModel(ctx, ns, "sm", 0); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := s.DropTable(ctx, ns, "t"); err != nil {
+			t.Fatal(err)
+		}
+		checker(t)(s.CreateTable(ctx, ns, table("t", "b")))
+		checker(t)(s.CreateSemanticModel(ctx, ns, model("sm", "t", "x")))
+		catchUp(t, x)
+		assertMatchesDB(t, x, s)
+		// Across batches: rename, then cascade drop of the schema and its
+		// recreation.
+		v := fmt.Sprintf("t%d", round)
+		checker(t)(s.AlterTable(ctx, ns, "t", []semcat.Update{{Type: semcat.UpdateRename, NewName: &v}}))
+		catchUp(t, x)
+		if _, _, err := s.DropSchema(ctx, semcat.Namespace{Metalake: "m", Catalog: "rel"}, "s", true); err != nil {
+			t.Fatal(err)
+		}
+		catchUp(t, x)
+		assertMatchesDB(t, x, s)
+		checker(t)(s.CreateSchema(ctx, semcat.Namespace{Metalake: "m", Catalog: "rel"}, semcat.SchemaCreate{Name: "s"}))
+		catchUp(t, x)
+		assertMatchesDB(t, x, s)
+	}
+	// A dropped tag leaves every object it was on.
+	checker(t)(s.CreateTable(ctx, ns, table("tagged", "a")))
+	tag("tagged")
+	catchUp(t, x)
+	if _, _, err := s.DropTag(ctx, "m", "hot"); err != nil {
+		t.Fatal(err)
+	}
+	catchUp(t, x)
+	assertMatchesDB(t, x, s)
+}
+
+// TestBrokenIndexIsRebuilt: a corrupted or deleted index directory is
+// detected at start and rebuilt from PostgreSQL without operator action.
+func TestBrokenIndexIsRebuilt(t *testing.T) {
+	t.Parallel()
+	s := openStore(t, pgtest.NewDatabase(t))
+	seed(t, s)
+	checker(t)(s.CreateTable(ctx, ns, table("t", "a", "b")))
+	checker(t)(s.CreateSemanticModel(ctx, ns, model("sm", "t", "x", "y")))
+	dir := t.TempDir()
+	x := openIndexer(t, s, dir)
+	catchUp(t, x)
+	assertMatchesDB(t, x, s)
+	x.Close(context.Background())
+
+	breakers := map[string]func(gen string){
+		"deleted": func(gen string) { os.RemoveAll(dir) },
+		"corrupt": func(gen string) {
+			filepath.Walk(gen, func(p string, info os.FileInfo, err error) error {
+				if err == nil && !info.IsDir() {
+					os.WriteFile(p, []byte("garbage"), 0o644)
+				}
+				return nil
+			})
+		},
+		"emptied": func(gen string) {
+			entries, _ := os.ReadDir(gen)
+			for _, e := range entries {
+				os.RemoveAll(filepath.Join(gen, e.Name()))
+			}
+		},
+	}
+	for _, name := range []string{"corrupt", "emptied", "deleted"} {
+		t.Run(name, func(t *testing.T) {
+			gen, err := filepath.EvalSymlinks(filepath.Join(dir, "current"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			breakers[name](gen)
+			x := openIndexer(t, s, dir)
+			defer x.Close(context.Background())
+			catchUp(t, x)
+			assertMatchesDB(t, x, s)
+		})
+	}
+}
+
+// TestMetricDocumentsFollowIdentity: a metric's document id is its stable
+// identity, carried across model updates.
+func TestMetricDocumentsFollowIdentity(t *testing.T) {
+	t.Parallel()
+	s := openStore(t, pgtest.NewDatabase(t))
+	seed(t, s)
+	x := openIndexer(t, s, t.TempDir())
+	defer x.Close(context.Background())
+	checker(t)(s.CreateTable(ctx, ns, table("t", "a")))
+	checker(t)(s.CreateSemanticModel(ctx, ns, model("sm", "t", "revenue", "orders")))
+	catchUp(t, x)
+	metricDocs := func() map[string]string {
+		out := map[string]string{}
+		for id, payload := range indexContents(t, x.Index()) {
+			var p struct {
+				Entity semcat.SearchEntity `json:"entity"`
+			}
+			json.Unmarshal([]byte(payload), &p)
+			if p.Entity.Type == "metric" {
+				out[p.Entity.Name] = id
+			}
+		}
+		return out
+	}
+	before := metricDocs()
+	checker(t)(s.AlterSemanticModel(ctx, ns, "sm", []semcat.Update{{Type: semcat.UpdateReplaceDefinition, Definition: model("", "t", "orders", "revenue", "margin").Definition}}, 0))
+	catchUp(t, x)
+	after := metricDocs()
+	if before["revenue"] != after["revenue"] || before["orders"] != after["orders"] || after["margin"] == "" || len(after) != 3 {
+		t.Errorf("metric documents: before %v, after %v", before, after)
+	}
+	assertMatchesDB(t, x, s)
+}
+
+func catalogOpen(ctx context.Context, url string) (*catalogdb.Store, error) {
+	return catalogdb.Open(ctx, url, quiet)
+}
+
+func currentGeneration(tb testing.TB, dir string) string {
+	tb.Helper()
+	gen, err := os.Readlink(filepath.Join(dir, "current"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return gen
+}

@@ -1,0 +1,113 @@
+package indexer
+
+import (
+	"context"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+
+	"github.com/blevesearch/bleve/v2"
+	bq "github.com/blevesearch/bleve/v2/search/query"
+
+	"github.com/semcat/semcat"
+	"github.com/semcat/semcat/catalogdb"
+)
+
+// ScrubStats says what a scrub looked at and what it repaired.
+type ScrubStats struct {
+	Checked, Reindexed, Deleted int
+}
+
+// Scrub compares a sample of entities in PostgreSQL and a sample of
+// documents in the index, and repairs differences: a live entity whose
+// document is missing or differs is reindexed from current state, a
+// document whose entity no longer exists is deleted. It holds the tail
+// loop's lock, so a repair never overwrites a newer document.
+func (x *Indexer) Scrub(ctx context.Context, sample int) (ScrubStats, error) {
+	var st ScrubStats
+	x.loop.Lock()
+	defer x.loop.Unlock()
+	idx := x.h.get()
+	if idx == nil {
+		return st, nil
+	}
+	recs, err := x.store.SampleEntities(ctx, sample)
+	if err != nil {
+		return st, err
+	}
+	batch := idx.NewBatch()
+	for _, r := range recs {
+		st.Checked++
+		doc, err := Document(r)
+		if err != nil {
+			return st, err
+		}
+		id := DocID(r.Kind, r.ID)
+		if got, err := storedPayload(idx, id); err != nil {
+			return st, err
+		} else if got != doc[fieldStored] {
+			if err := batch.Index(id, doc); err != nil {
+				return st, err
+			}
+			st.Reindexed++
+		}
+	}
+	// A random window of the index, by document id.
+	count, err := idx.DocCount()
+	if err != nil {
+		return st, err
+	}
+	from := 0
+	if int(count) > sample {
+		from = rand.IntN(int(count) - sample)
+	}
+	sr := bleve.NewSearchRequestOptions(bq.NewMatchAllQuery(), sample, from, false)
+	sr.SortBy([]string{"_id"})
+	res, err := idx.SearchInContext(ctx, sr)
+	if err != nil {
+		return st, err
+	}
+	var refs []catalogdb.EntityRef
+	for _, h := range res.Hits {
+		kind, id, ok := strings.Cut(h.ID, ":")
+		n, err := strconv.ParseInt(id, 10, 64)
+		if !ok || err != nil {
+			batch.Delete(h.ID)
+			st.Deleted++
+			continue
+		}
+		refs = append(refs, catalogdb.EntityRef{Kind: semcat.EntityKind(kind), ID: n})
+	}
+	live, err := x.store.LiveRefs(ctx, refs)
+	if err != nil {
+		return st, err
+	}
+	for _, r := range refs {
+		st.Checked++
+		if !live[r] {
+			batch.Delete(refDocID(r))
+			st.Deleted++
+		}
+	}
+	if batch.Size() == 0 {
+		return st, nil
+	}
+	if err := idx.Batch(batch); err != nil {
+		x.recover(ctx, err)
+		return st, err
+	}
+	return st, nil
+}
+
+// storedPayload returns a document's stored payload, or "" if the index has
+// no such document.
+func storedPayload(idx bleve.Index, id string) (string, error) {
+	sr := bleve.NewSearchRequestOptions(bq.NewDocIDQuery([]string{id}), 1, 0, false)
+	sr.Fields = []string{fieldStored}
+	res, err := idx.Search(sr)
+	if err != nil || len(res.Hits) == 0 {
+		return "", err
+	}
+	s, _ := res.Hits[0].Fields[fieldStored].(string)
+	return s, nil
+}

@@ -1,0 +1,299 @@
+package indexer
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/search"
+	bq "github.com/blevesearch/bleve/v2/search/query"
+
+	"github.com/semcat/semcat"
+	"github.com/semcat/semcat/analyzers"
+	q "github.com/semcat/semcat/query"
+)
+
+// facetFields maps facet names to their fields.
+var facetFields = map[string]string{"type": q.FieldType, "catalog": q.FieldCatalog, "schema": q.FieldSchema, "tags": q.FieldTags}
+
+// sortOrders gives each sort a total order ending in the identifier.
+var sortOrders = map[string][]string{
+	"relevance": {"-_score", q.FieldName, q.FieldIdentifier},
+	"name":      {q.FieldName, q.FieldIdentifier},
+	"-name":     {"-" + q.FieldName, "-" + q.FieldIdentifier},
+	"created":   {q.FieldCreated, q.FieldIdentifier},
+	"-created":  {"-" + q.FieldCreated, "-" + q.FieldIdentifier},
+}
+
+// cursorState is what a cursor carries: the sort values of the last hit of
+// the previous page, and what it was a cursor for.
+type cursorState struct {
+	After []string `json:"a"`
+	Sort  string   `json:"s"`
+	Query string   `json:"q"`
+}
+
+func filterTerm(field, value string) bq.Query {
+	t := bq.NewTermQuery(value)
+	t.SetField(field)
+	return t
+}
+
+// Search runs a search over the index. The position of the answer is the
+// index's position when the search started.
+func (x *Indexer) search(ctx context.Context, req semcat.SearchRequest, visible bq.Query) (*semcat.SearchResult, error) {
+	parsed, err := q.Parse(req.Query)
+	if err != nil {
+		return nil, semcat.Errorf(semcat.EINVALID, "query: %s", strings.TrimPrefix(err.Error(), "query: "))
+	}
+	text, err := q.Compile(parsed, q.Options{Scope: req.Scope})
+	if err != nil {
+		return nil, semcat.Errorf(semcat.EINVALID, "query: %s", strings.TrimPrefix(err.Error(), "query: "))
+	}
+	filters := []bq.Query{filterTerm(q.FieldMetalake, req.Metalake)}
+	if len(req.Types) > 0 {
+		var ts []bq.Query
+		for _, t := range req.Types {
+			ts = append(ts, filterTerm(q.FieldType, t))
+		}
+		filters = append(filters, bq.NewDisjunctionQuery(ts))
+	}
+	if req.Catalog != "" {
+		filters = append(filters, filterTerm(q.FieldCatalog, req.Catalog))
+	}
+	if req.Schema != "" {
+		filters = append(filters, filterTerm(q.FieldSchema, req.Schema))
+	}
+	for _, t := range req.Tags {
+		filters = append(filters, filterTerm(q.FieldTags, t))
+	}
+	if visible != nil {
+		filters = append(filters, visible)
+	}
+	top := bq.NewBooleanQuery([]bq.Query{text}, nil, nil)
+	top.AddFilter(bq.NewConjunctionQuery(filters))
+
+	sortName := req.Sort
+	if sortName == "" {
+		sortName = "relevance"
+	}
+	order, ok := sortOrders[sortName]
+	if !ok {
+		return nil, semcat.Errorf(semcat.EINVALID, "sort: unknown sort '%s' (want relevance, name, -name, created or -created)", req.Sort)
+	}
+	sr := bleve.NewSearchRequestOptions(top, req.Limit, req.Offset, false)
+	sr.SortBy(order)
+	sr.Fields = []string{fieldStored}
+	sr.IncludeLocations = true
+	if req.Cursor != "" {
+		cs, err := decodeCursorToken(req.Cursor)
+		if err != nil || cs.Sort != sortName || cs.Query != req.Query || len(cs.After) != len(order) {
+			return nil, semcat.Errorf(semcat.EINVALID, "cursor: not a cursor of this search (it must come from the previous page of the same query and sort)")
+		}
+		sr.From = 0
+		sr.SearchAfter = cs.After
+	}
+	facetSize := req.FacetSize
+	if facetSize <= 0 {
+		facetSize = 10
+	}
+	for _, f := range req.Facets {
+		field, ok := facetFields[f]
+		if !ok {
+			return nil, semcat.Errorf(semcat.EINVALID, "facets: unknown facet '%s' (want type, catalog, schema or tags)", f)
+		}
+		sr.AddFacet(f, bleve.NewFacetRequest(field, facetSize))
+	}
+
+	position := x.Position()
+	var res *bleve.SearchResult
+	var valueAnalyzer, fieldAnalyzer func(string) []string
+	err = x.h.read(func(idx bleve.Index) error {
+		var err error
+		res, err = idx.SearchInContext(ctx, sr)
+		if err != nil {
+			return err
+		}
+		m := idx.Mapping()
+		valueAnalyzer = tokensOf(m.AnalyzerNamed(analyzers.AnalyzerValue))
+		fieldAnalyzer = tokensOf(m.AnalyzerNamed(analyzers.AnalyzerSchemaField))
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	out := &semcat.SearchResult{Total: res.Total, Position: position, Results: make([]semcat.SearchHit, 0, len(res.Hits))}
+	for _, h := range res.Hits {
+		raw, _ := h.Fields[fieldStored].(string)
+		var st stored
+		if err := json.Unmarshal([]byte(raw), &st); err != nil {
+			return nil, fmt.Errorf("search: document %s: %w", h.ID, err)
+		}
+		out.Results = append(out.Results, semcat.SearchHit{Entity: st.Entity, Score: h.Score, Metadata: st.Metadata,
+			Matches: matches(h.Locations, &st, valueAnalyzer, fieldAnalyzer)})
+	}
+	if len(req.Facets) > 0 {
+		out.Facets = map[string][]semcat.FacetValue{}
+		for name, fr := range res.Facets {
+			values := []semcat.FacetValue{}
+			if fr.Terms != nil {
+				for _, t := range fr.Terms.Terms() {
+					values = append(values, semcat.FacetValue{Value: t.Term, Count: t.Count})
+				}
+			}
+			out.Facets[name] = values
+		}
+	}
+	pageEnd := uint64(req.Offset + len(res.Hits))
+	if req.Cursor != "" {
+		pageEnd = 0 // unknown depth: decide by a full page
+	}
+	if len(res.Hits) == req.Limit && req.Limit > 0 && (req.Cursor != "" || pageEnd < res.Total) {
+		last := res.Hits[len(res.Hits)-1]
+		out.Cursor = encodeCursorToken(cursorState{After: last.Sort, Sort: sortName, Query: req.Query})
+	}
+	return out, nil
+}
+
+func encodeCursorToken(c cursorState) string {
+	b, _ := json.Marshal(c)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeCursorToken(s string) (cursorState, error) {
+	var c cursorState
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return c, err
+	}
+	err = json.Unmarshal(b, &c)
+	return c, err
+}
+
+// tokensOf runs an analyzer over a string.
+func tokensOf(a analysis.Analyzer) func(string) []string {
+	return func(s string) []string {
+		if a == nil {
+			return nil
+		}
+		var out []string
+		for _, t := range a.Analyze([]byte(s)) {
+			out = append(out, string(t.Term))
+		}
+		return out
+	}
+}
+
+// matches explains a hit: which keys (and for schemas which field paths) the
+// matched terms come from, found by running the fields' analyzers over the
+// entity's stored metadata.
+func matches(locs search.FieldTermLocationMap, st *stored, values, fields func(string) []string) []semcat.Match {
+	out := []semcat.Match{}
+	seen := map[semcat.Match]bool{}
+	add := func(key, value string) {
+		m := semcat.Match{Key: key, Value: value}
+		if !seen[m] {
+			seen[m] = true
+			out = append(out, m)
+		}
+	}
+	has := func(tokens []string, term string) bool {
+		for _, t := range tokens {
+			if t == term {
+				return true
+			}
+		}
+		return false
+	}
+	propMatches := func(props map[string]string, key, term string, whole bool) {
+		for _, k := range sortedKeys(props) {
+			v := props[k]
+			if key != "" && !strings.EqualFold(k, key) {
+				continue
+			}
+			if whole && strings.Join(strings.Fields(strings.ToLower(v)), " ") == term || !whole && has(values(v), term) {
+				add(k, v)
+			}
+		}
+	}
+	keyMatches := func(props map[string]string, term string) {
+		for _, k := range sortedKeys(props) {
+			v := props[k]
+			if strings.ToLower(k) == term {
+				add(k, v)
+			}
+		}
+	}
+	tagMatches := func(tags []string, term string) {
+		for _, t := range tags {
+			if strings.ToLower(t) == term || has(values(t), term) {
+				add("tags", t)
+			}
+		}
+	}
+	sys, user := st.Metadata.System, st.Metadata.User
+	fieldNames := make([]string, 0, len(locs))
+	for f := range locs {
+		fieldNames = append(fieldNames, f)
+	}
+	sort.Strings(fieldNames)
+	for _, field := range fieldNames {
+		for term := range locs[field] {
+			switch {
+			case field == q.FieldNameExact:
+				add("name", st.Entity.Name)
+			case field == q.FieldUserValues:
+				propMatches(user.Properties, "", term, false)
+				tagMatches(user.Tags, term)
+			case field == q.FieldUserExact:
+				propMatches(user.Properties, "", term, true)
+				tagMatches(user.Tags, term)
+			case field == q.FieldSystemValues:
+				propMatches(sys.Properties, "", term, false)
+				tagMatches(sys.Tags, term)
+			case field == q.FieldSystemExact:
+				propMatches(sys.Properties, "", term, true)
+				tagMatches(sys.Tags, term)
+			case field == q.FieldTagsExact:
+				tagMatches(append(append([]string{}, user.Tags...), sys.Tags...), term)
+			case field == q.FieldUserKeys:
+				keyMatches(user.Properties, term)
+			case field == q.FieldSystemKeys:
+				keyMatches(sys.Properties, term)
+			case field == q.FieldSchemaFields:
+				for _, f := range st.Fields {
+					if has(fields(f), term) {
+						path := f
+						if i := strings.LastIndexByte(f, ':'); i >= 0 {
+							path = f[:i]
+						}
+						add("schema", path)
+					}
+				}
+			case strings.HasPrefix(field, q.UserPropertyExactPrefix):
+				propMatches(user.Properties, strings.TrimPrefix(field, q.UserPropertyExactPrefix), term, true)
+			case strings.HasPrefix(field, q.UserPropertyPrefix):
+				propMatches(user.Properties, strings.TrimPrefix(field, q.UserPropertyPrefix), term, false)
+			case strings.HasPrefix(field, q.SystemPropertyExactPrefix):
+				propMatches(sys.Properties, strings.TrimPrefix(field, q.SystemPropertyExactPrefix), term, true)
+			case strings.HasPrefix(field, q.SystemPropertyPrefix):
+				propMatches(sys.Properties, strings.TrimPrefix(field, q.SystemPropertyPrefix), term, false)
+			}
+		}
+	}
+	return out
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

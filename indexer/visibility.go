@@ -1,0 +1,137 @@
+package indexer
+
+import (
+	"strconv"
+
+	bq "github.com/blevesearch/bleve/v2/search/query"
+
+	"github.com/semcat/semcat"
+	"github.com/semcat/semcat/catalogdb"
+	q "github.com/semcat/semcat/query"
+)
+
+// levelField is the document field holding the id of the ancestor (or the
+// entity itself) at each level.
+var levelField = map[semcat.EntityKind]string{
+	semcat.KindMetalake:      q.FieldMetalakeID,
+	semcat.KindCatalog:       q.FieldCatalogID,
+	semcat.KindSchema:        q.FieldSchemaID,
+	semcat.KindTable:         q.FieldTableID,
+	semcat.KindSemanticModel: q.FieldModelID,
+}
+
+// Visibility compiles SPEC §6's rules for one user into a Bleve query that
+// matches exactly the documents the user may see, so that totals, facets and
+// pages never count anything else. It mirrors semcat.Access: owners of an
+// object or an ancestor, or privileges allowed at some level of the
+// document's ancestry and denied at none.
+func Visibility(g *catalogdb.Grants) bq.Query {
+	v := visibility{allow: map[semcat.Privilege]map[semcat.EntityKind][]string{}, deny: map[semcat.Privilege]map[semcat.EntityKind][]string{}}
+	for _, b := range g.Bindings {
+		m := v.allow
+		if b.Condition == semcat.Deny {
+			m = v.deny
+		} else if b.Condition != semcat.Allow {
+			continue
+		}
+		if m[b.Privilege] == nil {
+			m[b.Privilege] = map[semcat.EntityKind][]string{}
+		}
+		m[b.Privilege][b.Kind] = append(m[b.Privilege][b.Kind], strconv.FormatInt(b.ID, 10))
+	}
+	v.owned = map[semcat.EntityKind][]string{}
+	for kind, ids := range g.Owned {
+		for _, id := range ids {
+			v.owned[kind] = append(v.owned[kind], strconv.FormatInt(id, 10))
+		}
+	}
+	schemaAccess := v.or(v.owns(semcat.KindMetalake, semcat.KindCatalog, semcat.KindSchema),
+		v.and(v.has(semcat.UseCatalog), v.has(semcat.UseSchema)))
+	see := func(kind semcat.EntityKind, read, modify semcat.Privilege) bq.Query {
+		return v.and(schemaAccess, v.or(v.owns(semcat.KindMetalake, semcat.KindCatalog, semcat.KindSchema, kind), v.has(read), v.has(modify)))
+	}
+	model := see(semcat.KindSemanticModel, semcat.SelectSemanticModel, semcat.ModifySemanticModel)
+	return v.or(
+		v.and(typeIs(q.TypeCatalog), v.or(v.owns(semcat.KindMetalake, semcat.KindCatalog), v.has(semcat.UseCatalog))),
+		v.and(typeIs(q.TypeSchema), schemaAccess),
+		v.and(typeIs(q.TypeTable), see(semcat.KindTable, semcat.SelectTable, semcat.ModifyTable)),
+		v.and(typeIs(q.TypeSemanticModel), model),
+		v.and(typeIs(q.TypeMetric), model),
+	)
+}
+
+type visibility struct {
+	allow, deny map[semcat.Privilege]map[semcat.EntityKind][]string
+	owned       map[semcat.EntityKind][]string
+}
+
+func typeIs(t string) bq.Query { return term(q.FieldType, t) }
+
+func term(field, value string) bq.Query {
+	t := bq.NewTermQuery(value)
+	t.SetField(field)
+	return t
+}
+
+// none matches nothing.
+func none() bq.Query { return bq.NewMatchNoneQuery() }
+
+// anyID matches documents whose level ids are among ids.
+func anyID(byLevel map[semcat.EntityKind][]string, levels ...semcat.EntityKind) bq.Query {
+	var qs []bq.Query
+	for _, l := range levels {
+		for _, id := range byLevel[l] {
+			qs = append(qs, term(levelField[l], id))
+		}
+	}
+	if len(qs) == 0 {
+		return none()
+	}
+	return bq.NewDisjunctionQuery(qs)
+}
+
+func (v visibility) owns(levels ...semcat.EntityKind) bq.Query { return anyID(v.owned, levels...) }
+
+// has: allowed at some level, denied at none.
+func (v visibility) has(p semcat.Privilege) bq.Query {
+	levels := []semcat.EntityKind{semcat.KindMetalake, semcat.KindCatalog, semcat.KindSchema, semcat.KindTable, semcat.KindSemanticModel}
+	allowed := anyID(v.allow[p], levels...)
+	if isNone(allowed) {
+		return allowed
+	}
+	denied := anyID(v.deny[p], levels...)
+	if isNone(denied) {
+		return allowed
+	}
+	b := bq.NewBooleanQuery([]bq.Query{allowed}, nil, []bq.Query{denied})
+	return b
+}
+
+func isNone(x bq.Query) bool { _, ok := x.(*bq.MatchNoneQuery); return ok }
+
+func (v visibility) and(qs ...bq.Query) bq.Query {
+	var keep []bq.Query
+	for _, x := range qs {
+		if isNone(x) {
+			return none()
+		}
+		keep = append(keep, x)
+	}
+	return bq.NewConjunctionQuery(keep)
+}
+
+func (v visibility) or(qs ...bq.Query) bq.Query {
+	var keep []bq.Query
+	for _, x := range qs {
+		if !isNone(x) {
+			keep = append(keep, x)
+		}
+	}
+	switch len(keep) {
+	case 0:
+		return none()
+	case 1:
+		return keep[0]
+	}
+	return bq.NewDisjunctionQuery(keep)
+}

@@ -1,0 +1,65 @@
+package semcat
+
+import "context"
+
+// SearchRequest is a metadata search (SPEC §2.6), validated by the caller.
+type SearchRequest struct {
+	Metalake  string
+	Query     string
+	Types     []string
+	Catalog   string
+	Schema    string
+	Tags      []string
+	Scope     string // "", "user" or "system"
+	Sort      string // "relevance" (default), "name", "-name", "created", "-created"
+	Limit     int
+	Offset    int
+	Cursor    string
+	Facets    []string // type, catalog, schema, tags
+	FacetSize int
+}
+
+// SearchEntity names the entity of a result.
+type SearchEntity struct {
+	Type      string   `json:"type"`
+	Namespace []string `json:"namespace"`
+	Name      string   `json:"name"`
+}
+
+// Match says which key of an entity, with which value, a query matched; for
+// schemas the value is the field path.
+type Match struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// SearchHit is one result.
+type SearchHit struct {
+	Entity   SearchEntity `json:"entity"`
+	Score    float64      `json:"score"`
+	Matches  []Match      `json:"matches"`
+	Metadata Metadata     `json:"metadata"`
+}
+
+// FacetValue is one value of a facet with its count.
+type FacetValue struct {
+	Value string `json:"value"`
+	Count int    `json:"count"`
+}
+
+// SearchResult is one page of results. Total and facet counts count only
+// what the caller may see; Cursor is set when more results follow.
+type SearchResult struct {
+	Total    uint64
+	Position Position
+	Results  []SearchHit
+	Facets   map[string][]FacetValue
+	Cursor   string
+}
+
+// SearchService searches the catalog's metadata.
+type SearchService interface {
+	Search(ctx context.Context, req SearchRequest) (*SearchResult, error)
+	// WaitFor blocks until search covers the write at pos, or ctx ends.
+	WaitFor(ctx context.Context, pos Position) error
+}
