@@ -55,6 +55,7 @@ func TestCrashSafety(t *testing.T) {
 	// Build the index once in-process, so every child starts from a checkpoint.
 	x := openIndexer(t, s, dir)
 	x.Close(context.Background())
+	gen := currentGeneration(t, dir)
 
 	stop := make(chan struct{})
 	var writer sync.WaitGroup
@@ -103,12 +104,16 @@ func TestCrashSafety(t *testing.T) {
 		time.Sleep(time.Duration(rand.IntN(150)) * time.Millisecond)
 		cmd.Process.Kill() // SIGKILL
 		cmd.Wait()
+		// The killed index must open from its own checkpoint: the child of
+		// the next round would otherwise have rebuilt it.
+		if now := currentGeneration(t, dir); now != gen {
+			t.Fatalf("round %d: the index was rebuilt (%s → %s) instead of resuming from its checkpoint", round, gen, now)
+		}
 	}
 	close(stop)
 	writer.Wait()
 
 	// The index opens from its checkpoint and catches up to equal PostgreSQL.
-	gen := currentGeneration(t, dir)
 	x = openIndexer(t, s, dir)
 	defer x.Close(context.Background())
 	if after := currentGeneration(t, dir); after != gen {

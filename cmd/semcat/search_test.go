@@ -143,6 +143,20 @@ func TestSearchExamples(t *testing.T) {
 		t.Errorf("metric search: %v", got)
 	}
 
+	// The metadata endpoint answers from PostgreSQL with the same shape.
+	_, out = c.ok("GET", "/api/metalakes/demo/objects/table/hr.people.employees/metadata", "")
+	md := out["metadata"].(map[string]any)
+	if md["user"].(map[string]any)["properties"].(map[string]any)["Codename"] != "Alpha Tango Charlie" ||
+		!strings.Contains(md["system"].(map[string]any)["properties"].(map[string]any)["schema"].(string), "EmpContact struct<EmpTel integer") {
+		t.Errorf("metadata: %v", md)
+	}
+
+	// Facets count per value; a tag filter narrows.
+	out, _ = c.search("demo", url.Values{"query": {"*"}, "facets": {"type,catalog"}, "tag": {"Tag1"}})
+	if out["total"] != 1.0 || fmt.Sprint(out["facets"].(map[string]any)["type"]) != "[map[count:1 value:table]]" {
+		t.Errorf("tag filter and facets: %v", out)
+	}
+
 	// Bad queries are 400 with the position.
 	for _, bad := range []string{"", "-x", `"open`, strings.Repeat("a", 4097)} {
 		status, _, out := c.do("GET", "/api/metalakes/demo/search?"+url.Values{"query": {bad}}.Encode(), "")

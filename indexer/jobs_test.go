@@ -1,0 +1,145 @@
+package indexer_test
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/semcat/semcat"
+	"github.com/semcat/semcat/catalogdb/pgtest"
+	"github.com/semcat/semcat/indexer"
+)
+
+// TestScrubRepairs removes a document and plants a stale one behind the
+// indexer's back; a scrub over the whole (small) catalog repairs both.
+func TestScrubRepairs(t *testing.T) {
+	t.Parallel()
+	s := openStore(t, pgtest.NewDatabase(t))
+	seed(t, s)
+	x := openIndexer(t, s, t.TempDir())
+	defer x.Close(context.Background())
+	checker(t)(s.CreateTable(ctx, ns, table("t", "a")))
+	catchUp(t, x)
+	var tableID int64
+	s.Pool().QueryRow(context.Background(), `SELECT table_id FROM table_meta WHERE table_name = 't'`).Scan(&tableID)
+	idx := x.Index()
+	if err := idx.Delete(indexer.DocID(semcat.KindTable, tableID)); err != nil {
+		t.Fatal(err)
+	}
+	if err := idx.Index("table:999999", map[string]any{"name": "ghost", "doc": "{}"}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := x.Scrub(context.Background(), 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Reindexed != 1 || st.Deleted != 1 {
+		t.Errorf("scrub: %+v, want 1 reindexed and 1 deleted", st)
+	}
+	assertMatchesDB(t, x, s)
+}
+
+// TestPruneAndWatermark: pruning removes only rows every live consumer has
+// passed; an index whose cursor falls below the watermark rebuilds on open.
+func TestPruneAndWatermark(t *testing.T) {
+	t.Parallel()
+	s := openStore(t, pgtest.NewDatabase(t))
+	seed(t, s)
+	dirA, dirB := t.TempDir(), t.TempDir()
+	a := openIndexer(t, s, dirA)
+	b := openIndexer(t, s, dirB)
+	checker(t)(s.CreateTable(ctx, ns, table("t1", "a")))
+	catchUp(t, a)
+	a.Close(context.Background()) // reports a's cursor
+	count := func() int {
+		var n int
+		s.Pool().QueryRow(context.Background(), `SELECT count(*) FROM outbox`).Scan(&n)
+		return n
+	}
+	before := count()
+	// b has not caught up: nothing after its cursor may go.
+	if _, err := s.PruneOutbox(context.Background(), time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if count() == 0 {
+		t.Fatal("pruned rows a live consumer has not passed")
+	}
+	catchUp(t, b)
+	b.Close(context.Background())
+	n, err := s.PruneOutbox(context.Background(), time.Hour)
+	if err != nil || n == 0 || count() >= before {
+		t.Fatalf("prune after both passed: %d rows (%v), %d left of %d", n, err, count(), before)
+	}
+	// A new write, then a node that was away (its heartbeat expired) comes
+	// back below the watermark: it rebuilds and matches PostgreSQL.
+	checker(t)(s.CreateTable(ctx, ns, table("t2", "a")))
+	b = openIndexer(t, s, dirB)
+	catchUp(t, b)
+	b.Close(context.Background())
+	if _, err := s.Pool().Exec(context.Background(), `UPDATE index_consumer SET heartbeat_at = now() - interval '2 hours' WHERE consumer_name = $1`, "test:"+dirA); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.PruneOutbox(context.Background(), time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	genBefore := currentGeneration(t, dirA)
+	a = openIndexer(t, s, dirA)
+	defer a.Close(context.Background())
+	if currentGeneration(t, dirA) == genBefore {
+		t.Error("an index below the pruned watermark was not rebuilt")
+	}
+	catchUp(t, a)
+	assertMatchesDB(t, a, s)
+}
+
+// TestRebuildWhileSearching swaps in a rebuilt index while searches run:
+// every search answers, and the result equals PostgreSQL.
+func TestRebuildWhileSearching(t *testing.T) {
+	t.Parallel()
+	s := openStore(t, pgtest.NewDatabase(t))
+	seed(t, s)
+	for i := range 30 {
+		checker(t)(s.CreateTable(ctx, ns, table("t"+string(rune('a'+i%26))+string(rune('a'+i/26)), "col")))
+	}
+	dir := t.TempDir()
+	x := openIndexer(t, s, dir)
+	defer x.Close(context.Background())
+	svc := &indexer.Service{Indexer: x, Store: s}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var failures, searches atomic.Int64
+	for range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				res, err := svc.Search(context.Background(), semcat.SearchRequest{Metalake: "m", Query: "col", Limit: 5})
+				searches.Add(1)
+				if err != nil || res.Total == 0 {
+					failures.Add(1)
+				}
+			}
+		}()
+	}
+	gen := currentGeneration(t, dir)
+	if err := x.Rebuild(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	close(stop)
+	wg.Wait()
+	if failures.Load() != 0 {
+		t.Errorf("%d of %d searches failed during the rebuild", failures.Load(), searches.Load())
+	}
+	if currentGeneration(t, dir) == gen {
+		t.Error("the rebuild did not swap in a new generation")
+	}
+	catchUp(t, x)
+	assertMatchesDB(t, x, s)
+}
