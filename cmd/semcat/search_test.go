@@ -187,6 +187,16 @@ func TestReadYourWrites(t *testing.T) {
 			t.Fatalf("write %d not seen at position %s (index at %v): %v", i, pos, out["position"], got)
 		}
 	}
+	// A position the index cannot reach in time: 503/1013, never a stale answer.
+	status, _, out := c.do("GET", "/api/metalakes/m/search?"+url.Values{"query": {"*"}, "minPosition": {"tzzzzzz"}, "waitMs": {"50"}}.Encode(), "")
+	if status != 503 || out["code"] != 1013.0 || out["results"] != nil {
+		t.Errorf("unreachable position: %d %v, want 503/1013", status, out)
+	}
+	for _, bad := range []url.Values{{"query": {"*"}, "minPosition": {"nonsense"}}, {"query": {"*"}, "waitMs": {"30001"}}, {"query": {"*"}, "limit": {"1001"}}} {
+		if status, _, out := c.do("GET", "/api/metalakes/m/search?"+bad.Encode(), ""); status != 400 {
+			t.Errorf("%v: %d %v, want 400", bad, status, out)
+		}
+	}
 }
 
 // TestSearchVisibility: a user never sees an invisible entity — not in
