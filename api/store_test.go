@@ -20,13 +20,7 @@ import (
 // The tests in this file run the API against the real PostgreSQL store.
 
 func TestMain(m *testing.M) {
-	pgtest.SetTemplateSetup(func(ctx context.Context, connString string) error {
-		s, err := catalogdb.Open(ctx, connString, nil)
-		if err == nil {
-			s.Close()
-		}
-		return err
-	})
+	pgtest.SetTemplateSetup(catalogdb.MigrateURL)
 	pgtest.Main(m)
 }
 

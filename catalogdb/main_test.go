@@ -13,14 +13,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	pgtest.SetTemplateSetup(func(ctx context.Context, connString string) error {
-		s, err := catalogdb.Open(ctx, connString, nil)
-		if err != nil {
-			return err
-		}
-		s.Close()
-		return nil
-	})
+	pgtest.SetTemplateSetup(catalogdb.MigrateURL)
 	pgtest.Main(m)
 }
 

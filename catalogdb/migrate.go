@@ -74,3 +74,14 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
 	}
 	return nil
 }
+
+// MigrateURL applies the migrations to the database at connString and
+// closes its connections: the template setup of test databases.
+func MigrateURL(ctx context.Context, connString string) error {
+	pool, err := pgxpool.New(ctx, connString)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	return Migrate(ctx, pool)
+}

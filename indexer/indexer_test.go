@@ -25,13 +25,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) != "" {
 		os.Exit(runChild())
 	}
-	pgtest.SetTemplateSetup(func(ctx context.Context, connString string) error {
-		s, err := catalogdb.Open(ctx, connString, nil)
-		if err == nil {
-			s.Close()
-		}
-		return err
-	})
+	pgtest.SetTemplateSetup(catalogdb.MigrateURL)
 	pgtest.Main(m)
 }
 

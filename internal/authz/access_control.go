@@ -76,12 +76,7 @@ func (s *Service) SetOwner(ctx context.Context, metalake string, obj semcat.Obje
 
 // GetOwner: whoever may see the object.
 func (s *Service) GetOwner(ctx context.Context, metalake string, obj semcat.ObjectRef) (*semcat.Owner, error) {
-	a, see, _, err := s.objectAccess(ctx, metalake, obj)
-	if err != nil {
-		return nil, err
-	}
-	ok, err := see(a)
-	if err := s.decide(ctx, ok, err, "see "+string(obj.Type)+" '"+obj.FullName+"'"); err != nil {
+	if err := s.checkSee(ctx, metalake, obj); err != nil {
 		return nil, err
 	}
 	return s.inner.GetOwner(ctx, metalake, obj)

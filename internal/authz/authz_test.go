@@ -15,13 +15,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	pgtest.SetTemplateSetup(func(ctx context.Context, connString string) error {
-		s, err := catalogdb.Open(ctx, connString, nil)
-		if err == nil {
-			s.Close()
-		}
-		return err
-	})
+	pgtest.SetTemplateSetup(catalogdb.MigrateURL)
 	pgtest.Main(m)
 }
 

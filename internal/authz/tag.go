@@ -66,14 +66,19 @@ func (s *Service) objectAccess(ctx context.Context, metalake string, obj semcat.
 	return a, (*semcat.Access).CanSeeSemanticModel, (*semcat.Access).CanAlterSemanticModel, err
 }
 
-// ListObjectTags: whoever may see the object.
-func (s *Service) ListObjectTags(ctx context.Context, metalake string, obj semcat.ObjectRef) ([]string, error) {
+// checkSee fails unless the user may see the object.
+func (s *Service) checkSee(ctx context.Context, metalake string, obj semcat.ObjectRef) error {
 	a, see, _, err := s.objectAccess(ctx, metalake, obj)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	ok, err := see(a)
-	if err := s.decide(ctx, ok, err, "see "+string(obj.Type)+" '"+obj.FullName+"'"); err != nil {
+	return s.decide(ctx, ok, err, "see "+string(obj.Type)+" '"+obj.FullName+"'")
+}
+
+// ListObjectTags: whoever may see the object.
+func (s *Service) ListObjectTags(ctx context.Context, metalake string, obj semcat.ObjectRef) ([]string, error) {
+	if err := s.checkSee(ctx, metalake, obj); err != nil {
 		return nil, err
 	}
 	return s.inner.ListObjectTags(ctx, metalake, obj)
@@ -94,12 +99,7 @@ func (s *Service) AssociateTags(ctx context.Context, metalake string, obj semcat
 
 // ObjectMetadata: whoever may see the object.
 func (s *Service) ObjectMetadata(ctx context.Context, metalake string, obj semcat.ObjectRef) (*semcat.Metadata, error) {
-	a, see, _, err := s.objectAccess(ctx, metalake, obj)
-	if err != nil {
-		return nil, err
-	}
-	ok, err := see(a)
-	if err := s.decide(ctx, ok, err, "see "+string(obj.Type)+" '"+obj.FullName+"'"); err != nil {
+	if err := s.checkSee(ctx, metalake, obj); err != nil {
 		return nil, err
 	}
 	return s.inner.ObjectMetadata(ctx, metalake, obj)
