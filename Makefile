@@ -15,7 +15,7 @@ test:
 	$(GO) test -race -count=1 ./...
 
 bench:
-	$(GO) run ./benchmarks
+	$(GO) run ./benchmarks $(BENCHFLAGS)
 
 build:
 	$(GO) build -o bin/semcat ./cmd/semcat
@@ -23,3 +23,4 @@ build:
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
 	$(GO) vet ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...

@@ -218,8 +218,7 @@ func TestSearchVisibility(t *testing.T) {
 				fmt.Sprintf(`{"name":"t%d","columns":[{"name":"shared_col","type":"long"}],"properties":{"topic":"common"}}`, i))
 		}
 	}
-	var last http.Header
-	last, _ = admin.ok("POST", "/api/metalakes/m/catalogs/rel/schemas/open/tables",
+	admin.ok("POST", "/api/metalakes/m/catalogs/rel/schemas/open/tables",
 		`{"name":"secret","columns":[{"name":"shared_col","type":"long"}],"properties":{"topic":"common"}}`)
 	for _, u := range []string{"alice", "bob"} {
 		admin.ok("POST", "/api/metalakes/m/users", `{"name":"`+u+`"}`)
@@ -235,7 +234,7 @@ func TestSearchVisibility(t *testing.T) {
 	admin.ok("POST", "/api/metalakes/m/roles", `{"name":"r_bob","securableObjects":[
 		{"fullName":"rel","type":"CATALOG","privileges":[{"name":"USE_CATALOG","condition":"ALLOW"}]},
 		{"fullName":"rel.closed","type":"SCHEMA","privileges":[{"name":"USE_SCHEMA","condition":"ALLOW"},{"name":"SELECT_TABLE","condition":"ALLOW"}]}]}`)
-	last, _ = admin.ok("PUT", "/api/metalakes/m/permissions/users/bob/grant", `{"roleNames":["r_bob"]}`)
+	last, _ := admin.ok("PUT", "/api/metalakes/m/permissions/users/bob/grant", `{"roleNames":["r_bob"]}`)
 	pos := last.Get("X-Semcat-Position")
 
 	tests := []struct {
@@ -316,17 +315,15 @@ func TestTwoServersConverge(t *testing.T) {
 	c1.ok("POST", "/api/metalakes", `{"name":"m"}`)
 	c2.ok("POST", "/api/metalakes/m/catalogs", `{"name":"rel","type":"relational"}`)
 	c1.ok("POST", "/api/metalakes/m/catalogs/rel/schemas", `{"name":"s"}`)
-	var pos string
 	for i := range 30 {
 		c := []client{c1, c2}[i%2]
-		hdr, _ := c.ok("POST", "/api/metalakes/m/catalogs/rel/schemas/s/tables", fmt.Sprintf(`{"name":"t%d","columns":[{"name":"a","type":"long"}]}`, i))
-		pos = hdr.Get("X-Semcat-Position")
+		c.ok("POST", "/api/metalakes/m/catalogs/rel/schemas/s/tables", fmt.Sprintf(`{"name":"t%d","columns":[{"name":"a","type":"long"}]}`, i))
 		if i%7 == 0 {
 			c.ok("DELETE", fmt.Sprintf("/api/metalakes/m/catalogs/rel/schemas/s/tables/t%d", i), "")
 		}
 	}
 	hdr, _ := c2.ok("PUT", "/api/metalakes/m/catalogs/rel/schemas/s/tables/t1", `{"updates":[{"@type":"rename","newName":"renamed"}]}`)
-	pos = hdr.Get("X-Semcat-Position")
+	pos := hdr.Get("X-Semcat-Position")
 	params := url.Values{"query": {"*"}, "limit": {"1000"}, "sort": {"name"}, "minPosition": {pos}}
 	_, got1 := c1.search("m", params)
 	_, got2 := c2.search("m", params)
