@@ -44,6 +44,8 @@ type Config struct {
 	JWTIssuer   string `yaml:"jwt-issuer"`
 	JWTAudience string `yaml:"jwt-audience"`
 
+	// DefaultMetalake is the metalake MCP tools use when a call names none.
+	DefaultMetalake string `yaml:"default-metalake"`
 	// AuditLog is the file the audit listener appends events to; empty
 	// means <data-dir>/audit.log, "-" turns it off.
 	AuditLog string `yaml:"audit-log"`
@@ -130,6 +132,7 @@ func settings(c *Config) []setting {
 		{"jwt-rs256-public-key-file", "SEMCAT_JWT_RS256_PUBLIC_KEY_FILE", "with --auth jwt, PEM file holding the RS256 public key or certificate", func(c *Config, v string) error { c.JWTRS256PublicKeyFile = v; return nil }},
 		{"jwt-issuer", "SEMCAT_JWT_ISSUER", "with --auth jwt, the required token issuer (iss)", func(c *Config, v string) error { c.JWTIssuer = v; return nil }},
 		{"jwt-audience", "SEMCAT_JWT_AUDIENCE", "with --auth jwt, the audience (aud) tokens must include", func(c *Config, v string) error { c.JWTAudience = v; return nil }},
+		{"default-metalake", "SEMCAT_DEFAULT_METALAKE", "the metalake MCP tools use when a call names none", func(c *Config, v string) error { c.DefaultMetalake = v; return nil }},
 		{"audit-log", "SEMCAT_AUDIT_LOG", "file the audit log of operation events is appended to (default <data-dir>/audit.log; - for none)", func(c *Config, v string) error { c.AuditLog = v; return nil }},
 		{"retention-schedule", "SEMCAT_RETENTION_SCHEDULE", "when to purge dropped rows and old model versions (cron or @every)", func(c *Config, v string) error { c.RetentionSchedule = v; return nil }},
 		{"retention-deleted-after", "SEMCAT_RETENTION_DELETED_AFTER", "how long dropped rows and retired metric identities are kept (e.g. 168h)", func(c *Config, v string) error {

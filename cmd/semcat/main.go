@@ -31,6 +31,7 @@ import (
 	"github.com/semcat/semcat/internal/demo"
 	"github.com/semcat/semcat/internal/events"
 	"github.com/semcat/semcat/internal/jobs"
+	"github.com/semcat/semcat/mcpserver"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -67,6 +68,8 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 		return m.Close(closeCtx)
 	case "reindex":
 		return reindex(args[1:], getenv, stdout)
+	case "mcp":
+		return serveMCP(args[1:], getenv, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "semcat", version)
 		return nil
@@ -84,6 +87,7 @@ func usage(w io.Writer) error {
 commands:
   serve     run the catalog and search service (semcat serve --help for flags)
   reindex   rebuild a running server's search index from PostgreSQL and swap it in
+  mcp       serve the Model Context Protocol over stdio, answering from a running server
   version   print the version
 `)
 	return errors.New("no command given")
@@ -254,7 +258,8 @@ func (m *Main) handler(dataDir string) (http.Handler, error) {
 	m.bus.Register("metrics", events.NewMetrics(m.Registry))
 	m.bus.Start()
 
-	apiHandler := api.NewHandler(m.services(), api.Config{
+	svc := m.services()
+	apiHandler := api.NewHandler(svc, api.Config{
 		MaxBodyBytes: cfg.MaxBodyBytes,
 		Logger:       m.Logger,
 		Ready:        m.Store.Ping,
@@ -266,6 +271,8 @@ func (m *Main) handler(dataDir string) (http.Handler, error) {
 	})
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", api.MetricsHandler(m.Registry))
+	mux.Handle("/mcp", mcpserver.HTTPHandler(mcpserver.Services{Metrics: svc.Metrics, Search: svc.Search},
+		mcpserver.Config{DefaultMetalake: cfg.DefaultMetalake, Version: version, Logger: m.Logger}, authenticate))
 	mux.Handle("/", apiHandler)
 	return mux, nil
 }

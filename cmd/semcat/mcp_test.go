@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestMCPMatchesREST opens an MCP session against a running server over
+// streamable HTTP, lists the tools, calls each one, and compares the answers
+// with the REST API's.
+func TestMCPMatchesREST(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Demo = true
+	cfg.DefaultMetalake = "demo"
+	m := startMain(t, cfg)
+	c := client{t: t, base: m.URL()}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil).Connect(ctx,
+		&mcp.StreamableClientTransport{Endpoint: m.URL() + "/mcp", MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, tool := range tools.Tools {
+		names[tool.Name] = true
+		if tool.Annotations == nil || !tool.Annotations.ReadOnlyHint {
+			t.Errorf("tool %s is not marked read-only", tool.Name)
+		}
+	}
+	if len(names) != 3 || !names["list_metrics"] || !names["list_metric_infos"] || !names["search"] {
+		t.Fatalf("tools: %v", names)
+	}
+	call := func(tool string, args map[string]any) map[string]any {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %+v", tool, err, res)
+		}
+		b, _ := json.Marshal(res.StructuredContent)
+		var out map[string]any
+		json.Unmarshal(b, &out)
+		return out
+	}
+	canon := func(v any) string {
+		b, _ := json.Marshal(v)
+		var x any
+		json.Unmarshal(b, &x)
+		b, _ = json.Marshal(x)
+		return string(b)
+	}
+	schema := "/api/metalakes/demo/catalogs/warehouse/schemas/main/semantic-model-metrics"
+	args := map[string]any{"catalog": "warehouse", "schema": "main"}
+
+	_, rest := c.ok("GET", schema, "")
+	got := call("list_metrics", args)
+	if canon(got["identifiers"]) != canon(rest["identifiers"]) || len(rest["identifiers"].([]any)) != 113 {
+		t.Errorf("list_metrics differs from REST (%d identifiers)", len(rest["identifiers"].([]any)))
+	}
+	_, rest = c.ok("GET", schema+"?details=true", "")
+	got = call("list_metric_infos", args)
+	if canon(got["metrics"]) != canon(rest["metrics"]) {
+		t.Errorf("list_metric_infos differs from REST")
+	}
+	restSearch, _ := c.search("demo", url.Values{"query": {"EmpTel"}, "facets": {"type"}})
+	got = call("search", map[string]any{"query": "EmpTel", "facets": []string{"type"}})
+	if canon(got["results"]) != canon(restSearch["results"]) || got["total"] != restSearch["total"] || canon(got["facets"]) != canon(restSearch["facets"]) {
+		t.Errorf("search differs from REST:\nmcp  %v\nrest %v", got, restSearch)
+	}
+}

@@ -1,0 +1,178 @@
+// Package mcpserver serves semcat to AI agents over the Model Context
+// Protocol (SPEC §2.8), with the official Go MCP SDK: `semcat mcp` over stdio
+// (ServeStdio) and /mcp over streamable HTTP (HTTPHandler).
+//
+// The server is read-only by construction: it registers exactly three tools,
+// list_metrics, list_metric_infos and search, and each calls one read method
+// of a domain service once. Their ReadOnlyHint annotations only describe
+// that; nothing else is reachable. Every tool call runs as the authenticated
+// user (semcat.NewContextWithUser), so the services' authorization applies
+// exactly as for the REST API. Failures of a call (invalid arguments, missing
+// schema, forbidden, internal errors) are tool errors (IsError results with
+// the error's user-safe message), never protocol errors.
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/semcat/semcat"
+)
+
+// AnonymousUser is the user of every call when no user is given: HTTPHandler
+// with a nil authenticator, ServeStdio with an empty user.
+const AnonymousUser = "anonymous"
+
+// DefaultCallTimeout bounds every tool call when Config.CallTimeout is zero.
+const DefaultCallTimeout = 30 * time.Second
+
+// Name is the server name reported to MCP clients.
+const Name = "semcat"
+
+// Config configures the server. The zero value is usable, except that tools
+// then need an explicit metalake argument.
+type Config struct {
+	// DefaultMetalake is used by every tool whose metalake argument is
+	// omitted. Empty means the argument is required.
+	DefaultMetalake string
+	// Version is reported to clients as the server version.
+	Version string
+	// Logger receives internal errors of tool calls (their details never go
+	// to the client) and the SDK's own log. Default slog.Default() for
+	// internal errors; the SDK logs nothing when nil.
+	Logger *slog.Logger
+	// CallTimeout bounds each tool call. Default DefaultCallTimeout.
+	CallTimeout time.Duration
+}
+
+// Services are the domain services the tools call. Both are required.
+type Services struct {
+	Metrics semcat.MetricDiscoveryService
+	Search  semcat.SearchService
+}
+
+// NewServer returns an MCP server with the three read-only tools. Tool calls
+// act as semcat.UserFromContext of the context the server (or its session)
+// is run with; a call without a user fails. Use HTTPHandler or ServeStdio,
+// which provide the user, unless you connect the server yourself.
+func NewServer(svc Services, cfg Config) *mcp.Server {
+	version := cfg.Version
+	if version == "" {
+		version = "dev"
+	}
+	server := mcp.NewServer(&mcp.Implementation{
+		Name:    Name,
+		Title:   "semcat metadata catalog",
+		Version: version,
+	}, &mcp.ServerOptions{
+		Instructions: instructions,
+		Logger:       cfg.Logger,
+		// Tools only: no logging capability, and the tool list never changes.
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+	})
+	t := newToolset(svc, cfg)
+	t.register(server)
+	return server
+}
+
+// HTTPHandler returns the streamable HTTP handler of the MCP server, to be
+// mounted at /mcp. It is stateless: every HTTP request is authenticated
+// with user (nil means every request is AnonymousUser) and its tool calls
+// act as that user; a request that fails authentication gets the REST API's
+// error body (401 with code 1000 for an EUNAUTHORIZED error) and never reaches
+// the server.
+//
+// Requests that arrive on a loopback address with a non-loopback Host header
+// are refused (403) as DNS-rebinding protection.
+func HTTPHandler(svc Services, cfg Config, user func(r *http.Request) (string, error)) http.Handler {
+	server := NewServer(svc, cfg)
+	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
+		Stateless:                    true,
+		JSONResponse:                 true,
+		Logger:                       cfg.Logger,
+		PropagateRequestCancellation: true,
+	})
+	logger := loggerOf(cfg)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := AnonymousUser
+		if user != nil {
+			var err error
+			if name, err = user(r); err != nil {
+				writeHTTPError(w, logger, err)
+				return
+			} else if name == "" {
+				writeHTTPError(w, logger, semcat.Errorf(semcat.EUNAUTHORIZED, "no authenticated user"))
+				return
+			}
+		}
+		mcpHandler.ServeHTTP(w, r.WithContext(semcat.NewContextWithUser(r.Context(), name)))
+	})
+}
+
+// ServeStdio serves one MCP session over standard input and output until the
+// client closes it or ctx ends; every tool call acts as user (empty means
+// AnonymousUser). Nothing else may write to standard output meanwhile: log
+// to standard error.
+func ServeStdio(ctx context.Context, svc Services, cfg Config, user string) error {
+	return serve(ctx, svc, cfg, user, &mcp.StdioTransport{})
+}
+
+// serve runs one session of a new server over t, as user.
+func serve(ctx context.Context, svc Services, cfg Config, user string, t mcp.Transport) error {
+	if user == "" {
+		user = AnonymousUser
+	}
+	return NewServer(svc, cfg).Run(semcat.NewContextWithUser(ctx, user), t)
+}
+
+func loggerOf(cfg Config) *slog.Logger {
+	if cfg.Logger != nil {
+		return cfg.Logger
+	}
+	return slog.Default()
+}
+
+// httpErrors maps the semcat error codes an authenticator may return to the
+// REST API's wire form (SPEC §2); anything else is an internal error.
+var httpErrors = map[string]struct {
+	status int
+	code   int
+	typ    string
+}{
+	semcat.EUNAUTHORIZED: {http.StatusUnauthorized, 1000, "UnauthorizedException"},
+	semcat.EFORBIDDEN:    {http.StatusForbidden, 1008, "ForbiddenException"},
+	semcat.EINVALID:      {http.StatusBadRequest, 1001, "IllegalArgumentException"},
+}
+
+// writeHTTPError answers a request whose authentication failed.
+func writeHTTPError(w http.ResponseWriter, logger *slog.Logger, err error) {
+	body := struct {
+		Code    int    `json:"code"`
+		Type    string `json:"type"`
+		Message string `json:"message"`
+	}{1002, "InternalError", "internal server error"}
+	status := http.StatusInternalServerError
+	if class, ok := httpErrors[semcat.ErrorCode(err)]; ok {
+		status, body.Code, body.Type, body.Message = class.status, class.code, class.typ, semcat.ErrorMessage(err)
+	} else {
+		logger.Error("mcp: authentication failed", "error", err)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(body)
+}
+
+// errNoUser fails a call on a server run without a user in its context.
+var errNoUser = errors.New("unauthorized: this MCP session has no authenticated user")
+
+const instructions = `semcat is a metadata catalog of metalakes, catalogs, schemas, tables and semantic models (with their metrics). All tools are read-only.
+- list_metrics: the metrics of every semantic model of one schema, as identifiers {namespace: [metalake, catalog, schema, model], name}.
+- list_metric_infos: the same metrics with their complete definitions.
+- search: full-text and field search over all metadata (query language: words, "phrases", prefix*, key:value, tags:t, schema:field, field:type, +required, -excluded, * for everything), with filters, facets and paging.
+The metalake argument may be omitted when the server has a default metalake.`

@@ -1,0 +1,864 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/semcat/semcat"
+)
+
+// metricsCall is one recorded call of ListSchemaMetrics.
+type metricsCall struct {
+	NS      semcat.Namespace
+	Details bool
+	User    string
+}
+
+// fakeMetrics serves the metrics of the schemas in its map and fails with
+// NoSuchSchema for any other; err, when set, fails every call; panics makes
+// the call panic.
+type fakeMetrics struct {
+	mu      sync.Mutex
+	calls   []metricsCall
+	schemas map[semcat.Namespace][]semcat.SchemaMetric
+	err     error
+	panics  bool
+}
+
+func (f *fakeMetrics) ListSchemaMetrics(ctx context.Context, ns semcat.Namespace, details bool) ([]semcat.SchemaMetric, error) {
+	f.mu.Lock()
+	f.calls = append(f.calls, metricsCall{ns, details, semcat.UserFromContext(ctx)})
+	err, panics := f.err, f.panics
+	f.mu.Unlock()
+	if panics {
+		panic("boom")
+	}
+	if err != nil {
+		return nil, err
+	}
+	metrics, ok := f.schemas[ns]
+	if !ok {
+		return nil, semcat.NotFound(semcat.KindSchema, "schema '%s.%s' does not exist in metalake '%s'", ns.Catalog, ns.Schema, ns.Metalake)
+	}
+	out := make([]semcat.SchemaMetric, len(metrics))
+	for i, m := range metrics {
+		out[i] = semcat.SchemaMetric{ModelID: m.ModelID, Model: m.Model, Name: m.Name}
+		if details {
+			out[i].Definition = m.Definition
+		}
+	}
+	return out, nil
+}
+
+func (f *fakeMetrics) takeCalls() []metricsCall {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c := f.calls
+	f.calls = nil
+	return c
+}
+
+// searchCall is one recorded call of Search.
+type searchCall struct {
+	Req  semcat.SearchRequest
+	User string
+}
+
+// fakeSearch answers every search with result, or fails with err.
+type fakeSearch struct {
+	mu     sync.Mutex
+	calls  []searchCall
+	result *semcat.SearchResult
+	err    error
+}
+
+func (f *fakeSearch) Search(ctx context.Context, req semcat.SearchRequest) (*semcat.SearchResult, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, searchCall{req, semcat.UserFromContext(ctx)})
+	if f.err != nil {
+		return nil, f.err
+	}
+	return f.result, nil
+}
+
+func (f *fakeSearch) WaitFor(ctx context.Context, pos semcat.Position) error {
+	panic("WaitFor must not be called by the MCP server")
+}
+
+func (f *fakeSearch) takeCalls() []searchCall {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c := f.calls
+	f.calls = nil
+	return c
+}
+
+var (
+	salesNS = semcat.Namespace{Metalake: "lake", Catalog: "rel", Schema: "sales"}
+	otherNS = semcat.Namespace{Metalake: "other_lake", Catalog: "rel", Schema: "sales"}
+	emptyNS = semcat.Namespace{Metalake: "lake", Catalog: "rel", Schema: "empty"}
+)
+
+// revenueDef is a definition as stored, with spacing and key order the
+// tools must not care about.
+const revenueDef = `{"name": "total_revenue", "expression": {"sql": "SUM(amount)"}, "datatype": "decimal(18,2)", "aiContext": {"synonyms": ["sales", "turnover"]}}`
+
+func newFakes() (*fakeMetrics, *fakeSearch) {
+	metrics := &fakeMetrics{schemas: map[semcat.Namespace][]semcat.SchemaMetric{
+		salesNS: {
+			{ModelID: 7, Model: "Orders", Name: "order_count", Definition: json.RawMessage(`{"name":"order_count","expression":{"sql":"COUNT(*)"}}`)},
+			{ModelID: 7, Model: "Orders", Name: "total_revenue", Definition: json.RawMessage(revenueDef)},
+			{ModelID: 9, Model: "returns/v2", Name: "return_rate", Definition: json.RawMessage(`{"name":"return_rate","expression":{"sql":"AVG(returned)"},"dialects":["trino"]}`)},
+		},
+		otherNS: {
+			{ModelID: 11, Model: "m", Name: "x", Definition: json.RawMessage(`{"name":"x"}`)},
+		},
+		emptyNS: {},
+	}}
+	search := &fakeSearch{result: &semcat.SearchResult{
+		Total:    42,
+		Position: semcat.Position{TxID: 1234},
+		Results: []semcat.SearchHit{
+			{
+				Entity:  semcat.SearchEntity{Type: "table", Namespace: []string{"lake", "rel", "hr"}, Name: "employees"},
+				Score:   3.25,
+				Matches: []semcat.Match{{Key: "schema", Value: "EmpContact.EmpTel"}},
+				Metadata: semcat.Metadata{
+					System: semcat.MetadataPart{Properties: map[string]string{"entity-name": "employees", "entity-type": "table"}, Tags: nil},
+					User:   semcat.MetadataPart{Properties: nil, Tags: []string{"pii"}},
+				},
+			},
+			{
+				Entity:  semcat.SearchEntity{Type: "metric", Namespace: []string{"lake", "rel", "sales", "Orders"}, Name: "total_revenue"},
+				Score:   1.5,
+				Matches: nil,
+			},
+		},
+		Facets: map[string][]semcat.FacetValue{"type": {{Value: "table", Count: 30}, {Value: "metric", Count: 12}}},
+		Cursor: "next-page",
+	}}
+	return metrics, search
+}
+
+// connect runs a server session as user over in-memory transports (the
+// stdio path, ServeStdio, with another transport) and returns a connected
+// client session.
+func connect(t *testing.T, svc Services, cfg Config, user string) *mcp.ClientSession {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	serverT, clientT := mcp.NewInMemoryTransports()
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, svc, cfg, user, serverT) }()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0"}, nil).Connect(ctx, clientT, nil)
+	if err != nil {
+		cancel()
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			t.Error("server did not stop")
+		}
+	})
+	return cs
+}
+
+// call calls a tool; a protocol error fails the test.
+func call(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any) *mcp.CallToolResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s(%v): protocol error %v", tool, args, err)
+	}
+	return res
+}
+
+// payload checks that a successful result carries the same JSON as
+// structured content and as its only text content, and that it equals want.
+func payload(t *testing.T, res *mcp.CallToolResult, want string) {
+	t.Helper()
+	if res.IsError {
+		t.Fatalf("unexpected tool error: %s", text(res))
+	}
+	structured, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Content) != 1 {
+		t.Fatalf("want one text content, got %d", len(res.Content))
+	}
+	for what, got := range map[string]string{"structured content": string(structured), "text content": text(res)} {
+		if diff := cmp.Diff(decode(t, want), decode(t, got)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s\ngot %s", what, diff, got)
+		}
+	}
+}
+
+// toolError checks that res is a tool error whose text contains each of
+// wants, and returns the text.
+func toolError(t *testing.T, res *mcp.CallToolResult, wants ...string) string {
+	t.Helper()
+	if !res.IsError {
+		t.Fatalf("want a tool error, got success %s", text(res))
+	}
+	if res.StructuredContent != nil {
+		t.Errorf("tool error with structured content %v", res.StructuredContent)
+	}
+	msg := text(res)
+	for _, w := range wants {
+		if !strings.Contains(msg, w) {
+			t.Errorf("error %q does not contain %q", msg, w)
+		}
+	}
+	return msg
+}
+
+func text(res *mcp.CallToolResult) string {
+	var parts []string
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			parts = append(parts, tc.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+func decode(t *testing.T, s string) any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		t.Fatalf("decode %s: %v", s, err)
+	}
+	return v
+}
+
+const wantIdentifiers = `{"identifiers": [
+	{"namespace": ["lake", "rel", "sales", "Orders"], "name": "order_count"},
+	{"namespace": ["lake", "rel", "sales", "Orders"], "name": "total_revenue"},
+	{"namespace": ["lake", "rel", "sales", "returns/v2"], "name": "return_rate"}]}`
+
+const wantInfos = `{"metrics": [
+	{"namespace": ["lake", "rel", "sales", "Orders"], "metric": {"name":"order_count","expression":{"sql":"COUNT(*)"}}},
+	{"namespace": ["lake", "rel", "sales", "Orders"], "metric": ` + revenueDef + `},
+	{"namespace": ["lake", "rel", "sales", "returns/v2"], "metric": {"name":"return_rate","expression":{"sql":"AVG(returned)"},"dialects":["trino"]}}]}`
+
+const wantSearch = `{"total": 42, "position": "tya",
+	"results": [
+		{"entity": {"type": "table", "namespace": ["lake", "rel", "hr"], "name": "employees"},
+		 "score": 3.25,
+		 "matches": [{"key": "schema", "value": "EmpContact.EmpTel"}],
+		 "metadata": {"system": {"properties": {"entity-name": "employees", "entity-type": "table"}, "tags": null},
+		              "user": {"properties": null, "tags": ["pii"]}}},
+		{"entity": {"type": "metric", "namespace": ["lake", "rel", "sales", "Orders"], "name": "total_revenue"},
+		 "score": 1.5, "matches": null,
+		 "metadata": {"system": {"properties": null, "tags": null}, "user": {"properties": null, "tags": null}}}],
+	"facets": {"type": [{"value": "table", "count": 30}, {"value": "metric", "count": 12}]},
+	"cursor": "next-page"}`
+
+func TestSession(t *testing.T) {
+	metrics, search := newFakes()
+	cs := connect(t, Services{Metrics: metrics, Search: search}, Config{DefaultMetalake: "lake", Version: "1.2.3"}, "alice")
+	ctx := context.Background()
+
+	t.Run("initialize", func(t *testing.T) {
+		init := cs.InitializeResult()
+		if init == nil || init.ServerInfo == nil {
+			t.Fatal("no initialize result")
+		}
+		if init.ServerInfo.Name != "semcat" || init.ServerInfo.Version != "1.2.3" {
+			t.Errorf("server info %+v", init.ServerInfo)
+		}
+		if caps := init.Capabilities; caps == nil || caps.Tools == nil || caps.Resources != nil || caps.Prompts != nil {
+			t.Errorf("capabilities %+v: want tools only", caps)
+		}
+	})
+
+	t.Run("list tools", func(t *testing.T) {
+		res, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, tool := range res.Tools {
+			names = append(names, tool.Name)
+			a := tool.Annotations
+			if a == nil || !a.ReadOnlyHint || a.DestructiveHint == nil || *a.DestructiveHint || a.OpenWorldHint == nil || *a.OpenWorldHint {
+				t.Errorf("%s: annotations %+v: want read-only, not destructive, closed world", tool.Name, a)
+			}
+			if tool.Description == "" || tool.OutputSchema == nil {
+				t.Errorf("%s: no description or output schema", tool.Name)
+			}
+		}
+		slices.Sort(names)
+		if want := []string{"list_metric_infos", "list_metrics", "search"}; !slices.Equal(names, want) {
+			t.Errorf("tools %v, want exactly %v", names, want)
+		}
+		for _, tool := range res.Tools {
+			schema, _ := json.Marshal(tool.InputSchema)
+			var s struct {
+				Required   []string                   `json:"required"`
+				Properties map[string]json.RawMessage `json:"properties"`
+			}
+			if err := json.Unmarshal(schema, &s); err != nil {
+				t.Fatal(err)
+			}
+			want := []string{"catalog", "schema"}
+			if tool.Name == "search" {
+				want = []string{"query"}
+				for _, p := range []string{"metalake", "types", "catalog", "schema", "tags", "scope", "sort", "limit", "offset", "cursor", "facets", "facetSize"} {
+					if s.Properties[p] == nil {
+						t.Errorf("search: no argument %s", p)
+					}
+				}
+			}
+			if !slices.Equal(s.Required, want) {
+				t.Errorf("%s: required %v, want %v", tool.Name, s.Required, want)
+			}
+		}
+	})
+
+	t.Run("list_metrics", func(t *testing.T) {
+		payload(t, call(t, cs, "list_metrics", map[string]any{"metalake": "lake", "catalog": "rel", "schema": "sales"}), wantIdentifiers)
+		if diff := cmp.Diff([]metricsCall{{salesNS, false, "alice"}}, metrics.takeCalls()); diff != "" {
+			t.Errorf("want exactly one identifier discovery call as alice (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("list_metric_infos", func(t *testing.T) {
+		payload(t, call(t, cs, "list_metric_infos", map[string]any{"metalake": "lake", "catalog": "rel", "schema": "sales"}), wantInfos)
+		if diff := cmp.Diff([]metricsCall{{salesNS, true, "alice"}}, metrics.takeCalls()); diff != "" {
+			t.Errorf("want exactly one detailed discovery call as alice (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("definitions as stored", func(t *testing.T) {
+		res := call(t, cs, "list_metric_infos", map[string]any{"catalog": "rel", "schema": "sales"})
+		metrics.takeCalls()
+		var stored bytes.Buffer
+		if err := json.Compact(&stored, []byte(revenueDef)); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(text(res), `"metric":`+stored.String()) {
+			t.Errorf("text content does not keep the stored definition %s:\n%s", stored.String(), text(res))
+		}
+	})
+
+	t.Run("default metalake", func(t *testing.T) {
+		payload(t, call(t, cs, "list_metrics", map[string]any{"catalog": "rel", "schema": "sales"}), wantIdentifiers)
+		payload(t, call(t, cs, "list_metric_infos", map[string]any{"catalog": "rel", "schema": "sales"}), wantInfos)
+		if diff := cmp.Diff([]metricsCall{{salesNS, false, "alice"}, {salesNS, true, "alice"}}, metrics.takeCalls()); diff != "" {
+			t.Errorf("calls (-want +got):\n%s", diff)
+		}
+		// An explicit metalake wins over the default one.
+		payload(t, call(t, cs, "list_metrics", map[string]any{"metalake": "other_lake", "catalog": "rel", "schema": "sales"}),
+			`{"identifiers": [{"namespace": ["other_lake", "rel", "sales", "m"], "name": "x"}]}`)
+		if got := metrics.takeCalls(); len(got) != 1 || got[0].NS != otherNS {
+			t.Errorf("calls %+v, want one for %+v", got, otherNS)
+		}
+	})
+
+	t.Run("empty schema", func(t *testing.T) {
+		payload(t, call(t, cs, "list_metrics", map[string]any{"catalog": "rel", "schema": "empty"}), `{"identifiers": []}`)
+		payload(t, call(t, cs, "list_metric_infos", map[string]any{"catalog": "rel", "schema": "empty"}), `{"metrics": []}`)
+		metrics.takeCalls()
+	})
+
+	t.Run("missing schema", func(t *testing.T) {
+		for _, tool := range []string{"list_metrics", "list_metric_infos"} {
+			toolError(t, call(t, cs, tool, map[string]any{"catalog": "rel", "schema": "nope"}),
+				"not_found", "schema 'rel.nope' does not exist in metalake 'lake'")
+			if got := metrics.takeCalls(); len(got) != 1 {
+				t.Errorf("%s: %d discovery calls, want 1", tool, len(got))
+			}
+		}
+	})
+
+	t.Run("invalid arguments", func(t *testing.T) {
+		for _, c := range []struct {
+			args map[string]any
+			want string
+		}{
+			{map[string]any{"catalog": "rel"}, "schema"},
+			{map[string]any{"schema": "sales"}, "catalog"},
+			{map[string]any{"catalog": "rel", "schema": ""}, "schema: name is required"},
+			{map[string]any{"catalog": "", "schema": "sales"}, "catalog: name is required"},
+			{map[string]any{"catalog": "rel", "schema": "bad name"}, "schema: invalid name 'bad name'"},
+			{map[string]any{"catalog": "r;el", "schema": "sales"}, "catalog: invalid name 'r;el'"},
+			{map[string]any{"metalake": "*", "catalog": "rel", "schema": "sales"}, "metalake: '*' is a reserved name"},
+			{map[string]any{"catalog": "rel", "schema": "sales", "model": "Orders"}, "model"},
+			{map[string]any{"catalog": 7, "schema": "sales"}, "catalog"},
+		} {
+			for _, tool := range []string{"list_metrics", "list_metric_infos"} {
+				toolError(t, call(t, cs, tool, c.args), c.want)
+			}
+		}
+		if got := metrics.takeCalls(); len(got) != 0 {
+			t.Errorf("invalid arguments reached the service: %+v", got)
+		}
+	})
+
+	t.Run("search", func(t *testing.T) {
+		payload(t, call(t, cs, "search", map[string]any{
+			"query": "EmpTel +tags:pii", "types": []string{"table", "metric"}, "catalog": "rel", "schema": "hr",
+			"tags": []string{"pii", "gold"}, "scope": "user", "sort": "-name", "limit": 5, "offset": 10,
+			"facets": []string{"type", "tags"}, "facetSize": 3,
+		}), wantSearch)
+		want := []searchCall{{semcat.SearchRequest{
+			Metalake: "lake", Query: "EmpTel +tags:pii", Types: []string{"table", "metric"}, Catalog: "rel", Schema: "hr",
+			Tags: []string{"pii", "gold"}, Scope: "user", Sort: "-name", Limit: 5, Offset: 10,
+			Facets: []string{"type", "tags"}, FacetSize: 3,
+		}, "alice"}}
+		if diff := cmp.Diff(want, search.takeCalls()); diff != "" {
+			t.Errorf("search calls (-want +got):\n%s", diff)
+		}
+
+		// Defaults: the default metalake and the REST API's limit and facet size.
+		payload(t, call(t, cs, "search", map[string]any{"query": "*", "metalake": "other_lake", "cursor": "c1"}), wantSearch)
+		payload(t, call(t, cs, "search", map[string]any{"query": "*"}), wantSearch)
+		want = []searchCall{
+			{semcat.SearchRequest{Metalake: "other_lake", Query: "*", Cursor: "c1", Limit: 20, FacetSize: 10}, "alice"},
+			{semcat.SearchRequest{Metalake: "lake", Query: "*", Limit: 20, FacetSize: 10}, "alice"},
+		}
+		if diff := cmp.Diff(want, search.takeCalls()); diff != "" {
+			t.Errorf("search calls (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("search without results", func(t *testing.T) {
+		saved := search.result
+		search.mu.Lock()
+		search.result = &semcat.SearchResult{}
+		search.mu.Unlock()
+		defer func() { search.mu.Lock(); search.result = saved; search.mu.Unlock() }()
+		payload(t, call(t, cs, "search", map[string]any{"query": "nothing"}), `{"total": 0, "results": []}`)
+		search.takeCalls()
+	})
+
+	t.Run("invalid search arguments", func(t *testing.T) {
+		for _, c := range []struct {
+			args map[string]any
+			want string
+		}{
+			{map[string]any{}, "query"},
+			{map[string]any{"query": "x", "types": []string{"view"}}, "view"},
+			{map[string]any{"query": "x", "scope": "everything"}, "everything"},
+			{map[string]any{"query": "x", "sort": "size"}, "size"},
+			{map[string]any{"query": "x", "limit": 0}, "limit"},
+			{map[string]any{"query": "x", "limit": 1001}, "limit"},
+			{map[string]any{"query": "x", "offset": 10001}, "offset"},
+			{map[string]any{"query": "x", "offset": -1}, "offset"},
+			{map[string]any{"query": "x", "facetSize": 1001}, "facetSize"},
+			{map[string]any{"query": "x", "facets": []string{"owner"}}, "owner"},
+			{map[string]any{"query": "x", "offset": 20, "cursor": "c"}, "cursor: cannot be combined with offset"},
+			{map[string]any{"query": "x", "catalog": "no way"}, "catalog: invalid name 'no way'"},
+			{map[string]any{"query": "x", "schema": "a.b"}, "schema: invalid name 'a.b'"},
+			{map[string]any{"query": "x", "tags": []string{"ok", "not ok"}}, "tags: invalid name 'not ok'"},
+			{map[string]any{"query": "x", "metalake": "bad lake"}, "metalake: invalid name 'bad lake'"},
+			{map[string]any{"query": "x", "minPosition": "t1"}, "minPosition"},
+		} {
+			toolError(t, call(t, cs, "search", c.args), c.want)
+		}
+		if got := search.takeCalls(); len(got) != 0 {
+			t.Errorf("invalid arguments reached the service: %+v", got)
+		}
+	})
+
+	t.Run("search service error", func(t *testing.T) {
+		search.mu.Lock()
+		search.err = semcat.Errorf(semcat.EINVALID, "query: unterminated quote at position 4")
+		search.mu.Unlock()
+		defer func() { search.mu.Lock(); search.err = nil; search.mu.Unlock() }()
+		toolError(t, call(t, cs, "search", map[string]any{"query": `a "b`}), "invalid: query: unterminated quote at position 4")
+		if got := search.takeCalls(); len(got) != 1 {
+			t.Errorf("%d search calls, want 1", len(got))
+		}
+	})
+
+	t.Run("unknown tool", func(t *testing.T) {
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "drop_schema", Arguments: map[string]any{}})
+		if err == nil {
+			t.Error("an unknown tool was called")
+		}
+	})
+}
+
+// TestToolErrors: failures of the services are tool errors with a safe
+// message, and the session survives them.
+func TestToolErrors(t *testing.T) {
+	metrics, search := newFakes()
+	var logs strings.Builder
+	var logMu sync.Mutex
+	logger := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
+		logMu.Lock()
+		defer logMu.Unlock()
+		return logs.Write(p)
+	}), nil))
+	cs := connect(t, Services{Metrics: metrics, Search: search}, Config{DefaultMetalake: "lake", Logger: logger}, "bob")
+	args := map[string]any{"catalog": "rel", "schema": "sales"}
+
+	for _, c := range []struct {
+		err  error
+		want []string
+	}{
+		{semcat.Errorf(semcat.EFORBIDDEN, "user 'bob' may not use schema 'rel.sales'"), []string{"forbidden: user 'bob' may not use schema 'rel.sales'"}},
+		{semcat.Errorf(semcat.EUNSUPPORTED, "catalog 'rel' is not relational"), []string{"unsupported: catalog 'rel' is not relational"}},
+		{errors.New("pq: relation secret_table does not exist"), []string{"internal: internal error"}},
+	} {
+		metrics.mu.Lock()
+		metrics.err = c.err
+		metrics.mu.Unlock()
+		msg := toolError(t, call(t, cs, "list_metrics", args), c.want...)
+		if strings.Contains(msg, "secret_table") {
+			t.Errorf("internal details leaked: %q", msg)
+		}
+	}
+	logMu.Lock()
+	if !strings.Contains(logs.String(), "secret_table") {
+		t.Errorf("internal error not logged: %s", logs.String())
+	}
+	logMu.Unlock()
+
+	metrics.mu.Lock()
+	metrics.err, metrics.panics = nil, true
+	metrics.mu.Unlock()
+	toolError(t, call(t, cs, "list_metric_infos", args), "internal error")
+
+	metrics.mu.Lock()
+	metrics.panics = false
+	metrics.mu.Unlock()
+	payload(t, call(t, cs, "list_metrics", args), wantIdentifiers)
+	for _, c := range metrics.takeCalls() {
+		if c.User != "bob" {
+			t.Errorf("call as %q, want bob", c.User)
+		}
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// TestNoDefaultMetalake: without a default metalake the argument is required.
+func TestNoDefaultMetalake(t *testing.T) {
+	metrics, search := newFakes()
+	cs := connect(t, Services{Metrics: metrics, Search: search}, Config{}, "")
+	toolError(t, call(t, cs, "list_metrics", map[string]any{"catalog": "rel", "schema": "sales"}), "metalake: required")
+	toolError(t, call(t, cs, "search", map[string]any{"query": "x"}), "metalake: required")
+	if len(metrics.takeCalls())+len(search.takeCalls()) != 0 {
+		t.Error("a call without metalake reached a service")
+	}
+	payload(t, call(t, cs, "list_metrics", map[string]any{"metalake": "lake", "catalog": "rel", "schema": "sales"}), wantIdentifiers)
+	if got := metrics.takeCalls(); len(got) != 1 || got[0].User != AnonymousUser {
+		t.Errorf("calls %+v: want one as %s", got, AnonymousUser)
+	}
+}
+
+// TestNoUser: a server connected without a user in its context refuses calls.
+func TestNoUser(t *testing.T) {
+	metrics, search := newFakes()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	serverT, clientT := mcp.NewInMemoryTransports()
+	ss, err := NewServer(Services{Metrics: metrics, Search: search}, Config{DefaultMetalake: "lake"}).Connect(ctx, serverT, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "v0"}, nil).Connect(ctx, clientT, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	toolError(t, call(t, cs, "list_metrics", map[string]any{"catalog": "rel", "schema": "sales"}), "unauthorized")
+	if got := metrics.takeCalls(); len(got) != 0 {
+		t.Errorf("a call without user reached the service: %+v", got)
+	}
+}
+
+// basicUser authenticates like mode simple: the Basic user name, 401 without.
+func basicUser(r *http.Request) (string, error) {
+	name, _, ok := r.BasicAuth()
+	if !ok || name == "" {
+		return "", semcat.Errorf(semcat.EUNAUTHORIZED, "missing or malformed Authorization header")
+	}
+	return name, nil
+}
+
+// basicAuthTransport adds Basic credentials to every request.
+type basicAuthTransport struct{ user string }
+
+func (b basicAuthTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.SetBasicAuth(b.user, "")
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// switchingUser sends the credentials of whoever is its user at the time.
+type switchingUser struct {
+	mu   sync.Mutex
+	user string
+}
+
+func (s *switchingUser) set(user string) { s.mu.Lock(); s.user = user; s.mu.Unlock() }
+
+func (s *switchingUser) RoundTrip(r *http.Request) (*http.Response, error) {
+	s.mu.Lock()
+	user := s.user
+	s.mu.Unlock()
+	return basicAuthTransport{user}.RoundTrip(r)
+}
+
+func newHTTPServer(t *testing.T, svc Services, cfg Config, user func(*http.Request) (string, error)) *httptest.Server {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", HTTPHandler(svc, cfg, user))
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func connectHTTP(t *testing.T, endpoint, user, version string) *mcp.ClientSession {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	transport := &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: basicAuthTransport{user}}, MaxRetries: -1}
+	var opts *mcp.ClientSessionOptions
+	if version != "" {
+		opts = &mcp.ClientSessionOptions{ProtocolVersion: version}
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "http-client", Version: "v0"}, nil).Connect(ctx, transport, opts)
+	if err != nil {
+		t.Fatalf("connect as %s (protocol %q): %v", user, version, err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func TestHTTP(t *testing.T) {
+	metrics, search := newFakes()
+	srv := newHTTPServer(t, Services{Metrics: metrics, Search: search}, Config{DefaultMetalake: "lake", Version: "9"}, basicUser)
+
+	// The newest protocol (stateless, server/discover) and the initialize
+	// handshake of older ones.
+	for _, version := range []string{"", "2025-11-25", "2025-06-18", "2025-03-26"} {
+		t.Run("protocol "+version, func(t *testing.T) {
+			alice := connectHTTP(t, srv.URL+"/mcp", "alice", version)
+			carol := connectHTTP(t, srv.URL+"/mcp", "carol", version)
+			if info := alice.InitializeResult().ServerInfo; info.Name != "semcat" || info.Version != "9" {
+				t.Errorf("server info %+v", info)
+			}
+			tools, err := alice.ListTools(context.Background(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(tools.Tools) != 3 {
+				t.Errorf("%d tools, want 3", len(tools.Tools))
+			}
+			for _, tool := range tools.Tools {
+				if tool.Annotations == nil || !tool.Annotations.ReadOnlyHint {
+					t.Errorf("%s: not annotated read-only", tool.Name)
+				}
+			}
+
+			payload(t, call(t, alice, "list_metrics", map[string]any{"catalog": "rel", "schema": "sales"}), wantIdentifiers)
+			payload(t, call(t, carol, "list_metric_infos", map[string]any{"metalake": "lake", "catalog": "rel", "schema": "sales"}), wantInfos)
+			payload(t, call(t, alice, "list_metrics", map[string]any{"catalog": "rel", "schema": "sales"}), wantIdentifiers)
+			want := []metricsCall{{salesNS, false, "alice"}, {salesNS, true, "carol"}, {salesNS, false, "alice"}}
+			if diff := cmp.Diff(want, metrics.takeCalls()); diff != "" {
+				t.Errorf("discovery calls: one per tool call, each as its caller (-want +got):\n%s", diff)
+			}
+
+			toolError(t, call(t, carol, "list_metric_infos", map[string]any{"catalog": "rel", "schema": "gone"}), "not_found", "schema 'rel.gone' does not exist")
+			metrics.takeCalls()
+
+			payload(t, call(t, carol, "search", map[string]any{"query": "EmpTel", "facets": []string{"type"}}), wantSearch)
+			wantSearchCalls := []searchCall{{semcat.SearchRequest{Metalake: "lake", Query: "EmpTel", Facets: []string{"type"}, Limit: 20, FacetSize: 10}, "carol"}}
+			if diff := cmp.Diff(wantSearchCalls, search.takeCalls()); diff != "" {
+				t.Errorf("search calls (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestHTTPPerRequestUser: every HTTP request is authenticated on its own;
+// a call acts as the user of its request, not of the one that opened the
+// session.
+func TestHTTPPerRequestUser(t *testing.T) {
+	metrics, search := newFakes()
+	srv := newHTTPServer(t, Services{Metrics: metrics, Search: search}, Config{DefaultMetalake: "lake"}, basicUser)
+	for _, version := range []string{"", "2025-06-18"} {
+		creds := &switchingUser{user: "dave"}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		transport := &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp", HTTPClient: &http.Client{Transport: creds}, MaxRetries: -1}
+		var opts *mcp.ClientSessionOptions
+		if version != "" {
+			opts = &mcp.ClientSessionOptions{ProtocolVersion: version}
+		}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "v0"}, nil).Connect(ctx, transport, opts)
+		if err != nil {
+			cancel()
+			t.Fatal(err)
+		}
+		args := map[string]any{"catalog": "rel", "schema": "sales"}
+		payload(t, call(t, cs, "list_metrics", args), wantIdentifiers)
+		creds.set("erin")
+		payload(t, call(t, cs, "list_metrics", args), wantIdentifiers)
+		want := []metricsCall{{salesNS, false, "dave"}, {salesNS, false, "erin"}}
+		if diff := cmp.Diff(want, metrics.takeCalls()); diff != "" {
+			t.Errorf("protocol %q: calls (-want +got):\n%s", version, diff)
+		}
+		creds.set("")
+		if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "list_metrics", Arguments: args}); err == nil {
+			t.Errorf("protocol %q: a call without credentials succeeded", version)
+		}
+		if got := metrics.takeCalls(); len(got) != 0 {
+			t.Errorf("protocol %q: an unauthenticated call reached the service: %+v", version, got)
+		}
+		cs.Close()
+		cancel()
+	}
+}
+
+func TestHTTPUnauthenticated(t *testing.T) {
+	metrics, search := newFakes()
+	srv := newHTTPServer(t, Services{Metrics: metrics, Search: search}, Config{DefaultMetalake: "lake"}, basicUser)
+
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_metrics","arguments":{"catalog":"rel","schema":"sales"}}}`
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/mcp", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("status %d, want 401", resp.StatusCode)
+	}
+	if diff := cmp.Diff(decode(t, `{"code": 1000, "type": "UnauthorizedException", "message": "missing or malformed Authorization header"}`), decode(t, string(got))); diff != "" {
+		t.Errorf("body (-want +got):\n%s", diff)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	transport := &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp", MaxRetries: -1}
+	if cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "v0"}, nil).Connect(ctx, transport, nil); err == nil {
+		cs.Close()
+		t.Error("a client without credentials connected")
+	}
+	if n := len(metrics.takeCalls()) + len(search.takeCalls()); n != 0 {
+		t.Errorf("%d unauthenticated calls reached the services", n)
+	}
+
+	// An authenticator's internal failure is a 500 without details.
+	srv2 := newHTTPServer(t, Services{Metrics: metrics, Search: search}, Config{Logger: slog.New(slog.DiscardHandler)}, func(*http.Request) (string, error) {
+		return "", errors.New("key store unreachable at 10.0.0.7")
+	})
+	req, _ = http.NewRequest(http.MethodPost, srv2.URL+"/mcp", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusInternalServerError || strings.Contains(string(got), "10.0.0.7") {
+		t.Errorf("status %d body %s: want 500 without details", resp.StatusCode, got)
+	}
+}
+
+// TestHTTPAnonymous: with no authenticator every call is the anonymous user.
+func TestHTTPAnonymous(t *testing.T) {
+	metrics, search := newFakes()
+	srv := newHTTPServer(t, Services{Metrics: metrics, Search: search}, Config{DefaultMetalake: "lake"}, nil)
+	cs := connectHTTP(t, srv.URL+"/mcp", "ignored", "")
+	payload(t, call(t, cs, "list_metrics", map[string]any{"catalog": "rel", "schema": "sales"}), wantIdentifiers)
+	if diff := cmp.Diff([]metricsCall{{salesNS, false, AnonymousUser}}, metrics.takeCalls()); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
+	}
+}
+
+// stdioChildEnv makes the test binary an MCP server over its stdio (see
+// TestMain), to test ServeStdio as `semcat mcp` runs it.
+const stdioChildEnv = "SEMCAT_MCPSERVER_STDIO_CHILD"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(stdioChildEnv) == "1" {
+		metrics, search := newFakes()
+		// The child refuses any user but the one it serves as, so the parent
+		// sees whether the user reached the service.
+		svc := Services{Metrics: userCheck{metrics, "stdio-user"}, Search: search}
+		logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
+		if err := ServeStdio(context.Background(), svc, Config{DefaultMetalake: "lake", Version: "stdio", Logger: logger}, "stdio-user"); err != nil {
+			logger.Error("serve stdio", "error", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// userCheck fails every call not made as user.
+type userCheck struct {
+	semcat.MetricDiscoveryService
+	user string
+}
+
+func (u userCheck) ListSchemaMetrics(ctx context.Context, ns semcat.Namespace, details bool) ([]semcat.SchemaMetric, error) {
+	if got := semcat.UserFromContext(ctx); got != u.user {
+		return nil, semcat.Errorf(semcat.EFORBIDDEN, "called as %q", got)
+	}
+	return u.MetricDiscoveryService.ListSchemaMetrics(ctx, ns, details)
+}
+
+// TestStdio runs ServeStdio in a child process over its standard input and
+// output, as an MCP host runs `semcat mcp`.
+func TestStdio(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "-test.run=^$")
+	cmd.Env = append(os.Environ(), stdioChildEnv+"=1")
+	cmd.Stderr = os.Stderr
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "v0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if info := cs.InitializeResult().ServerInfo; info.Name != "semcat" || info.Version != "stdio" {
+		t.Errorf("server info %+v", info)
+	}
+	payload(t, call(t, cs, "list_metrics", map[string]any{"catalog": "rel", "schema": "sales"}), wantIdentifiers)
+	payload(t, call(t, cs, "list_metric_infos", map[string]any{"catalog": "rel", "schema": "sales"}), wantInfos)
+	payload(t, call(t, cs, "search", map[string]any{"query": "EmpTel"}), wantSearch)
+	toolError(t, call(t, cs, "list_metrics", map[string]any{"catalog": "rel", "schema": "nope"}), "not_found")
+	if err := cs.Close(); err != nil {
+		t.Errorf("close: %v", err)
+	}
+}

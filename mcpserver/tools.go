@@ -1,0 +1,432 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"runtime/debug"
+	"slices"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/semcat/semcat"
+)
+
+// Tool names.
+const (
+	ToolListMetrics     = "list_metrics"
+	ToolListMetricInfos = "list_metric_infos"
+	ToolSearch          = "search"
+)
+
+// Search limits: the REST API's (SPEC §2.6).
+const (
+	DefaultSearchLimit = 20
+	MaxSearchLimit     = 1000
+	MaxSearchOffset    = 10000
+	DefaultFacetSize   = 10
+	MaxFacetSize       = 1000
+)
+
+var (
+	searchTypes  = []string{"catalog", "schema", "table", "semantic_model", "metric"}
+	searchScopes = []string{"user", "system"}
+	searchSorts  = []string{"relevance", "name", "-name", "created", "-created"}
+	searchFacets = []string{"type", "catalog", "schema", "tags"}
+)
+
+// SchemaArgs are the arguments of list_metrics and list_metric_infos.
+type SchemaArgs struct {
+	Metalake string `json:"metalake,omitempty" jsonschema:"the metalake; omit to use the server's default metalake"`
+	Catalog  string `json:"catalog" jsonschema:"the catalog (a relational catalog)"`
+	Schema   string `json:"schema" jsonschema:"the schema whose semantic models' metrics are listed"`
+}
+
+// MetricIdentifiers is the result of list_metrics: the shape of
+// GET .../semantic-model-metrics without the code.
+type MetricIdentifiers struct {
+	Identifiers []semcat.NameIdentifier `json:"identifiers" jsonschema:"the metrics, sorted by model then metric name; namespace is [metalake, catalog, schema, model]"`
+}
+
+// MetricInfo is one metric with its full namespace and its definition as
+// stored.
+type MetricInfo struct {
+	Namespace []string        `json:"namespace" jsonschema:"[metalake, catalog, schema, model]"`
+	Metric    json.RawMessage `json:"metric" jsonschema:"the complete metric definition, as stored"`
+}
+
+// MetricInfos is the result of list_metric_infos: the shape of
+// GET .../semantic-model-metrics?details=true without the code.
+type MetricInfos struct {
+	Metrics []MetricInfo `json:"metrics" jsonschema:"the metrics with their definitions, sorted by model then metric name"`
+}
+
+// SearchArgs are the arguments of search: the query and the filters of SPEC
+// §2.6.
+type SearchArgs struct {
+	Metalake  string   `json:"metalake,omitempty" jsonschema:"the metalake; omit to use the server's default metalake"`
+	Query     string   `json:"query" jsonschema:"the query: words, \"phrases\", prefix*, key:value, tags:t, schema:field, field:type, schema:a.b, +required, -excluded, or * for everything"`
+	Types     []string `json:"types,omitempty" jsonschema:"only entities of these types"`
+	Catalog   string   `json:"catalog,omitempty" jsonschema:"only entities in this catalog"`
+	Schema    string   `json:"schema,omitempty" jsonschema:"only entities in this schema"`
+	Tags      []string `json:"tags,omitempty" jsonschema:"only entities that have all these tags"`
+	Scope     string   `json:"scope,omitempty" jsonschema:"match only user metadata or only system metadata; default both"`
+	Sort      string   `json:"sort,omitempty" jsonschema:"the order of results; default relevance"`
+	Limit     int      `json:"limit,omitempty" jsonschema:"results per page"`
+	Offset    int      `json:"offset,omitempty" jsonschema:"results to skip; cannot be combined with cursor"`
+	Cursor    string   `json:"cursor,omitempty" jsonschema:"the cursor of the previous page, to get the next one"`
+	Facets    []string `json:"facets,omitempty" jsonschema:"facets to count"`
+	FacetSize int      `json:"facetSize,omitempty" jsonschema:"values per facet"`
+}
+
+// SearchOutput is the result of search: the shape of GET .../search without
+// the code.
+type SearchOutput struct {
+	Total    uint64                         `json:"total" jsonschema:"how many entities match (only those the caller may see)"`
+	Position string                         `json:"position,omitempty" jsonschema:"how far the search index has applied writes"`
+	Results  []semcat.SearchHit             `json:"results" jsonschema:"this page of results"`
+	Facets   map[string][]semcat.FacetValue `json:"facets,omitempty" jsonschema:"the requested facets: values with counts"`
+	Cursor   string                         `json:"cursor,omitempty" jsonschema:"present when more results follow: pass it as cursor for the next page"`
+}
+
+// toolset holds what the tool handlers need.
+type toolset struct {
+	svc      Services
+	metalake string
+	timeout  time.Duration
+	logger   *slog.Logger
+}
+
+func newToolset(svc Services, cfg Config) *toolset {
+	t := &toolset{svc: svc, metalake: cfg.DefaultMetalake, timeout: cfg.CallTimeout, logger: loggerOf(cfg)}
+	if t.timeout <= 0 {
+		t.timeout = DefaultCallTimeout
+	}
+	return t
+}
+
+// readOnly are the annotations of every tool.
+func readOnly(title string) *mcp.ToolAnnotations {
+	no := false
+	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, IdempotentHint: true, DestructiveHint: &no, OpenWorldHint: &no}
+}
+
+// register adds the three tools, and nothing else, to server.
+func (t *toolset) register(server *mcp.Server) {
+	mcp.AddTool(server, &mcp.Tool{
+		Name:         ToolListMetrics,
+		Description:  "List the metrics of every semantic model of a schema in one call, as identifiers: namespace [metalake, catalog, schema, model] and metric name, sorted by model then metric name.",
+		Annotations:  readOnly("List a schema's metrics"),
+		InputSchema:  schemaArgsSchema(),
+		OutputSchema: outputSchema[MetricIdentifiers](),
+	}, handle(t, ToolListMetrics, t.listMetrics))
+	mcp.AddTool(server, &mcp.Tool{
+		Name:         ToolListMetricInfos,
+		Description:  "List the metrics of every semantic model of a schema in one call, with their complete definitions: namespace [metalake, catalog, schema, model] and the metric as stored, sorted by model then metric name.",
+		Annotations:  readOnly("List a schema's metrics with definitions"),
+		InputSchema:  schemaArgsSchema(),
+		OutputSchema: outputSchema[MetricInfos](),
+	}, handle(t, ToolListMetricInfos, t.listMetricInfos))
+	mcp.AddTool(server, &mcp.Tool{
+		Name:         ToolSearch,
+		Description:  "Search the metadata of catalogs, schemas, tables, semantic models and metrics. Each result names the entity, why it matched (matches) and its system and user metadata (properties and tags). Filters narrow by type, namespace, tags and scope; facets count values; page with limit and offset or cursor.",
+		Annotations:  readOnly("Search the catalog"),
+		InputSchema:  searchArgsSchema(),
+		OutputSchema: outputSchema[SearchOutput](),
+	}, handle(t, ToolSearch, t.search))
+}
+
+// handle adapts fn to a typed tool handler: the call acts as the context's
+// user within the call timeout, a panic becomes an internal error, and every
+// error becomes a tool error with its user-safe message.
+func handle[In, Out any](t *toolset, tool string, fn func(context.Context, In) (Out, error)) mcp.ToolHandlerFor[In, Out] {
+	return func(ctx context.Context, _ *mcp.CallToolRequest, in In) (_ *mcp.CallToolResult, out Out, err error) {
+		var zero Out
+		defer func() {
+			if p := recover(); p != nil {
+				t.logger.Error("mcp: tool call panicked", "tool", tool, "panic", p, "stack", string(debug.Stack()))
+				out, err = zero, errors.New("internal error")
+			}
+		}()
+		if semcat.UserFromContext(ctx) == "" {
+			return nil, zero, errNoUser
+		}
+		ctx, cancel := context.WithTimeout(ctx, t.timeout)
+		defer cancel()
+		if out, err = fn(ctx, in); err != nil {
+			return nil, zero, t.toolError(ctx, tool, err)
+		}
+		// The text content is the output exactly as encoded here, so that
+		// metric definitions keep their stored form; the SDK would re-encode
+		// it from the structured content, which sorts object keys.
+		data, err := json.Marshal(out)
+		if err != nil {
+			return nil, zero, t.toolError(ctx, tool, err)
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(data)}}}, out, nil
+	}
+}
+
+// toolError returns the error a client sees: "<code>: <message>" for a
+// semcat error, a generic text (with the details logged) for anything else.
+func (t *toolset) toolError(ctx context.Context, tool string, err error) error {
+	var se *semcat.Error
+	switch {
+	case errors.As(err, &se):
+		if se.Code == semcat.EINTERNAL {
+			t.logger.Error("mcp: tool call failed", "tool", tool, "user", semcat.UserFromContext(ctx), "error", err)
+		}
+		return fmt.Errorf("%s: %s", se.Code, se.Message)
+	case errors.Is(err, context.DeadlineExceeded):
+		t.logger.Warn("mcp: tool call timed out", "tool", tool, "timeout", t.timeout)
+		return fmt.Errorf("%s: the call did not finish within %s", semcat.EINTERNAL, t.timeout)
+	case errors.Is(err, context.Canceled):
+		return fmt.Errorf("%s: the call was cancelled", semcat.EINTERNAL)
+	default:
+		t.logger.Error("mcp: tool call failed", "tool", tool, "user", semcat.UserFromContext(ctx), "error", err)
+		return fmt.Errorf("%s: internal error", semcat.EINTERNAL)
+	}
+}
+
+// metalakeOf returns the metalake argument, or the default metalake.
+func (t *toolset) metalakeOf(arg string) (string, error) {
+	if arg == "" {
+		if t.metalake == "" {
+			return "", semcat.Errorf(semcat.EINVALID, "metalake: required (this server has no default metalake)")
+		}
+		arg = t.metalake
+	}
+	if err := semcat.ValidateName("metalake", arg); err != nil {
+		return "", err
+	}
+	return arg, nil
+}
+
+// schemaNamespace validates the arguments of the discovery tools.
+func (t *toolset) schemaNamespace(in SchemaArgs) (semcat.Namespace, error) {
+	var ns semcat.Namespace
+	var err error
+	if ns.Metalake, err = t.metalakeOf(in.Metalake); err != nil {
+		return ns, err
+	}
+	if err := semcat.ValidateName("catalog", in.Catalog); err != nil {
+		return ns, err
+	}
+	if err := semcat.ValidateName("schema", in.Schema); err != nil {
+		return ns, err
+	}
+	ns.Catalog, ns.Schema = in.Catalog, in.Schema
+	return ns, nil
+}
+
+// modelNamespace returns [metalake, catalog, schema, model] in a new slice.
+func modelNamespace(ns semcat.Namespace, model string) []string {
+	return []string{ns.Metalake, ns.Catalog, ns.Schema, model}
+}
+
+// listMetrics is list_metrics: one identifier-only discovery call.
+func (t *toolset) listMetrics(ctx context.Context, in SchemaArgs) (MetricIdentifiers, error) {
+	ns, err := t.schemaNamespace(in)
+	if err != nil {
+		return MetricIdentifiers{}, err
+	}
+	metrics, err := t.svc.Metrics.ListSchemaMetrics(ctx, ns, false)
+	if err != nil {
+		return MetricIdentifiers{}, err
+	}
+	out := MetricIdentifiers{Identifiers: make([]semcat.NameIdentifier, len(metrics))}
+	for i, m := range metrics {
+		out.Identifiers[i] = semcat.NameIdentifier{Namespace: modelNamespace(ns, m.Model), Name: m.Name}
+	}
+	return out, nil
+}
+
+// listMetricInfos is list_metric_infos: one detailed discovery call.
+func (t *toolset) listMetricInfos(ctx context.Context, in SchemaArgs) (MetricInfos, error) {
+	ns, err := t.schemaNamespace(in)
+	if err != nil {
+		return MetricInfos{}, err
+	}
+	metrics, err := t.svc.Metrics.ListSchemaMetrics(ctx, ns, true)
+	if err != nil {
+		return MetricInfos{}, err
+	}
+	out := MetricInfos{Metrics: make([]MetricInfo, len(metrics))}
+	for i, m := range metrics {
+		out.Metrics[i] = MetricInfo{Namespace: modelNamespace(ns, m.Model), Metric: m.Definition}
+	}
+	return out, nil
+}
+
+// search is search: one call of the search service.
+func (t *toolset) search(ctx context.Context, in SearchArgs) (SearchOutput, error) {
+	req, err := t.searchRequest(in)
+	if err != nil {
+		return SearchOutput{}, err
+	}
+	res, err := t.svc.Search.Search(ctx, req)
+	if err != nil {
+		return SearchOutput{}, err
+	}
+	out := SearchOutput{
+		Total:    res.Total,
+		Position: res.Position.String(),
+		Results:  res.Results,
+		Facets:   res.Facets,
+		Cursor:   res.Cursor,
+	}
+	if out.Results == nil {
+		out.Results = []semcat.SearchHit{}
+	}
+	return out, nil
+}
+
+// searchRequest validates the arguments of search as the REST API validates
+// its parameters (SPEC §2.6).
+func (t *toolset) searchRequest(in SearchArgs) (semcat.SearchRequest, error) {
+	req := semcat.SearchRequest{
+		Query:     in.Query,
+		Scope:     in.Scope,
+		Sort:      in.Sort,
+		Limit:     in.Limit,
+		Offset:    in.Offset,
+		Cursor:    in.Cursor,
+		FacetSize: in.FacetSize,
+	}
+	var err error
+	if req.Metalake, err = t.metalakeOf(in.Metalake); err != nil {
+		return req, err
+	}
+	for _, typ := range in.Types {
+		if !slices.Contains(searchTypes, typ) {
+			return req, semcat.Errorf(semcat.EINVALID, "types: unknown type '%s' (want catalog, schema, table, semantic_model or metric)", typ)
+		}
+		req.Types = append(req.Types, typ)
+	}
+	if in.Catalog != "" {
+		if err := semcat.ValidateName("catalog", in.Catalog); err != nil {
+			return req, err
+		}
+		req.Catalog = in.Catalog
+	}
+	if in.Schema != "" {
+		if err := semcat.ValidateName("schema", in.Schema); err != nil {
+			return req, err
+		}
+		req.Schema = in.Schema
+	}
+	for _, tag := range in.Tags {
+		if err := semcat.ValidateName("tags", tag); err != nil {
+			return req, err
+		}
+		req.Tags = append(req.Tags, tag)
+	}
+	if req.Scope != "" && !slices.Contains(searchScopes, req.Scope) {
+		return req, semcat.Errorf(semcat.EINVALID, "scope: must be user or system, got '%s'", req.Scope)
+	}
+	if req.Sort != "" && !slices.Contains(searchSorts, req.Sort) {
+		return req, semcat.Errorf(semcat.EINVALID, "sort: must be relevance, name, -name, created or -created, got '%s'", req.Sort)
+	}
+	if req.Limit == 0 {
+		req.Limit = DefaultSearchLimit
+	} else if req.Limit < 1 || req.Limit > MaxSearchLimit {
+		return req, semcat.Errorf(semcat.EINVALID, "limit: must be a whole number from 1 to %d, got %d", MaxSearchLimit, req.Limit)
+	}
+	if req.Offset < 0 || req.Offset > MaxSearchOffset {
+		return req, semcat.Errorf(semcat.EINVALID, "offset: must be a whole number from 0 to %d, got %d", MaxSearchOffset, req.Offset)
+	}
+	if req.Cursor != "" && req.Offset != 0 {
+		return req, semcat.Errorf(semcat.EINVALID, "cursor: cannot be combined with offset")
+	}
+	for _, f := range in.Facets {
+		if !slices.Contains(searchFacets, f) {
+			return req, semcat.Errorf(semcat.EINVALID, "facets: unknown facet '%s' (want type, catalog, schema or tags)", f)
+		}
+		req.Facets = append(req.Facets, f)
+	}
+	if req.FacetSize == 0 {
+		req.FacetSize = DefaultFacetSize
+	} else if req.FacetSize < 1 || req.FacetSize > MaxFacetSize {
+		return req, semcat.Errorf(semcat.EINVALID, "facetSize: must be a whole number from 1 to %d, got %d", MaxFacetSize, req.FacetSize)
+	}
+	return req, nil
+}
+
+// Schemas. The SDK would infer them from the Go types, but some inferred
+// schemas are wrong for our values: json.RawMessage would be an array of
+// bytes, and a nil map (properties of an entity without any) would fail an
+// "object" schema. Output that fails its schema is a protocol error, so the
+// output schemas allow what the services return; the input schemas add the
+// allowed values and ranges that agents need to call the tools right.
+
+// typeSchemas overrides the inferred schemas of some types.
+var typeSchemas = map[reflect.Type]*jsonschema.Schema{
+	// Any JSON value: a metric definition as stored.
+	reflect.TypeFor[json.RawMessage](): {},
+	reflect.TypeFor[map[string]string](): {
+		Types:                []string{"null", "object"},
+		AdditionalProperties: &jsonschema.Schema{Type: "string"},
+	},
+}
+
+// outputSchema is the schema of T's JSON form.
+func outputSchema[T any]() *jsonschema.Schema {
+	s, err := jsonschema.For[T](&jsonschema.ForOptions{TypeSchemas: typeSchemas})
+	if err != nil {
+		panic(fmt.Sprintf("mcpserver: output schema of %T: %v", *new(T), err))
+	}
+	// Facet maps may be null.
+	if f := s.Properties["facets"]; f != nil && f.Type == "object" {
+		f.Types, f.Type = []string{"null", "object"}, ""
+	}
+	return s
+}
+
+// inputSchema is the schema of T, without null for lists.
+func inputSchema[T any]() *jsonschema.Schema {
+	s, err := jsonschema.For[T](nil)
+	if err != nil {
+		panic(fmt.Sprintf("mcpserver: input schema of %T: %v", *new(T), err))
+	}
+	for _, p := range s.Properties {
+		if len(p.Types) == 2 && p.Types[0] == "null" {
+			p.Type, p.Types = p.Types[1], nil
+		}
+	}
+	return s
+}
+
+func schemaArgsSchema() *jsonschema.Schema {
+	return inputSchema[SchemaArgs]()
+}
+
+func searchArgsSchema() *jsonschema.Schema {
+	s := inputSchema[SearchArgs]()
+	p := s.Properties
+	p["types"].Items.Enum = anys(searchTypes)
+	p["scope"].Enum = anys(searchScopes)
+	p["sort"].Enum = anys(searchSorts)
+	p["facets"].Items.Enum = anys(searchFacets)
+	setRange(p["limit"], 1, MaxSearchLimit, DefaultSearchLimit)
+	setRange(p["offset"], 0, MaxSearchOffset, 0)
+	setRange(p["facetSize"], 1, MaxFacetSize, DefaultFacetSize)
+	return s
+}
+
+func setRange(s *jsonschema.Schema, lo, hi, def int) {
+	s.Minimum, s.Maximum = jsonschema.Ptr(float64(lo)), jsonschema.Ptr(float64(hi))
+	s.Default = json.RawMessage(fmt.Sprint(def))
+}
+
+func anys(list []string) []any {
+	out := make([]any, len(list))
+	for i, v := range list {
+		out[i] = v
+	}
+	return out
+}
