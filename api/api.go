@@ -110,8 +110,8 @@ type route struct {
 }
 
 // NewHandler returns the HTTP handler of the whole API: the routes of SPEC
-// §2.1–2.3 and the tag routes of §2.5 under /api, plus /healthz, /readyz and
-// /api/version.
+// §2.1–2.3 and the tag routes of §2.5 under /api, plus /healthz, /readyz,
+// /api/version and the OpenAPI description at /api/openapi.yaml.
 func NewHandler(svc Services, cfg Config) http.Handler {
 	cfg = cfg.withDefaults()
 	h := &handler{svc: svc, cfg: cfg}
@@ -125,6 +125,7 @@ func NewHandler(svc Services, cfg Config) http.Handler {
 
 	router.Handle("/healthz", h.handle(h.healthz)).Methods(http.MethodGet).Name("healthz")
 	router.Handle("/readyz", http.HandlerFunc(h.readyz)).Methods(http.MethodGet).Name("readyz")
+	router.Handle(openAPIPath, http.HandlerFunc(serveOpenAPI)).Methods(http.MethodGet).Name("getOpenAPI")
 
 	apiChain := append([]Middleware{h.authenticate}, cfg.Middleware...)
 	for _, rt := range h.routes() {
