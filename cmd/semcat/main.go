@@ -32,6 +32,7 @@ import (
 	"github.com/semcat/semcat/internal/events"
 	"github.com/semcat/semcat/internal/jobs"
 	"github.com/semcat/semcat/mcpserver"
+	"github.com/semcat/semcat/web"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -182,7 +183,7 @@ func (m *Main) Run(ctx context.Context) error {
 func (m *Main) printWelcome() {
 	u := m.URL()
 	fmt.Fprintf(m.stdout, `
-semcat is running at %[1]s  (Ctrl-C to stop)
+semcat is running at %[1]s  (Ctrl-C to stop) — open it in a browser to search
 
 Try:
   curl -s %[1]s/api/metalakes/demo/catalogs/hr/schemas/people/tables/employees
@@ -273,6 +274,9 @@ func (m *Main) handler(dataDir string) (http.Handler, error) {
 	mux.Handle("/metrics", api.MetricsHandler(m.Registry))
 	mux.Handle("/mcp", mcpserver.HTTPHandler(mcpserver.Services{Metrics: svc.Metrics, Search: svc.Search},
 		mcpserver.Config{DefaultMetalake: cfg.DefaultMetalake, Version: version, Logger: m.Logger}, authenticate))
+	page := web.Handler()
+	mux.Handle("GET /{$}", page)
+	mux.Handle("GET /assets/", page)
 	mux.Handle("/", apiHandler)
 	return mux, nil
 }

@@ -52,6 +52,11 @@ func TestServeDemo(t *testing.T) {
 	if ids := models["identifiers"].([]any); len(ids) != 1 {
 		t.Errorf("MetricFlow model missing: %v", models)
 	}
+	if resp, err := http.Get(m.URL() + "/"); err != nil || resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
+		t.Errorf("the search page is not served at /: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
 	if !strings.Contains(out.String(), m.URL()) {
 		t.Errorf("welcome text does not show the URL:\n%s", out.String())
 	}
