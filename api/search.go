@@ -185,7 +185,9 @@ func (h *handler) reindex(w http.ResponseWriter, r *http.Request) error {
 		return semcat.Errorf(semcat.EFORBIDDEN, "only service admins may rebuild the search index")
 	}
 	started := time.Now()
-	if err := h.cfg.Reindex(r.Context()); err != nil {
+	// A rebuild takes as long as the catalog needs, well past the request
+	// deadline, and must not stop half-way because a client went away.
+	if err := h.cfg.Reindex(context.WithoutCancel(r.Context())); err != nil {
 		return err
 	}
 	return ok(w, "tookMs", time.Since(started).Milliseconds())
