@@ -1,0 +1,335 @@
+// Command benchmarks is semcat's benchmark harness (`make bench`).
+//
+// It generates a realistic catalog deterministically, builds and starts
+// semcat the way a user would (managed PostgreSQL, on-disk index), loads the
+// catalog over HTTP and measures, side by side in one run, metric discovery
+// against the client loop it replaces, search by query kind against
+// PostgreSQL full-text search on the same data and the same PostgreSQL,
+// write → searchable lag, bulk ingest, full rebuild and peak memory. It
+// writes benchmarks/results/results-<size>.{md,json} and latency-<size>.svg
+// and prints the table. It exits non-zero if any scenario returns wrong
+// results, so speed is never bought with correctness.
+//
+//	go run ./benchmarks [-size 10k|100k|1m] [-seed 1] [-n 200] ...
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// options are the harness's flags.
+type options struct {
+	size            string
+	seed            uint64
+	iterations      int
+	warmup          int
+	discoveryRounds int
+	concurrency     int
+	writeRate       float64
+	writeDuration   time.Duration
+	poll            time.Duration
+	out             string
+	keep            bool
+}
+
+func parseFlags() options {
+	var o options
+	flag.StringVar(&o.size, "size", "10k", "catalog size in entities: 10k, 100k or 1m")
+	flag.Uint64Var(&o.seed, "seed", 1, "seed of the catalog generator and the query samplers")
+	flag.IntVar(&o.iterations, "n", 200, "measured queries per search kind")
+	flag.IntVar(&o.warmup, "warmup", 10, "unmeasured queries per search kind (and rounds of discovery) first")
+	flag.IntVar(&o.discoveryRounds, "discovery-rounds", 20, "measured rounds of metric discovery")
+	flag.IntVar(&o.concurrency, "concurrency", 6, "concurrent requests during bulk ingest")
+	flag.Float64Var(&o.writeRate, "write-rate", 0, "writes/s of the write → searchable scenario (default 50 at 10k, 200 otherwise)")
+	flag.DurationVar(&o.writeDuration, "write-duration", 10*time.Second, "how long the write → searchable scenario writes")
+	flag.DurationVar(&o.poll, "poll", 5*time.Millisecond, "how often the write → searchable poller searches")
+	flag.StringVar(&o.out, "out", "", "results directory (default benchmarks/results in the module)")
+	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory (data dir, server log) after the run")
+	flag.Parse()
+	if o.writeRate == 0 {
+		o.writeRate = 200
+		if o.size == "10k" {
+			o.writeRate = 50
+		}
+	}
+	return o
+}
+
+func main() {
+	os.Exit(run(parseFlags()))
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
+}
+
+// run runs the benchmark and returns the exit code: 1 if anything failed,
+// including wrong results, 2 for bad flags.
+func run(o options) int {
+	n, ok := sizes[strings.ToLower(o.size)]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "benchmarks: -size must be 10k, 100k or 1m, got %q\n", o.size)
+		return 2
+	}
+	o.size = strings.ToLower(o.size)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	root, err := moduleRoot()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchmarks:", err)
+		return 1
+	}
+	if o.out == "" {
+		o.out = filepath.Join(root, "benchmarks", "results")
+	}
+	tmp, err := os.MkdirTemp("", "semcat-bench-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchmarks:", err)
+		return 1
+	}
+	var srv *Server
+	var clusterDir string
+	defer func() {
+		if srv != nil {
+			logf("stopping semcat (SIGINT)")
+			if err := srv.Stop(90 * time.Second); err != nil {
+				logf("warning: %v", err)
+			}
+			if !o.keep {
+				if err := srv.removeOutsideCluster(clusterDir); err != nil {
+					logf("warning: %v", err)
+				}
+			}
+		}
+		if o.keep {
+			logf("kept %s", tmp)
+		} else {
+			_ = os.RemoveAll(tmp)
+		}
+	}()
+
+	res, err := bench(ctx, o, n, root, tmp, &srv, &clusterDir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchmarks: FAILED:", err)
+		if srv != nil {
+			fmt.Fprintf(os.Stderr, "last lines of the server log:\n%s\n", srv.tail(15))
+		}
+		return 1
+	}
+	if err := res.write(o.out); err != nil {
+		fmt.Fprintln(os.Stderr, "benchmarks:", err)
+		return 1
+	}
+	if err := writeSVG(res, o.out); err != nil {
+		fmt.Fprintln(os.Stderr, "benchmarks:", err)
+		return 1
+	}
+	fmt.Print(res.Markdown())
+	logf("wrote %s/results-%s.{md,json} and latency-%s.svg", o.out, o.size, o.size)
+	if len(res.Failures) > 0 {
+		fmt.Fprintf(os.Stderr, "benchmarks: FAILED: %d failed checks (see FAILED above)\n", len(res.Failures))
+		return 1
+	}
+	return 0
+}
+
+// bench runs every scenario. It sets *srv as soon as the server runs, so
+// the caller stops it whatever happens.
+func bench(ctx context.Context, o options, n int, root, tmp string, srv **Server, clusterDir *string) (*Results, error) {
+	started := time.Now()
+	res := &Results{Size: o.size, Seed: o.seed, Started: started, Machine: machine(), Iterations: o.iterations}
+
+	logf("generating the %s catalog (seed %d)", o.size, o.seed)
+	g := NewGenerator(o.seed, n)
+	res.Counts, res.Entities = g.Plan.Counts, g.Plan.Counts.Entities()
+	c := res.Counts
+	logf("  %d entities: %d catalogs, %d schemas, %d tables, %d models, %d metrics",
+		res.Entities, c.Catalogs, c.Schemas, c.Tables, c.Models, c.Metrics)
+
+	logf("building ./cmd/semcat")
+	bin, err := buildSemcat(ctx, root, tmp)
+	if err != nil {
+		return nil, err
+	}
+	logf("starting semcat serve (managed PostgreSQL) in %s", tmp)
+	s, err := startServer(ctx, bin, tmp)
+	*srv = s
+	if err != nil {
+		return nil, err
+	}
+	if *clusterDir, err = s.ClusterDir(); err != nil {
+		return nil, err
+	}
+	client := newClient(s.URL)
+	logf("  ready at %s", s.URL)
+	rss := s.sampleRSS(100 * time.Millisecond)
+	defer func() {
+		if res.RSSByPhase == nil {
+			rss.Stop()
+		}
+	}()
+	rss.Phase("bulk ingest")
+
+	logf("bulk ingest over HTTP, concurrency %d", o.concurrency)
+	if res.Load, err = load(ctx, client, g, o.concurrency, logf); err != nil {
+		return nil, err
+	}
+	logf("  %d entities in %.1f s: %.0f entities/s end to end (%.0f/s until the last write was answered)",
+		res.Load.Entities, res.Load.Seconds, res.Load.Rate, res.Load.HTTPRate)
+	res.IndexBytes = dirSize(filepath.Join(s.DataDir, "index"))
+	fail := func(format string, args ...any) {
+		res.Failures = append(res.Failures, fmt.Sprintf(format, args...))
+		logf("  WRONG: "+format, args...)
+	}
+	if got, err := countAll(ctx, client, g.Plan.Metalake); err != nil {
+		return nil, err
+	} else if got != uint64(res.Entities) {
+		fail("after the load, search for * counts %d entities; %d were created", got, res.Entities)
+	}
+
+	rss.Phase("PostgreSQL comparison build")
+	// Discovery right after the load, with whatever statistics autovacuum
+	// has gathered so far; then ANALYZE, so that semcat's tables have
+	// statistics just as the comparison table (VACUUM ANALYZE) will.
+	before, _, err := runDiscovery(ctx, client, g, 5, 1)
+	if err != nil {
+		return nil, err
+	}
+	t0 := time.Now()
+	if err := s.Analyze(ctx); err != nil {
+		return nil, fmt.Errorf("ANALYZE in semcat's database: %w", err)
+	}
+	logf("  ANALYZE in semcat's database took %.1f s (discovery details=false p50 before it: %s ms)",
+		time.Since(t0).Seconds(), fmtMs(before.Identifiers.P50))
+
+	logf("building the PostgreSQL full-text comparison (database %s on semcat's PostgreSQL)", pgDatabase)
+	pg, err := openPGFTS(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	defer pg.Close(context.WithoutCancel(ctx))
+	res.Machine.Postgres = pg.Version
+	if res.PGLoad, err = pg.Load(ctx, g); err != nil {
+		return nil, err
+	}
+	logf("  %d rows in %.1f s", res.PGLoad.Rows, res.PGLoad.Seconds)
+
+	cp := g.Plan.Catalogs[g.Plan.Discovery.Catalog]
+	logf("metric discovery: %d models × %d metrics in %s.%s, %d rounds",
+		len(cp.Schemas[g.Plan.Discovery.Schema].Metrics), discoveryMetrics, cp.Name, cp.Schemas[g.Plan.Discovery.Schema].Name, o.discoveryRounds)
+	rss.Phase("metric discovery")
+	var failures []string
+	if res.Discovery, failures, err = runDiscovery(ctx, client, g, o.discoveryRounds, 2); err != nil {
+		return nil, err
+	}
+	res.Discovery.Agreed = len(failures) == 0
+	res.Discovery.BeforeAnalyze = before.Identifiers
+	for _, f := range failures {
+		fail("%s", f)
+	}
+	d := res.Discovery
+	logf("  details=false p50 %s ms, details=true p50 %s ms, loop p50 %s ms", fmtMs(d.Identifiers.P50), fmtMs(d.Details.P50), fmtMs(d.Loop.P50))
+
+	logf("search by query kind: %d queries each, semcat over HTTP vs PostgreSQL FTS", o.iterations)
+	rss.Phase("search")
+	if res.Queries, failures, err = runQueries(ctx, client, pg, g, o.iterations, o.warmup, o.seed, logf); err != nil {
+		return nil, err
+	}
+	for _, f := range failures {
+		fail("%s", f)
+	}
+	windows := make([]window, len(res.Queries))
+	for i, q := range res.Queries {
+		windows[i] = q.window
+	}
+	time.Sleep(200 * time.Millisecond) // the audit listener writes asynchronously
+	if server, err := serverDurations(filepath.Join(s.DataDir, "audit.log"), "search", windows); err != nil {
+		logf("  warning: reading the audit log: %v", err)
+	} else {
+		for i := range res.Queries {
+			res.Queries[i].Server = summarize(server[i])
+		}
+	}
+
+	logf("write → searchable: %.0f writes/s for %s, polling every %s", o.writeRate, o.writeDuration, o.poll)
+	// A quiet moment first: any CPU the server burns here is background
+	// work (segment merging after the bulk load) the lag runs alongside.
+	rss.Phase("idle (3 s, no requests)")
+	time.Sleep(3 * time.Second)
+	rss.Phase("write → searchable")
+	if res.Lag, err = runLag(ctx, client, g, o.writeRate, o.writeDuration, o.poll); err != nil {
+		return nil, err
+	}
+	logf("  lag p50 %s ms, p99 %s ms (%d searches); write p50 %s ms", fmtMs(res.Lag.Lag.P50), fmtMs(res.Lag.Lag.P99), res.Lag.Searches, fmtMs(res.Lag.Write.P50))
+	if res.Lag.NotFound > 0 {
+		fail("write → searchable: %d of %d written tables never became searchable", res.Lag.NotFound, res.Lag.Writes)
+	}
+	indexed := res.Entities + res.Lag.Writes
+
+	logf("full rebuild of %d entities", indexed)
+	rss.Phase("full rebuild")
+	res.Rebuild = runRebuild(ctx, client, indexed)
+	if res.Rebuild.Error != "" {
+		fail("full rebuild failed: %s", res.Rebuild.Error)
+	} else {
+		logf("  %.1f s (%.0f entities/s)", res.Rebuild.Seconds, res.Rebuild.Rate)
+		if got, err := countAll(ctx, client, g.Plan.Metalake); err != nil {
+			return nil, err
+		} else if got != uint64(indexed) {
+			fail("after the rebuild, search for * counts %d entities; %d exist", got, indexed)
+		}
+	}
+
+	if res.PeakRSS, err = s.PeakRSS(); err != nil {
+		return nil, err
+	}
+	res.RSSByPhase = rss.Stop()
+	var phases []string
+	for _, p := range res.RSSByPhase {
+		phases = append(phases, fmt.Sprintf("%s %s (CPU %.0f s in %.0f s)", p.Phase, fmtBytes(p.PeakBytes), p.CPUSeconds, p.WallSeconds))
+	}
+	logf("peak RSS of semcat: %s (sampled peaks by phase: %s)", fmtBytes(res.PeakRSS), strings.Join(phases, ", "))
+
+	res.Machine.LoadAvgEnd = loadAvg()
+	res.ServerLog = s.Errors(10)
+	res.Notes = notes(o, g, res)
+	res.Seconds = time.Since(started).Seconds()
+	res.evaluate()
+	return res, nil
+}
+
+// notes say how this run differs from the targets' conditions.
+func notes(o options, g *Generator, r *Results) []string {
+	var out []string
+	if r.Discovery.Models < maxDiscovery {
+		out = append(out, fmt.Sprintf("At %s, metric discovery is scaled to %d models × %d metrics (the target is stated for 1,000 × 20).",
+			o.size, r.Discovery.Models, discoveryMetrics))
+	}
+	out = append(out, fmt.Sprintf("After the load the harness runs ANALYZE in semcat's database (what autovacuum does within minutes), so both engines plan with statistics. "+
+		"Right before it, metric discovery details=false took %s ms at p50 (%d rounds) against %s ms after it.",
+		fmtMs(r.Discovery.BeforeAnalyze.P50), r.Discovery.BeforeAnalyze.N, fmtMs(r.Discovery.Identifiers.P50)))
+	if o.writeRate < targetLagRate {
+		out = append(out, fmt.Sprintf("Write → searchable was measured at %.0f writes/s; the target is stated at %.0f writes/s (-write-rate).",
+			o.writeRate, targetLagRate))
+	}
+	out = append(out,
+		"Lag is measured from a write's response to the first poll (one search for every pending value, without minPosition) that returns it, so it includes up to one poll interval.",
+		"Everything shares one 2-core machine: the harness (generating, encoding, timing), semcat, and PostgreSQL, which serves both semcat and the comparison.",
+		"semcat is timed over HTTP with JSON and returns each hit's complete system and user metadata; PostgreSQL is timed over pgx on its Unix socket and returns each hit's id and user metadata (jsonb).",
+		"PostgreSQL FTS rows index the same text semcat matches for vocabulary terms: names, property values, tags, schema field names, dataset names and metric descriptions. Non-exact kinds may differ slightly (a phrase is a whole value in semcat but adjacent words in PostgreSQL).",
+		fmt.Sprintf("Query terms are drawn with the data's own Zipf skew (s=%g over %d words), so p99 includes the most frequent words.", zipfS, len(g.Words)),
+	)
+	if o.size != "1m" {
+		out = append(out, "The targets are stated for 1,000,000 entities; at this size met/missed is indicative only.")
+	}
+	return out
+}

@@ -1,0 +1,390 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Stats summarise latencies in milliseconds.
+type Stats struct {
+	N    int     `json:"n"`
+	P50  float64 `json:"p50Ms"`
+	P99  float64 `json:"p99Ms"`
+	Mean float64 `json:"meanMs"`
+	Max  float64 `json:"maxMs"`
+}
+
+// summarize computes nearest-rank percentiles.
+func summarize(ds []time.Duration) Stats {
+	if len(ds) == 0 {
+		return Stats{}
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	rank := func(p float64) time.Duration { return s[max(0, int(math.Ceil(p*float64(len(s))))-1)] }
+	var sum time.Duration
+	for _, d := range s {
+		sum += d
+	}
+	return Stats{N: len(s), P50: ms(rank(0.50)), P99: ms(rank(0.99)), Mean: ms(sum) / float64(len(s)), Max: ms(s[len(s)-1])}
+}
+
+// Machine describes where the run happened.
+type Machine struct {
+	LoadAvg     string `json:"loadAverageAtStart"` // 1, 5, 15 minutes: others' work on the machine
+	LoadAvgEnd  string `json:"loadAverageAtEnd"`
+	NProc       int    `json:"nproc"`
+	MemoryBytes int64  `json:"memoryBytes"`
+	CPU         string `json:"cpu"`
+	Kernel      string `json:"kernel"`
+	Go          string `json:"go"`
+	Postgres    string `json:"postgres"`
+}
+
+func machine() Machine {
+	m := Machine{NProc: runtime.NumCPU(), Go: runtime.Version(), LoadAvg: loadAvg()}
+	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		m.Kernel = "Linux " + strings.TrimSpace(string(b))
+	}
+	scan := func(path string, fn func(k, v string) bool) {
+		f, err := os.Open(path)
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			k, v, ok := strings.Cut(sc.Text(), ":")
+			if ok && fn(strings.TrimSpace(k), strings.TrimSpace(v)) {
+				return
+			}
+		}
+	}
+	scan("/proc/cpuinfo", func(k, v string) bool {
+		if k == "model name" {
+			m.CPU = v
+			return true
+		}
+		return false
+	})
+	scan("/proc/meminfo", func(k, v string) bool {
+		if k == "MemTotal" {
+			var kb int64
+			fmt.Sscanf(v, "%d", &kb)
+			m.MemoryBytes = kb * 1024
+			return true
+		}
+		return false
+	})
+	return m
+}
+
+// loadAvg is the 1, 5 and 15 minute load averages.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	return strings.Join(f[:min(3, len(f))], " ")
+}
+
+// Results is everything one run measured; it is written as JSON as is.
+type Results struct {
+	Size          string          `json:"size"`
+	Seed          uint64          `json:"seed"`
+	Started       time.Time       `json:"started"`
+	Seconds       float64         `json:"durationSeconds"`
+	Machine       Machine         `json:"machine"`
+	Counts        Counts          `json:"counts"`
+	Entities      int             `json:"entities"`
+	Iterations    int             `json:"searchIterations"`
+	Load          LoadStats       `json:"ingest"`
+	IndexBytes    int64           `json:"indexBytesAfterLoad"`
+	PGLoad        PGLoadStats     `json:"postgresFTS"`
+	Discovery     DiscoveryResult `json:"discovery"`
+	Queries       []QueryResult   `json:"search"`
+	Lag           LagResult       `json:"writeToSearchable"`
+	Rebuild       RebuildResult   `json:"rebuild"`
+	PeakRSS       int64           `json:"peakRSSBytes"`
+	RSSByPhase    []PhaseRSS      `json:"rssByPhase"`
+	Checks        []Check         `json:"targets"`
+	Failures      []string        `json:"failures"`
+	ServerLog     []string        `json:"serverLogWarningsAndErrors"` // the last few`
+	Notes         []string        `json:"notes"`
+	ResultsPrefix string          `json:"-"`
+}
+
+// Check is one DESIGN §6 target against this run's figure.
+type Check struct {
+	Scenario string `json:"scenario"`
+	Target   string `json:"target"`
+	Met      bool   `json:"met"`
+	Missed   string `json:"missed,omitempty"` // which part, when not met
+}
+
+// searchTargets are DESIGN §6's latency bounds by query kind (0: none);
+// every kind must also be 5× faster than PostgreSQL at p99.
+var searchTargets = map[string]struct{ p50, p99 float64 }{
+	"word":               {5, 50},
+	"prefix":             {10, 60},
+	"key:value":          {0, 10},
+	"key:value (unique)": {0, 10},
+	"tag":                {0, 10},
+	"schema field":       {0, 10},
+	"word + 3 facets":    {0, 150},
+}
+
+const (
+	targetDiscoveryIDs     = 40.0
+	targetDiscoveryDetails = 20.0
+	targetVsPostgres       = 5.0
+	targetLagP99           = 500.0 // ms, at 200 writes/s
+	targetLagRate          = 200.0
+	targetIngest           = 2000.0           // entities/s
+	targetRebuildRate      = 1_000_000 / 300. // 1M entities in 5 minutes
+	targetRSS              = 1 << 30
+)
+
+// evaluate fills r.Checks.
+func (r *Results) evaluate() {
+	add := func(scenario, target string, missed []string) {
+		r.Checks = append(r.Checks, Check{Scenario: scenario, Target: target, Met: len(missed) == 0, Missed: strings.Join(missed, "; ")})
+	}
+	d := r.Discovery
+	var missed []string
+	if d.SpeedupIDsP50 < targetDiscoveryIDs {
+		missed = append(missed, fmt.Sprintf("%.1f×", d.SpeedupIDsP50))
+	}
+	add("discovery details=false", fmt.Sprintf("≥ %.0f× faster than the loop", targetDiscoveryIDs), missed)
+	missed = nil
+	if d.SpeedupDetP50 < targetDiscoveryDetails {
+		missed = append(missed, fmt.Sprintf("%.1f×", d.SpeedupDetP50))
+	}
+	add("discovery details=true", fmt.Sprintf("≥ %.0f× faster than the loop", targetDiscoveryDetails), missed)
+
+	for _, q := range r.Queries {
+		t := searchTargets[q.Kind]
+		var parts, missed []string
+		if t.p50 > 0 {
+			parts = append(parts, fmt.Sprintf("p50 ≤ %g ms", t.p50))
+			if q.Semcat.P50 > t.p50 {
+				missed = append(missed, fmt.Sprintf("p50 %s ms", fmtMs(q.Semcat.P50)))
+			}
+		}
+		if t.p99 > 0 {
+			parts = append(parts, fmt.Sprintf("p99 ≤ %g ms", t.p99))
+			if q.Semcat.P99 > t.p99 {
+				missed = append(missed, fmt.Sprintf("p99 %s ms", fmtMs(q.Semcat.P99)))
+			}
+		}
+		parts = append(parts, fmt.Sprintf("p99 ≥ %g× faster than PostgreSQL", targetVsPostgres))
+		if q.RatioP99 < targetVsPostgres {
+			missed = append(missed, fmt.Sprintf("%.1f× at p99", q.RatioP99))
+		}
+		add("search: "+q.Kind, strings.Join(parts, ", "), missed)
+	}
+
+	missed = nil
+	if r.Lag.Lag.P99 > targetLagP99 || r.Lag.NotFound > 0 {
+		missed = append(missed, fmt.Sprintf("p99 %s ms", fmtMs(r.Lag.Lag.P99)))
+	}
+	if r.Lag.TargetRate < targetLagRate {
+		missed = append(missed, fmt.Sprintf("measured at %.0f writes/s, not %.0f", r.Lag.TargetRate, targetLagRate))
+	}
+	add("write → searchable", fmt.Sprintf("p99 ≤ %.0f ms at %.0f writes/s", targetLagP99, targetLagRate), missed)
+
+	missed = nil
+	if r.Load.Rate < targetIngest {
+		missed = append(missed, fmt.Sprintf("%.0f entities/s", r.Load.Rate))
+	}
+	add("bulk ingest, end to end", fmt.Sprintf("≥ %.0f entities/s", targetIngest), missed)
+
+	missed = nil
+	if r.Rebuild.Error != "" {
+		missed = append(missed, "failed")
+	} else if r.Rebuild.Rate < targetRebuildRate {
+		missed = append(missed, fmt.Sprintf("%.0f entities/s", r.Rebuild.Rate))
+	}
+	add("full rebuild", fmt.Sprintf("1M entities ≤ 5 min (≥ %.0f entities/s)", targetRebuildRate), missed)
+
+	missed = nil
+	if r.PeakRSS > targetRSS || r.PeakRSS == 0 {
+		missed = append(missed, fmtBytes(r.PeakRSS))
+	}
+	add("peak RSS of the server", "≤ 1 GiB (at 1M entities)", missed)
+}
+
+// check finds the Check of a scenario.
+func (r *Results) check(scenario string) Check {
+	for _, c := range r.Checks {
+		if c.Scenario == scenario {
+			return c
+		}
+	}
+	return Check{}
+}
+
+func fmtMs(ms float64) string {
+	switch {
+	case ms < 10:
+		return fmt.Sprintf("%.2f", ms)
+	case ms < 100:
+		return fmt.Sprintf("%.1f", ms)
+	}
+	return fmt.Sprintf("%.0f", ms)
+}
+
+func fmtStats(s Stats) string {
+	return fmtMs(s.P50) + " / " + fmtMs(s.P99) + " / " + fmtMs(s.Mean)
+}
+
+func fmtBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%.0f KiB", float64(n)/(1<<10))
+}
+
+func metText(c Check) string {
+	if c.Met {
+		return "met"
+	}
+	return "**missed** (" + c.Missed + ")"
+}
+
+// Markdown renders the results.
+func (r *Results) Markdown() string {
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	m := r.Machine
+	p("# semcat benchmark — %s entities\n\n", r.Size)
+	p("Run %s, %s, seed %d. Machine: %d CPUs (%s), %s RAM, %s; %s; PostgreSQL %s. "+
+		"Load average (1/5/15 min) %s at the start, %s at the end.\n\n",
+		r.Started.UTC().Format("2006-01-02 15:04 UTC"), (time.Duration(r.Seconds) * time.Second).String(), r.Seed,
+		m.NProc, m.CPU, fmtBytes(m.MemoryBytes), m.Kernel, m.Go, m.Postgres, m.LoadAvg, m.LoadAvgEnd)
+	c := r.Counts
+	p("Catalog: %d entities — %d catalogs, %d schemas, %d tables, %d semantic models, %d metrics — plus %d tags; "+
+		"Bleve index %s on disk after the load; the PostgreSQL FTS table %s + %s of indexes (built in %.1f s).\n\n",
+		r.Entities, c.Catalogs, c.Schemas, c.Tables, c.Models, c.Metrics, tagVocabulary,
+		fmtBytes(r.IndexBytes), fmtBytes(r.PGLoad.TableBytes), fmtBytes(r.PGLoad.IndexBytes), r.PGLoad.Seconds)
+	p("Latencies are client-side in ms, p50 / p99 / mean, %d queries per search kind (each drawn afresh), "+
+		"%d rounds of discovery. Ratio = comparison ÷ semcat (> 1: semcat is faster). "+
+		"Targets are DESIGN §6's, stated for 1,000,000 entities on this machine type.\n\n",
+		r.Iterations, r.Discovery.Identifiers.N)
+
+	p("| scenario | semcat p50 / p99 / mean | comparison | comparison p50 / p99 / mean | ratio p50 / p99 | target (DESIGN §6) | met? |\n")
+	p("|---|---|---|---|---|---|---|\n")
+	d := r.Discovery
+	loop := fmt.Sprintf("client loop (%d requests)", d.LoopRequests)
+	ck := r.check("discovery details=false")
+	p("| discovery, %d models × %d metrics, details=false | %s | %s | %s | %.1f× / %.1f× | %s | %s |\n",
+		d.Models, d.Metrics/max(1, d.Models), fmtStats(d.Identifiers), loop, fmtStats(d.Loop),
+		d.SpeedupIDsP50, d.Loop.P99/d.Identifiers.P99, ck.Target, metText(ck))
+	ck = r.check("discovery details=true")
+	p("| discovery, details=true | %s | %s | %s | %.1f× / %.1f× | %s | %s |\n",
+		fmtStats(d.Details), loop, fmtStats(d.Loop), d.SpeedupDetP50, d.Loop.P99/d.Details.P99, ck.Target, metText(ck))
+	for _, q := range r.Queries {
+		ck := r.check("search: " + q.Kind)
+		p("| search: %s `%s` | %s | PostgreSQL FTS | %s | %.1f× / %.1f× | %s | %s |\n",
+			q.Kind, q.Example, fmtStats(q.Semcat), fmtStats(q.PG), q.RatioP50, q.RatioP99, ck.Target, metText(ck))
+	}
+	l := r.Lag
+	ck = r.check("write → searchable")
+	p("| write → searchable at %.0f writes/s (%d writes, achieved %.0f/s; poll every %g ms) | %s | | | | %s | %s |\n",
+		l.TargetRate, l.Writes, l.AchievedRate, l.PollMs, fmtStats(l.Lag), ck.Target, metText(ck))
+	p("| write latency during that | %s | | | | | |\n", fmtStats(l.Write))
+	ck = r.check("bulk ingest, end to end")
+	p("| bulk ingest, end to end (concurrency %d, %d requests) | %.0f entities/s (%.1f s; HTTP alone %.0f/s) | | | | %s | %s |\n",
+		r.Load.Concurrency, r.Load.Requests, r.Load.Rate, r.Load.Seconds, r.Load.HTTPRate, ck.Target, metText(ck))
+	ck = r.check("full rebuild")
+	rebuild := fmt.Sprintf("%.1f s for %d entities (%.0f entities/s)", r.Rebuild.Seconds, r.Rebuild.Entities, r.Rebuild.Rate)
+	if r.Rebuild.Error != "" {
+		rebuild = "failed after " + fmt.Sprintf("%.1f s: %s", r.Rebuild.Seconds, r.Rebuild.Error)
+	}
+	p("| full rebuild (POST /api/admin/reindex) | %s | | | | %s | %s |\n", rebuild, ck.Target, metText(ck))
+	ck = r.check("peak RSS of the server")
+	p("| peak RSS of the server (VmHWM) | %s | | | | %s | %s |\n", fmtBytes(r.PeakRSS), ck.Target, metText(ck))
+
+	p("\n**The server process by phase** (RSS sampled every 100 ms; CPU of semcat alone, PostgreSQL not included; %d CPUs):\n\n", r.Machine.NProc)
+	p("| phase | peak RSS | semcat CPU | wall | CPU ÷ wall |\n|---|---|---|---|---|\n")
+	for _, ph := range r.RSSByPhase {
+		p("| %s | %s | %.1f s | %.1f s | %.2f |\n", ph.Phase, fmtBytes(ph.PeakBytes), ph.CPUSeconds, ph.WallSeconds, ph.CPUSeconds/max(ph.WallSeconds, 1e-9))
+	}
+
+	p("\n**Where semcat's search time goes**: semcat's own duration per search (from its audit log) against the client's:\n\n")
+	p("| kind | client p50 / p99 | server p50 / p99 | HTTP + JSON share of p50 |\n|---|---|---|---|\n")
+	for _, q := range r.Queries {
+		share := 0.0
+		if q.Semcat.P50 > 0 {
+			share = 100 * (q.Semcat.P50 - q.Server.P50) / q.Semcat.P50
+		}
+		p("| %s | %s / %s | %s / %s (n=%d) | %.0f%% |\n", q.Kind, fmtMs(q.Semcat.P50), fmtMs(q.Semcat.P99),
+			fmtMs(q.Server.P50), fmtMs(q.Server.P99), q.Server.N, share)
+	}
+
+	p("\n**Result agreement** (totals equal in both engines, of %d queries; exact kinds must agree or the run fails):\n\n", r.Iterations)
+	p("| kind | exact | totals agree | mean total semcat | mean total PostgreSQL |\n|---|---|---|---|---|\n")
+	for _, q := range r.Queries {
+		p("| %s | %v | %d | %.1f | %.1f |\n", q.Kind, q.Exact, q.Agree, q.MeanSemcatTotal, q.MeanPGTotal)
+	}
+	for _, q := range r.Queries {
+		if len(q.Disagreements) > 0 {
+			p("\nExamples of differing totals, %s: %s.\n", q.Kind, strings.Join(q.Disagreements, "; "))
+		}
+	}
+	if d.Agreed {
+		p("\nMetric discovery returned the same %d metrics, in the same order and with the same definitions, as the client loop in every round.\n",
+			d.Metrics)
+	}
+	if len(r.Failures) > 0 {
+		p("\n## FAILED\n\n")
+		for _, f := range r.Failures {
+			p("- %s\n", f)
+		}
+	}
+	if len(r.ServerLog) > 0 {
+		p("\nThe server logged these warnings and errors (the last %d):\n\n```\n%s\n```\n", len(r.ServerLog), strings.Join(r.ServerLog, "\n"))
+	}
+	if len(r.Notes) > 0 {
+		p("\nNotes:\n\n")
+		for _, n := range r.Notes {
+			p("- %s\n", n)
+		}
+	}
+	met := 0
+	for _, c := range r.Checks {
+		if c.Met {
+			met++
+		}
+	}
+	p("\nTargets met: %d of %d.\n", met, len(r.Checks))
+	return b.String()
+}
+
+// write stores results-<size>.md and .json under dir.
+func (r *Results) write(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	js, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "results-"+r.Size+".json"), append(js, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "results-"+r.Size+".md"), []byte(r.Markdown()), 0o644)
+}

@@ -1,0 +1,621 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ---- Search by query kind ------------------------------------------------
+
+// queryKind is one kind of search, with a sampler of varied queries of that
+// kind and the equivalent PostgreSQL full-text query.
+type queryKind struct {
+	Name string
+	// Exact kinds have the same predicate in both engines by construction:
+	// their totals must agree, or the run fails.
+	Exact bool
+	gen   func(*sampler) queryCase
+}
+
+// queryCase is one query in both engines; want, if set, is the ID of the
+// one entity both must return.
+type queryCase struct {
+	semcat SearchParams
+	pg     pgQuery
+	want   string
+}
+
+// queryKinds are the search scenarios, in report order.
+var queryKinds = []queryKind{
+	{Name: "word", gen: func(s *sampler) queryCase {
+		w := s.word()
+		return queryCase{semcat: SearchParams{Query: w}, pg: pgQuery{column: "doc", tsquery: "to_tsquery('simple', $1)", arg: w}}
+	}},
+	{Name: "prefix", gen: func(s *sampler) queryCase {
+		p := s.word()[:3]
+		return queryCase{semcat: SearchParams{Query: p + "*"}, pg: pgQuery{column: "doc", tsquery: "to_tsquery('simple', $1)", arg: p + ":*"}}
+	}},
+	{Name: "key:value", Exact: true, gen: func(s *sampler) queryCase {
+		// A word of a property value of an existing entity: at least one hit.
+		e := s.entity()
+		keys := sortedKeys(e.Properties)
+		var k string
+		for k == "" || k == refKey {
+			k = keys[s.r.IntN(len(keys))]
+		}
+		ws := strings.Fields(e.Properties[k])
+		w := ws[s.r.IntN(len(ws))]
+		return queryCase{semcat: SearchParams{Query: k + ":" + w}, pg: pgQuery{column: "kv", tsquery: "$1::tsquery", arg: lexemeQuery(k + "=" + w)}}
+	}},
+	{Name: "key:value (unique)", Exact: true, gen: func(s *sampler) queryCase {
+		e := s.entity()
+		v := e.Properties[refKey]
+		return queryCase{semcat: SearchParams{Query: refKey + ":" + v},
+			pg: pgQuery{column: "kv", tsquery: "$1::tsquery", arg: lexemeQuery(refKey + "=" + v)}, want: e.ID()}
+	}},
+	{Name: "whole-value phrase", gen: func(s *sampler) queryCase {
+		v := s.phrase()
+		return queryCase{semcat: SearchParams{Query: `"` + v + `"`}, pg: pgQuery{column: "doc", tsquery: "phraseto_tsquery('simple', $1)", arg: v}}
+	}},
+	{Name: "tag", Exact: true, gen: func(s *sampler) queryCase {
+		t := s.tag()
+		return queryCase{semcat: SearchParams{Query: "tags:" + t}, pg: pgQuery{column: "tags", tsquery: "$1::tsquery", arg: lexemeQuery(t)}}
+	}},
+	{Name: "schema field", Exact: true, gen: func(s *sampler) queryCase {
+		t := s.table()
+		f := t.Fields[s.r.IntN(len(t.Fields))]
+		return queryCase{semcat: SearchParams{Query: "schema:" + f}, pg: pgQuery{column: "fields", tsquery: "$1::tsquery", arg: lexemeQuery(f)}}
+	}},
+	{Name: "schema:* type=table", Exact: true, gen: func(s *sampler) queryCase {
+		return queryCase{semcat: SearchParams{Query: "schema:*", Types: "table"}, pg: pgQuery{}}
+	}},
+	{Name: "word + 3 facets", gen: func(s *sampler) queryCase {
+		w := s.word()
+		return queryCase{semcat: SearchParams{Query: w, Facets: "type,catalog,tags"},
+			pg: pgQuery{column: "doc", tsquery: "to_tsquery('simple', $1)", arg: w, facets: true}}
+	}},
+}
+
+// sampler draws query terms: words by their Zipf frequency in the data, and
+// values, tags and fields of randomly chosen existing entities.
+type sampler struct {
+	g      *Generator
+	r      *rand.Rand
+	words  *rand.Zipf
+	tables []SchemaRef // schemas with tables
+	models []SchemaRef // schemas with models
+}
+
+func newSampler(g *Generator, r *rand.Rand) *sampler {
+	s := &sampler{g: g, r: r, words: rand.NewZipf(r, zipfS, zipfV, uint64(len(g.Words)-1))}
+	for ci, cp := range g.Plan.Catalogs {
+		for si, sp := range cp.Schemas {
+			if sp.Tables > 0 {
+				s.tables = append(s.tables, SchemaRef{ci, si})
+			}
+			if len(sp.Metrics) > 0 {
+				s.models = append(s.models, SchemaRef{ci, si})
+			}
+		}
+	}
+	return s
+}
+
+func (s *sampler) word() string { return s.g.Words[s.words.Uint64()] }
+
+func (s *sampler) table() *Table {
+	ref := s.tables[s.r.IntN(len(s.tables))]
+	return s.g.Table(ref.Catalog, ref.Schema, s.r.IntN(s.g.Plan.Catalogs[ref.Catalog].Schemas[ref.Schema].Tables))
+}
+
+// entity draws a table (70%), model (15%), schema (10%) or catalog (5%).
+func (s *sampler) entity() *Entity {
+	switch x := s.r.IntN(100); {
+	case x < 70:
+		return &s.table().Entity
+	case x < 85:
+		ref := s.models[s.r.IntN(len(s.models))]
+		return &s.g.Model(ref.Catalog, ref.Schema, s.r.IntN(len(s.g.Plan.Catalogs[ref.Catalog].Schemas[ref.Schema].Metrics))).Entity
+	case x < 95:
+		ref := s.tables[s.r.IntN(len(s.tables))]
+		return s.g.Schema(ref.Catalog, ref.Schema)
+	default:
+		return s.g.Catalog(s.r.IntN(len(s.g.Plan.Catalogs)))
+	}
+}
+
+// phrase draws a whole property value of two or more words.
+func (s *sampler) phrase() string {
+	for {
+		e := s.entity()
+		for _, k := range sortedKeys(e.Properties) {
+			if v := e.Properties[k]; strings.Contains(v, " ") {
+				return v
+			}
+		}
+	}
+}
+
+// tag draws a tag of an entity that has tags.
+func (s *sampler) tag() string {
+	for {
+		if e := s.entity(); len(e.Tags) > 0 {
+			return e.Tags[s.r.IntN(len(e.Tags))]
+		}
+	}
+}
+
+// QueryResult is the outcome of one query kind.
+type QueryResult struct {
+	Kind     string  `json:"kind"`
+	Example  string  `json:"example"`
+	Exact    bool    `json:"exact"`
+	Semcat   Stats   `json:"semcat"`
+	PG       Stats   `json:"postgres"`
+	RatioP50 float64 `json:"ratioP50"` // PostgreSQL / semcat: > 1 means semcat is faster
+	RatioP99 float64 `json:"ratioP99"`
+	// Agree counts the queries whose totals were equal in both engines;
+	// MeanSemcatTotal and MeanPGTotal show how broad the queries were.
+	Agree           int     `json:"totalsAgree"`
+	MeanSemcatTotal float64 `json:"meanSemcatTotal"`
+	MeanPGTotal     float64 `json:"meanPostgresTotal"`
+	// Disagreements are a few queries whose totals differed (non-exact
+	// kinds, where some difference is expected).
+	Disagreements []string `json:"disagreements,omitempty"`
+	// Server is semcat's own time per search, from its audit log.
+	Server Stats `json:"semcatServerSide"`
+	window window
+}
+
+// runQueries runs n queries of every kind (after warmup unmeasured ones) in
+// both engines, alternating which engine goes first. Wrong results of exact
+// kinds are returned as failures.
+func runQueries(ctx context.Context, c *Client, pg *PGFTS, g *Generator, n, warmup int, seed uint64, logf func(string, ...any)) ([]QueryResult, []string, error) {
+	var results []QueryResult
+	var failures []string
+	for ki, kind := range queryKinds {
+		s := newSampler(g, rand.New(rand.NewPCG(seed, 1000+uint64(ki))))
+		res := QueryResult{Kind: kind.Name, Exact: kind.Exact}
+		var semT, pgT []time.Duration
+		var semSum, pgSum float64
+		bad := 0
+		for i := range warmup + n {
+			if i == warmup {
+				res.window.from = time.Now()
+			}
+			qc := kind.gen(s)
+			if i == 0 {
+				res.Example = qc.semcat.Query
+				if qc.semcat.Types != "" {
+					res.Example += " &type=" + qc.semcat.Types
+				}
+				if qc.semcat.Facets != "" {
+					res.Example += " &facets=" + qc.semcat.Facets
+				}
+			}
+			var sr *SearchResponse
+			var pa pgAnswer
+			var semD, pgD time.Duration
+			runSemcat := func() error {
+				t0 := time.Now()
+				var err error
+				sr, err = c.Search(ctx, g.Plan.Metalake, qc.semcat)
+				semD = time.Since(t0)
+				return err
+			}
+			runPG := func() error {
+				t0 := time.Now()
+				var err error
+				pa, err = pg.Search(ctx, qc.pg)
+				pgD = time.Since(t0)
+				return err
+			}
+			first, second := runSemcat, runPG
+			if i%2 == 1 {
+				first, second = runPG, runSemcat
+			}
+			if err := first(); err != nil {
+				return nil, nil, fmt.Errorf("%s query %q: %w", kind.Name, qc.semcat.Query, err)
+			}
+			if err := second(); err != nil {
+				return nil, nil, fmt.Errorf("%s query %q: %w", kind.Name, qc.semcat.Query, err)
+			}
+			problem := ""
+			switch {
+			case kind.Exact && sr.Total != uint64(pa.Total):
+				problem = fmt.Sprintf("semcat total %d, PostgreSQL total %d", sr.Total, pa.Total)
+			case qc.want != "" && !(equalStrings(sr.IDs(), []string{qc.want}) && equalStrings(pa.IDs, []string{qc.want})):
+				problem = fmt.Sprintf("want only %s; semcat returned %v, PostgreSQL %v", qc.want, sr.IDs(), pa.IDs)
+			}
+			if problem != "" {
+				bad++
+				if bad <= 5 {
+					failures = append(failures, fmt.Sprintf("search %s: query %q: %s", kind.Name, qc.semcat.Query, problem))
+				}
+			}
+			if i < warmup {
+				continue
+			}
+			semT, pgT = append(semT, semD), append(pgT, pgD)
+			semSum += float64(sr.Total)
+			pgSum += float64(pa.Total)
+			if sr.Total == uint64(pa.Total) {
+				res.Agree++
+			} else if len(res.Disagreements) < 3 {
+				res.Disagreements = append(res.Disagreements, fmt.Sprintf("`%s` semcat %d, PostgreSQL %d", qc.semcat.Query, sr.Total, pa.Total))
+			}
+		}
+		res.window.to = time.Now()
+		if bad > 5 {
+			failures = append(failures, fmt.Sprintf("search %s: %d more wrong results", kind.Name, bad-5))
+		}
+		res.Semcat, res.PG = summarize(semT), summarize(pgT)
+		res.RatioP50, res.RatioP99 = res.PG.P50/res.Semcat.P50, res.PG.P99/res.Semcat.P99
+		res.MeanSemcatTotal, res.MeanPGTotal = semSum/float64(n), pgSum/float64(n)
+		logf("  %-20s semcat p50 %7.2f ms p99 %8.2f ms | PostgreSQL p50 %8.2f ms p99 %8.2f ms | totals agree %d/%d",
+			kind.Name, res.Semcat.P50, res.Semcat.P99, res.PG.P50, res.PG.P99, res.Agree, n)
+		results = append(results, res)
+	}
+	return results, failures, nil
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// ---- Metric discovery ----------------------------------------------------
+
+// DiscoveryResult compares schema-level metric discovery with the loop a
+// client runs without it.
+type DiscoveryResult struct {
+	Schema         string  `json:"schema"`
+	Models         int     `json:"models"`
+	Metrics        int     `json:"metrics"`
+	Identifiers    Stats   `json:"identifiers"` // one call, details=false
+	Details        Stats   `json:"details"`     // one call, details=true
+	Loop           Stats   `json:"loop"`        // list models, GET each
+	LoopRequests   int     `json:"loopRequests"`
+	SpeedupIDsP50  float64 `json:"speedupIdentifiersP50"`
+	SpeedupDetP50  float64 `json:"speedupDetailsP50"`
+	SpeedupIDsMean float64 `json:"speedupIdentifiersMean"`
+	SpeedupDetMean float64 `json:"speedupDetailsMean"`
+	Agreed         bool    `json:"sameResultsAsLoop"`
+	// BeforeAnalyze is details=false right after the load, before the
+	// harness ran ANALYZE in semcat's database.
+	BeforeAnalyze Stats `json:"identifiersBeforeAnalyze"`
+}
+
+// discovered is one metric as a client ends up with it.
+type discovered struct {
+	Namespace []string
+	Name      string
+	Def       json.RawMessage
+}
+
+// runDiscovery times n rounds of: GET semantic-model-metrics, the same with
+// details=true, and the client loop. Every round's results must be equal.
+func runDiscovery(ctx context.Context, c *Client, g *Generator, n, warmup int) (DiscoveryResult, []string, error) {
+	cp := g.Plan.Catalogs[g.Plan.Discovery.Catalog]
+	sp := cp.Schemas[g.Plan.Discovery.Schema]
+	base := "/api/metalakes/" + url.PathEscape(g.Plan.Metalake) + "/catalogs/" + cp.Name + "/schemas/" + sp.Name
+	res := DiscoveryResult{Schema: cp.Name + "." + sp.Name, Models: len(sp.Metrics)}
+	for _, m := range sp.Metrics {
+		res.Metrics += m
+	}
+	var ids, det, loop []time.Duration
+	var failures []string
+	fail := func(format string, args ...any) {
+		if len(failures) < 5 {
+			failures = append(failures, "metric discovery: "+fmt.Sprintf(format, args...))
+		}
+	}
+	for i := range warmup + n {
+		t0 := time.Now()
+		var idResp struct {
+			Identifiers []Identifier `json:"identifiers"`
+		}
+		if _, err := c.do(ctx, http.MethodGet, base+"/semantic-model-metrics", nil, &idResp); err != nil {
+			return res, nil, err
+		}
+		d1 := time.Since(t0)
+
+		t0 = time.Now()
+		var detResp struct {
+			Metrics []struct {
+				Namespace []string        `json:"namespace"`
+				Metric    json.RawMessage `json:"metric"`
+			} `json:"metrics"`
+		}
+		if _, err := c.do(ctx, http.MethodGet, base+"/semantic-model-metrics?details=true", nil, &detResp); err != nil {
+			return res, nil, err
+		}
+		d2 := time.Since(t0)
+
+		t0 = time.Now()
+		got, requests, err := clientLoop(ctx, c, base)
+		if err != nil {
+			return res, nil, err
+		}
+		d3 := time.Since(t0)
+		res.LoopRequests = requests
+
+		// What the loop found, in discovery's order: model, then metric name.
+		sort.SliceStable(got, func(a, b int) bool {
+			if ma, mb := got[a].Namespace[3], got[b].Namespace[3]; ma != mb {
+				return ma < mb
+			}
+			return got[a].Name < got[b].Name
+		})
+		if len(got) != res.Metrics {
+			fail("the loop found %d metrics, the plan has %d", len(got), res.Metrics)
+		}
+		if len(idResp.Identifiers) != len(got) {
+			fail("details=false returned %d metrics, the loop %d", len(idResp.Identifiers), len(got))
+		} else {
+			for j, id := range idResp.Identifiers {
+				if !equalStrings(id.Namespace, got[j].Namespace) || id.Name != got[j].Name {
+					fail("details=false result %d is %v %s, the loop's %v %s", j, id.Namespace, id.Name, got[j].Namespace, got[j].Name)
+					break
+				}
+			}
+		}
+		if len(detResp.Metrics) != len(got) {
+			fail("details=true returned %d metrics, the loop %d", len(detResp.Metrics), len(got))
+		} else {
+			for j, m := range detResp.Metrics {
+				if !equalStrings(m.Namespace, got[j].Namespace) || !sameJSON(m.Metric, got[j].Def) {
+					fail("details=true result %d is %v %s, the loop's %v %s", j, m.Namespace, m.Metric, got[j].Namespace, got[j].Def)
+					break
+				}
+			}
+		}
+		if i >= warmup {
+			ids, det, loop = append(ids, d1), append(det, d2), append(loop, d3)
+		}
+	}
+	res.Identifiers, res.Details, res.Loop = summarize(ids), summarize(det), summarize(loop)
+	res.SpeedupIDsP50, res.SpeedupDetP50 = res.Loop.P50/res.Identifiers.P50, res.Loop.P50/res.Details.P50
+	res.SpeedupIDsMean, res.SpeedupDetMean = res.Loop.Mean/res.Identifiers.Mean, res.Loop.Mean/res.Details.Mean
+	return res, failures, nil
+}
+
+// clientLoop is what a client does without discovery: list the schema's
+// models, load each, and collect its metrics.
+func clientLoop(ctx context.Context, c *Client, base string) ([]discovered, int, error) {
+	var list struct {
+		Identifiers []Identifier `json:"identifiers"`
+	}
+	if _, err := c.do(ctx, http.MethodGet, base+"/semantic-models", nil, &list); err != nil {
+		return nil, 0, err
+	}
+	var out []discovered
+	for _, id := range list.Identifiers {
+		var m struct {
+			SemanticModel struct {
+				Definition struct {
+					Metrics []json.RawMessage `json:"metrics"`
+				} `json:"definition"`
+			} `json:"semanticModel"`
+		}
+		if _, err := c.do(ctx, http.MethodGet, base+"/semantic-models/"+url.PathEscape(id.Name), nil, &m); err != nil {
+			return nil, 0, err
+		}
+		ns := append(append([]string{}, id.Namespace...), id.Name)
+		for _, raw := range m.SemanticModel.Definition.Metrics {
+			var name struct {
+				Name string `json:"name"`
+			}
+			if err := json.Unmarshal(raw, &name); err != nil {
+				return nil, 0, err
+			}
+			out = append(out, discovered{Namespace: ns, Name: name.Name, Def: raw})
+		}
+	}
+	return out, 1 + len(list.Identifiers), nil
+}
+
+// sameJSON compares two JSON documents by value.
+func sameJSON(a, b json.RawMessage) bool {
+	var va, vb any
+	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
+		return false
+	}
+	ca, _ := json.Marshal(va)
+	cb, _ := json.Marshal(vb)
+	return bytes.Equal(ca, cb)
+}
+
+// ---- Write → searchable lag ----------------------------------------------
+
+// LagResult is the time from a write's response until search returns it.
+type LagResult struct {
+	TargetRate   float64 `json:"targetWritesPerSec"`
+	AchievedRate float64 `json:"achievedWritesPerSec"`
+	Writes       int     `json:"writes"`
+	Lag          Stats   `json:"lag"`
+	Write        Stats   `json:"writeLatency"`
+	PollMs       float64 `json:"pollIntervalMs"`
+	Searches     int     `json:"searches"`
+	NotFound     int     `json:"notFound"`
+}
+
+// runLag creates small tables in the lag schema at rate per second for dur,
+// each with a unique lagref property, while one poller searches for all
+// pending values every poll interval (without minPosition) and records when
+// each first appears.
+func runLag(ctx context.Context, c *Client, g *Generator, rate float64, dur, poll time.Duration) (LagResult, error) {
+	cp := g.Plan.Catalogs[g.Plan.Lag.Catalog]
+	sp := cp.Schemas[g.Plan.Lag.Schema]
+	path := "/api/metalakes/" + url.PathEscape(g.Plan.Metalake) + "/catalogs/" + cp.Name + "/schemas/" + sp.Name + "/tables"
+	total := int(rate * dur.Seconds())
+	res := LagResult{TargetRate: rate, Writes: total, PollMs: float64(poll) / float64(time.Millisecond)}
+
+	type written struct {
+		i  int
+		at time.Time
+	}
+	var mu sync.Mutex
+	pending := map[int]time.Time{} // write index → its response time
+	var lags, writes []time.Duration
+	acked := make(chan written, total)
+	errc := make(chan error, 1)
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 64) // bounds writes in flight if the server falls behind
+	start := time.Now()
+	var issued time.Duration // from the first write's start to the last's
+	wg.Go(func() {
+		tick := time.NewTicker(time.Duration(float64(time.Second) / rate))
+		defer tick.Stop()
+		for i := range total {
+			if i > 0 {
+				select {
+				case <-tick.C:
+				case <-ctx.Done():
+					return
+				}
+			}
+			sem <- struct{}{}
+			mu.Lock()
+			issued = time.Since(start)
+			mu.Unlock()
+			wg.Go(func() {
+				defer func() { <-sem }()
+				body := map[string]any{"name": fmt.Sprintf("lag_%d", i),
+					"columns":    []Column{{Name: "id", Type: "long"}, {Name: "payload", Type: "string"}},
+					"properties": map[string]string{"lagref": lagValue(i)}}
+				t0 := time.Now()
+				if _, err := c.do(ctx, http.MethodPost, path, body, nil); err != nil {
+					select {
+					case errc <- err:
+					default:
+					}
+					cancel()
+					return
+				}
+				now := time.Now()
+				mu.Lock()
+				writes = append(writes, now.Sub(t0))
+				mu.Unlock()
+				acked <- written{i, now}
+			})
+		}
+	})
+
+	// The poller: one search for every pending value, each poll interval.
+	found := 0
+	deadline := time.Now().Add(dur + time.Minute)
+	for found < total && time.Now().Before(deadline) && ctx.Err() == nil {
+		time.Sleep(poll)
+	drain:
+		for {
+			select {
+			case w := <-acked:
+				pending[w.i] = w.at
+			default:
+				break drain
+			}
+		}
+		if len(pending) == 0 {
+			continue
+		}
+		var terms []string
+		for i := range pending {
+			terms = append(terms, "lagref:"+lagValue(i))
+			if len(terms) == 150 {
+				break
+			}
+		}
+		sr, err := c.Search(ctx, g.Plan.Metalake, SearchParams{Query: strings.Join(terms, " "), Limit: 1000})
+		if err != nil {
+			cancel()
+			wg.Wait()
+			return res, err
+		}
+		now := time.Now()
+		res.Searches++
+		for _, h := range sr.Results {
+			var i int
+			if _, err := fmt.Sscanf(h.Entity.Name, "lag_%d", &i); err != nil {
+				continue
+			}
+			if at, ok := pending[i]; ok {
+				lags = append(lags, now.Sub(at))
+				delete(pending, i)
+				found++
+			}
+		}
+	}
+	cancel()
+	wg.Wait()
+	select {
+	case err := <-errc:
+		return res, fmt.Errorf("lag write: %w", err)
+	default:
+	}
+	res.NotFound = total - found
+	if total > 1 && issued > 0 {
+		res.AchievedRate = float64(total-1) / issued.Seconds()
+	}
+	res.Lag, res.Write = summarize(lags), summarize(writes)
+	return res, nil
+}
+
+func lagValue(i int) string { return fmt.Sprintf("lagv%06d", i) }
+
+// ---- Full rebuild --------------------------------------------------------
+
+// RebuildResult is a full rebuild of the index from PostgreSQL.
+type RebuildResult struct {
+	Entities int     `json:"entities"`
+	Seconds  float64 `json:"seconds"` // wall time of POST /api/admin/reindex
+	ServerMs int64   `json:"serverTookMs"`
+	Rate     float64 `json:"entitiesPerSec"`
+	Error    string  `json:"error,omitempty"`
+}
+
+// runRebuild rebuilds the index (semcat reindex's request) and times it.
+func runRebuild(ctx context.Context, c *Client, entities int) RebuildResult {
+	res := RebuildResult{Entities: entities}
+	var body struct {
+		TookMs int64 `json:"tookMs"`
+	}
+	t0 := time.Now()
+	_, err := c.do(ctx, http.MethodPost, "/api/admin/reindex", nil, &body)
+	res.Seconds = time.Since(t0).Seconds()
+	if err != nil {
+		res.Error = err.Error()
+		return res
+	}
+	res.ServerMs = body.TookMs
+	res.Rate = float64(entities) / res.Seconds
+	return res
+}
+
+// countAll returns search's total for "*": every indexed entity.
+func countAll(ctx context.Context, c *Client, m string) (uint64, error) {
+	sr, err := c.Search(ctx, m, SearchParams{Query: "*", Limit: 1})
+	if err != nil {
+		return 0, err
+	}
+	return sr.Total, nil
+}

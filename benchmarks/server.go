@@ -1,0 +1,395 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Server is a semcat process started the way a user starts it:
+// `semcat serve --data-dir DIR --addr 127.0.0.1:PORT`, with its managed
+// PostgreSQL and its on-disk Bleve index under DIR.
+type Server struct {
+	DataDir string
+	URL     string // http://127.0.0.1:PORT
+	LogPath string
+
+	cmd    *exec.Cmd
+	log    *os.File
+	exited chan struct{}
+	err    error // the process's exit status, once exited is closed
+}
+
+// moduleRoot returns the directory of the go.mod above the working
+// directory: `go run ./benchmarks` runs from the repository root, but
+// running from benchmarks/ works too.
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no go.mod above the working directory; run from the semcat repository")
+		}
+		dir = parent
+	}
+}
+
+// buildSemcat builds ./cmd/semcat of the module at root into dir.
+func buildSemcat(ctx context.Context, root, dir string) (string, error) {
+	bin := filepath.Join(dir, "semcat")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/semcat")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build ./cmd/semcat: %w\n%s", err, out)
+	}
+	return bin, nil
+}
+
+// freeAddr returns a loopback address with a port nothing listens on now.
+func freeAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}
+
+// startServer runs bin serve with a fresh data directory under tmp and waits
+// until /readyz answers 200. The server's JSON log goes to tmp/server.log.
+func startServer(ctx context.Context, bin, tmp string) (*Server, error) {
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{DataDir: filepath.Join(tmp, "data"), URL: "http://" + addr,
+		LogPath: filepath.Join(tmp, "server.log"), exited: make(chan struct{})}
+	if s.log, err = os.Create(s.LogPath); err != nil {
+		return nil, err
+	}
+	s.cmd = exec.Command(bin, "serve", "--data-dir", s.DataDir, "--addr", addr)
+	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
+	// Its own process group: a Ctrl-C at the terminal reaches only the
+	// harness, which then stops the server in order.
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := s.cmd.Start(); err != nil {
+		s.log.Close()
+		return nil, fmt.Errorf("starting semcat: %w", err)
+	}
+	go func() {
+		s.err = s.cmd.Wait()
+		close(s.exited)
+	}()
+
+	deadline := time.Now().Add(3 * time.Minute)
+	client := &http.Client{Timeout: 2 * time.Second}
+	for {
+		resp, err := client.Get(s.URL + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return s, nil
+			}
+		}
+		select {
+		case <-s.exited:
+			return s, fmt.Errorf("semcat exited before it was ready (%v); last lines of %s:\n%s", s.err, s.LogPath, s.tail(20))
+		case <-ctx.Done():
+			return s, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return s, fmt.Errorf("semcat not ready after 3 minutes; last lines of %s:\n%s", s.LogPath, s.tail(20))
+		}
+	}
+}
+
+// Stop sends SIGINT (the server finishes in-flight requests and stops its
+// managed PostgreSQL) and waits; after timeout it kills the process.
+func (s *Server) Stop(timeout time.Duration) error {
+	if s == nil || s.cmd == nil || s.cmd.Process == nil {
+		return nil
+	}
+	defer s.log.Close()
+	select {
+	case <-s.exited:
+		return nil
+	default:
+	}
+	_ = s.cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-s.exited:
+		var exit *exec.ExitError
+		if s.err != nil && !errors.As(s.err, &exit) {
+			return s.err
+		}
+		if exit != nil {
+			return fmt.Errorf("semcat exited with %v; last lines of %s:\n%s", s.err, s.LogPath, s.tail(10))
+		}
+		return nil
+	case <-time.After(timeout):
+		_ = s.cmd.Process.Kill()
+		<-s.exited
+		return fmt.Errorf("semcat did not stop within %s of SIGINT; killed it (its PostgreSQL may still run)", timeout)
+	}
+}
+
+// Alive reports whether the process still runs.
+func (s *Server) Alive() bool {
+	select {
+	case <-s.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// tail returns the last n lines of the server's log.
+func (s *Server) tail(n int) string {
+	b, err := os.ReadFile(s.LogPath)
+	if err != nil {
+		return err.Error()
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// Errors returns up to n of the last error and warning lines of the
+// server's log (JSON lines), for the report of a run that saw failures.
+func (s *Server) Errors(n int) []string {
+	b, err := os.ReadFile(s.LogPath)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.Contains(line, `"level":"ERROR"`) || strings.Contains(line, `"level":"WARN"`) {
+			out = append(out, line)
+		}
+	}
+	return out[max(0, len(out)-n):]
+}
+
+// procStatus returns a field of /proc/<pid>/status in kB (VmHWM, VmRSS).
+func (s *Server) procStatus(field string) (int64, error) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), field+":"); ok {
+			return strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+		}
+	}
+	return 0, fmt.Errorf("no %s in /proc/%d/status", field, s.cmd.Process.Pid)
+}
+
+// PeakRSS is the server process's peak resident set size in bytes.
+func (s *Server) PeakRSS() (int64, error) {
+	kb, err := s.procStatus("VmHWM")
+	return kb * 1024, err
+}
+
+// ClusterDir is the managed PostgreSQL's directory: <data-dir>/pg, or
+// where it links to when semcat runs as root (/var/tmp/semcat-pg-<hash>).
+func (s *Server) ClusterDir() (string, error) {
+	return filepath.EvalSymlinks(filepath.Join(s.DataDir, "pg"))
+}
+
+// removeOutsideCluster removes the cluster directory semcat keeps outside
+// the data directory when it runs as root (/var/tmp/semcat-pg-<hash>), once
+// semcat and its PostgreSQL are down. A cluster inside the data directory
+// goes with it.
+func (s *Server) removeOutsideCluster(dir string) error {
+	if dir == "" || dir == filepath.Join(s.DataDir, "pg") || !strings.HasPrefix(filepath.Base(dir), "semcat-pg-") {
+		return nil
+	}
+	if s.Alive() {
+		return fmt.Errorf("left %s in place: semcat still runs", dir)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "data", "postmaster.pid")); !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("left %s in place: its PostgreSQL may still run", dir)
+	}
+	return os.RemoveAll(dir)
+}
+
+// PostgresURL reads the running cluster's postmaster.pid (line 4: port,
+// line 5: socket directory) and returns a pgx connection string for dbname
+// as semcat's superuser over the Unix socket.
+func (s *Server) PostgresURL(dbname string) (string, error) {
+	dir, err := s.ClusterDir()
+	if err != nil {
+		return "", err
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "data", "postmaster.pid"))
+	if err != nil {
+		return "", err
+	}
+	lines := strings.Split(string(b), "\n")
+	if len(lines) < 5 || strings.TrimSpace(lines[4]) == "" {
+		return "", fmt.Errorf("%s/data/postmaster.pid has no socket directory", dir)
+	}
+	port, socket := strings.TrimSpace(lines[3]), strings.TrimSpace(lines[4])
+	return fmt.Sprintf("host=%s port=%s user=semcat dbname=%s sslmode=disable", socket, port, dbname), nil
+}
+
+// Analyze runs ANALYZE in semcat's database, as autovacuum would within a
+// minute or so of a bulk load: it changes planner statistics, never data.
+func (s *Server) Analyze(ctx context.Context) error {
+	url, err := s.PostgresURL("semcat")
+	if err != nil {
+		return err
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, "ANALYZE")
+	return err
+}
+
+// dirSize is the total size of the regular files under dir.
+func dirSize(dir string) int64 {
+	var n int64
+	_ = filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+// rssSampler records the server's resident set size every interval, and
+// the largest value seen in each phase of the run, so a reader can tell
+// which scenario drove the peak.
+type rssSampler struct {
+	s     *Server
+	mu    sync.Mutex
+	phase string
+	peaks map[string]int64 // phase → bytes
+	order []string
+	cpu   map[string]float64 // phase → server CPU seconds
+	wall  map[string]float64 // phase → wall seconds
+	at    time.Time          // when the current phase began
+	cpuAt float64            // the server's CPU seconds then
+	stop  chan struct{}
+	done  chan struct{}
+}
+
+func (s *Server) sampleRSS(every time.Duration) *rssSampler {
+	r := &rssSampler{s: s, peaks: map[string]int64{}, cpu: map[string]float64{}, wall: map[string]float64{},
+		stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(r.done)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-r.stop:
+				return
+			case <-t.C:
+			}
+			kb, err := s.procStatus("VmRSS")
+			if err != nil {
+				continue
+			}
+			r.mu.Lock()
+			if r.phase != "" && kb*1024 > r.peaks[r.phase] {
+				r.peaks[r.phase] = kb * 1024
+			}
+			r.mu.Unlock()
+		}
+	}()
+	return r
+}
+
+// Phase starts attributing samples to name.
+func (r *rssSampler) Phase(name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.endPhase()
+	r.phase = name
+	if _, ok := r.peaks[name]; !ok {
+		r.peaks[name] = 0
+		r.order = append(r.order, name)
+	}
+}
+
+// Stop ends sampling and returns the peak of each phase, in phase order.
+func (r *rssSampler) Stop() []PhaseRSS {
+	close(r.stop)
+	<-r.done
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.endPhase()
+	out := make([]PhaseRSS, 0, len(r.order))
+	for _, p := range r.order {
+		out = append(out, PhaseRSS{Phase: p, PeakBytes: r.peaks[p], CPUSeconds: r.cpu[p], WallSeconds: r.wall[p]})
+	}
+	return out
+}
+
+// endPhase adds the CPU and wall time since the current phase began to it.
+func (r *rssSampler) endPhase() {
+	now, cpu := time.Now(), r.s.cpuSeconds()
+	if r.phase != "" {
+		r.cpu[r.phase] += cpu - r.cpuAt
+		r.wall[r.phase] += now.Sub(r.at).Seconds()
+	}
+	r.at, r.cpuAt = now, cpu
+}
+
+// PhaseRSS is the largest sampled RSS during one phase, and the CPU time
+// the server process used in it (PostgreSQL's processes not included).
+type PhaseRSS struct {
+	Phase       string  `json:"phase"`
+	PeakBytes   int64   `json:"peakBytes"`
+	CPUSeconds  float64 `json:"serverCpuSeconds"`
+	WallSeconds float64 `json:"wallSeconds"`
+}
+
+// cpuSeconds is the user + system CPU time of the server process so far,
+// from /proc/<pid>/stat (fields 14 and 15, in clock ticks of 1/100 s).
+func (s *Server) cpuSeconds() float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	// The command name (field 2) is parenthesised and may hold spaces.
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(b)[i+1:]) // f[0] is field 3
+	if len(f) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseFloat(f[11], 64)
+	stime, _ := strconv.ParseFloat(f[12], 64)
+	return (utime + stime) / 100
+}
