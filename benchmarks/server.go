@@ -182,6 +182,9 @@ func (s *Server) Errors(n int) []string {
 	}
 	var out []string
 	for _, line := range strings.Split(string(b), "\n") {
+		if strings.Contains(line, `"reason":"no index yet"`) {
+			continue // every fresh data directory starts so
+		}
 		if strings.Contains(line, `"level":"ERROR"`) || strings.Contains(line, `"level":"WARN"`) {
 			out = append(out, line)
 		}
