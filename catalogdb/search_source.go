@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strconv"
 
 	"github.com/jackc/pgx/v5"
@@ -31,10 +32,8 @@ type EntityRef struct {
 	ID   int64
 }
 
-// OutboxBatch is what one poll of the outbox found: the rows after the
-// cursor below the xmin horizon, and the current state of every entity they
-// name (and, for containers, of everything below them), read in the same
-// snapshot.
+// OutboxBatch says what one poll of the outbox found: how many rows after
+// the cursor below the xmin horizon, and where they end.
 type OutboxBatch struct {
 	Rows int
 	// Next is the cursor after this batch.
@@ -42,18 +41,28 @@ type OutboxBatch struct {
 	// Horizon: once this batch is applied, every transaction with a txid
 	// below it is reflected.
 	Horizon uint64
-	// Upserts are the live entities to (re)index; Deletes the entities that
-	// no longer exist.
+}
+
+// OutboxChunk is the current state of part of the entities a poll names:
+// the live ones to (re)index and the ones that no longer exist. Last marks
+// the final chunk of the poll.
+type OutboxChunk struct {
+	Poll    *OutboxBatch // the rows, cursor and horizon of the poll
 	Upserts []*semcat.EntityRecord
 	Deletes []EntityRef
+	Last    bool
 }
 
 // PollOutbox reads up to limit outbox rows after cursor whose transactions
 // are below the snapshot's xmin horizon — every such transaction is
 // committed or aborted, so no row can later appear behind the cursor
 // (DESIGN §3) — and re-reads the current state of the entities they name in
-// the same repeatable-read snapshot.
-func (s *Store) PollOutbox(ctx context.Context, after OutboxCursor, limit int) (*OutboxBatch, error) {
+// the same repeatable-read snapshot, handing it to fn in chunks of at most
+// chunk entities. A container row (a renamed or dropped metalake, catalog,
+// schema or model) names its whole subtree, so chunking keeps memory bounded
+// whatever the subtree's size. fn is not called when the rows name nothing
+// searchable.
+func (s *Store) PollOutbox(ctx context.Context, after OutboxCursor, limit, chunk int, fn func(OutboxChunk) error) (*OutboxBatch, error) {
 	b := &OutboxBatch{Next: after}
 	err := s.read(ctx, func(tx pgx.Tx) error {
 		var xmin uint64
@@ -100,8 +109,28 @@ func (s *Store) PollOutbox(ctx context.Context, after OutboxCursor, limit int) (
 				return err
 			}
 		}
-		b.Upserts, b.Deletes, err = loadRecords(ctx, tx, refs)
-		return err
+		all := make([]EntityRef, 0, len(refs))
+		for r := range refs {
+			all = append(all, r)
+		}
+		sort.Slice(all, func(i, j int) bool {
+			return all[i].Kind < all[j].Kind || all[i].Kind == all[j].Kind && all[i].ID < all[j].ID
+		})
+		for start := 0; start < len(all); start += chunk {
+			part := all[start:min(start+chunk, len(all))]
+			set := make(map[EntityRef]bool, len(part))
+			for _, r := range part {
+				set[r] = true
+			}
+			upserts, deletes, err := loadRecords(ctx, tx, set)
+			if err != nil {
+				return err
+			}
+			if err := fn(OutboxChunk{Poll: b, Upserts: upserts, Deletes: deletes, Last: start+chunk >= len(all)}); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	return b, err
 }

@@ -262,16 +262,14 @@ func (x *Indexer) PollOnce(ctx context.Context) error {
 func (x *Indexer) step(ctx context.Context) (full bool, err error) {
 	x.loop.Lock()
 	defer x.loop.Unlock()
-	b, err := x.store.PollOutbox(ctx, x.cursor, x.opts.BatchSize)
+	b, err := x.poll(ctx, x.h.get(), x.cursor, x.prog.get())
 	if err != nil {
+		if isBatchError(err) {
+			x.recover(ctx, err)
+		}
 		return false, err
 	}
 	if b.Rows > 0 {
-		cp := checkpoint{Cursor: b.Next, Horizon: max(b.Horizon, x.prog.get()), Database: x.database}
-		if err := x.apply(x.h.get(), b, cp); err != nil {
-			x.recover(ctx, err)
-			return false, err
-		}
 		x.cursor = b.Next
 	}
 	// Report the durable cursor (and so a heartbeat) often while busy and
@@ -313,24 +311,62 @@ func (x *Indexer) heartbeat(ctx context.Context) error {
 	return nil
 }
 
-// apply writes one poll's documents, deletions and checkpoint in one Bleve
-// batch: either all of it is durable or none.
-func (x *Indexer) apply(idx bleve.Index, b *catalogdb.OutboxBatch, cp checkpoint) error {
+// batchError marks a failed Bleve batch, after which the handle may be
+// unusable.
+type batchError struct{ err error }
+
+func (e batchError) Error() string { return "bleve batch: " + e.err.Error() }
+func (e batchError) Unwrap() error { return e.err }
+
+func isBatchError(err error) bool {
+	var b batchError
+	return errors.As(err, &b)
+}
+
+// poll reads the outbox after cursor and applies what it found to idx: one
+// Bleve batch per chunk of entities, the last carrying the new checkpoint.
+// Usually that is a single batch, so documents and cursor become durable
+// together; when a container's subtree spans several chunks, the earlier
+// chunks land first and a crash before the last one replays the poll, which
+// is harmless because documents are rebuilt from current state.
+func (x *Indexer) poll(ctx context.Context, idx bleve.Index, cursor catalogdb.OutboxCursor, horizon uint64) (*catalogdb.OutboxBatch, error) {
+	checkpointed := false
+	b, err := x.store.PollOutbox(ctx, cursor, x.opts.BatchSize, x.opts.BatchSize, func(c catalogdb.OutboxChunk) error {
+		batch := idx.NewBatch()
+		for _, r := range c.Upserts {
+			doc, err := Document(r)
+			if err != nil {
+				return err
+			}
+			if err := batch.Index(DocID(r.Kind, r.ID), doc); err != nil {
+				return err
+			}
+		}
+		for _, d := range c.Deletes {
+			batch.Delete(refDocID(d))
+		}
+		if c.Last {
+			setCheckpoint(batch, x.nextCheckpoint(c.Poll, horizon))
+			checkpointed = true
+		}
+		if err := idx.Batch(batch); err != nil {
+			return batchError{err}
+		}
+		return nil
+	})
+	if err != nil || b.Rows == 0 || checkpointed {
+		return b, err
+	}
 	batch := idx.NewBatch()
-	for _, r := range b.Upserts {
-		doc, err := Document(r)
-		if err != nil {
-			return err
-		}
-		if err := batch.Index(DocID(r.Kind, r.ID), doc); err != nil {
-			return err
-		}
+	setCheckpoint(batch, x.nextCheckpoint(b, horizon))
+	if err := idx.Batch(batch); err != nil {
+		return b, batchError{err}
 	}
-	for _, d := range b.Deletes {
-		batch.Delete(refDocID(d))
-	}
-	setCheckpoint(batch, cp)
-	return idx.Batch(batch)
+	return b, nil
+}
+
+func (x *Indexer) nextCheckpoint(b *catalogdb.OutboxBatch, horizon uint64) checkpoint {
+	return checkpoint{Cursor: b.Next, Horizon: max(b.Horizon, horizon), Database: x.database}
 }
 
 // recover handles a failed batch: Bleve's handle may be unusable, so close
@@ -366,10 +402,8 @@ func (x *Indexer) Rebuild(ctx context.Context) error {
 	// Catch up outside the lock first, then briefly under it.
 	cursor := cp.Cursor
 	for locked := false; ; {
-		b, err := x.store.PollOutbox(ctx, cursor, x.opts.BatchSize)
+		b, err := x.poll(ctx, idx, cursor, 0)
 		if err == nil && b.Rows > 0 {
-			cp = checkpoint{Cursor: b.Next, Horizon: b.Horizon, Database: x.database}
-			err = x.apply(idx, b, cp)
 			cursor = b.Next
 		}
 		if err != nil {

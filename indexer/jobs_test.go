@@ -2,6 +2,7 @@ package indexer_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -142,4 +143,30 @@ func TestRebuildWhileSearching(t *testing.T) {
 	}
 	catchUp(t, x)
 	assertMatchesDB(t, x, s)
+}
+
+// TestLargeSubtreeInChunks renames a schema whose subtree is many times the
+// batch size: the poll applies it in chunks and the index ends equal to
+// PostgreSQL, the renamed schema's tables carrying the new name.
+func TestLargeSubtreeInChunks(t *testing.T) {
+	t.Parallel()
+	s := openStore(t, pgtest.NewDatabase(t))
+	seed(t, s)
+	x, err := indexer.Open(context.Background(), indexer.Options{Dir: t.TempDir(), Store: s, Consumer: "chunks", Logger: quiet, BatchSize: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close(context.Background())
+	for i := range 20 {
+		checker(t)(s.CreateTable(ctx, ns, table(fmt.Sprintf("t%02d", i), "a")))
+	}
+	catchUp(t, x)
+	renamed := "renamed"
+	checker(t)(s.AlterSchema(ctx, semcat.Namespace{Metalake: "m", Catalog: "rel"}, "s", []semcat.Update{{Type: semcat.UpdateRename, NewName: &renamed}}))
+	catchUp(t, x)
+	assertMatchesDB(t, x, s)
+	res, err := (&indexer.Service{Indexer: x, Store: s}).Search(context.Background(), semcat.SearchRequest{Metalake: "m", Query: "*", Schema: "renamed", Types: []string{"table"}, Limit: 100})
+	if err != nil || res.Total != 20 {
+		t.Errorf("tables under the renamed schema: %v %v", res, err)
+	}
 }
