@@ -28,7 +28,8 @@ type Options struct {
 	// Wake, when it delivers, starts a poll at once.
 	PollInterval time.Duration
 	Wake         <-chan struct{}
-	// BatchSize is the most outbox rows applied in one Bleve batch
+	// BatchSize is the most outbox rows read per poll and the most entities
+	// applied per Bleve batch
 	// (default 1000).
 	BatchSize int
 }
