@@ -38,6 +38,7 @@ type options struct {
 	poll            time.Duration
 	out             string
 	keep            bool
+	profile         time.Duration
 }
 
 func parseFlags() options {
@@ -53,6 +54,7 @@ func parseFlags() options {
 	flag.DurationVar(&o.poll, "poll", 5*time.Millisecond, "how often the write → searchable poller searches")
 	flag.StringVar(&o.out, "out", "", "results directory (default benchmarks/results in the module)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory (data dir, server log) after the run")
+	flag.DurationVar(&o.profile, "profile", 0, "record the server's CPU profile for this long at the start of each phase (ingest, discovery, search, write → searchable, rebuild) into the results directory's profiles/; 0: off")
 	flag.Parse()
 	if o.writeRate == 0 {
 		o.writeRate = 200
@@ -161,7 +163,7 @@ func bench(ctx context.Context, o options, n int, root, tmp string, srv **Server
 		return nil, err
 	}
 	logf("starting semcat serve (managed PostgreSQL) in %s", tmp)
-	s, err := startServer(ctx, bin, tmp)
+	s, err := startServer(ctx, bin, tmp, o.profile > 0)
 	*srv = s
 	if err != nil {
 		return nil, err
@@ -172,6 +174,11 @@ func bench(ctx context.Context, o options, n int, root, tmp string, srv **Server
 	client := newClient(s.URL)
 	logf("  ready at %s", s.URL)
 	rss := s.sampleRSS(100 * time.Millisecond)
+	if o.profile > 0 {
+		prof := newProfiler(ctx, s, o.profile, filepath.Join(o.out, "profiles", o.size), logf)
+		rss.onPhase = prof.phase
+		defer prof.wait()
+	}
 	defer func() {
 		if res.RSSByPhase == nil {
 			rss.Stop()

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -26,6 +27,9 @@ type Server struct {
 	DataDir string
 	URL     string // http://127.0.0.1:PORT
 	LogPath string
+	// PprofURL is the base URL of the server's runtime profiles, when the
+	// harness runs with -profile.
+	PprofURL string
 
 	cmd    *exec.Cmd
 	log    *os.File
@@ -76,7 +80,7 @@ func freeAddr() (string, error) {
 
 // startServer runs bin serve with a fresh data directory under tmp and waits
 // until /readyz answers 200. The server's JSON log goes to tmp/server.log.
-func startServer(ctx context.Context, bin, tmp string) (*Server, error) {
+func startServer(ctx context.Context, bin, tmp string, profile bool) (*Server, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
@@ -86,7 +90,16 @@ func startServer(ctx context.Context, bin, tmp string) (*Server, error) {
 	if s.log, err = os.Create(s.LogPath); err != nil {
 		return nil, err
 	}
-	s.cmd = exec.Command(bin, "serve", "--data-dir", s.DataDir, "--addr", addr)
+	args := []string{"serve", "--data-dir", s.DataDir, "--addr", addr}
+	if profile {
+		paddr, err := freeAddr()
+		if err != nil {
+			return nil, err
+		}
+		s.PprofURL = "http://" + paddr
+		args = append(args, "--pprof-addr", paddr)
+	}
+	s.cmd = exec.Command(bin, args...)
 	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
 	// Its own process group: a Ctrl-C at the terminal reaches only the
 	// harness, which then stops the server in order.
@@ -302,6 +315,8 @@ type rssSampler struct {
 	cpuAt float64            // the server's CPU seconds then
 	stop  chan struct{}
 	done  chan struct{}
+	// onPhase, when set, is called with each new phase's name.
+	onPhase func(string)
 }
 
 func (s *Server) sampleRSS(every time.Duration) *rssSampler {
@@ -340,6 +355,9 @@ func (r *rssSampler) Phase(name string) {
 	if _, ok := r.peaks[name]; !ok {
 		r.peaks[name] = 0
 		r.order = append(r.order, name)
+	}
+	if r.onPhase != nil {
+		r.onPhase(name)
 	}
 }
 
@@ -395,4 +413,39 @@ func (s *Server) cpuSeconds() float64 {
 	utime, _ := strconv.ParseFloat(f[11], 64)
 	stime, _ := strconv.ParseFloat(f[12], 64)
 	return (utime + stime) / 100
+}
+
+// profileCPU records the server's CPU profile for the given time into
+// path, in the background; wait returns once the file is written.
+func (s *Server) profileCPU(ctx context.Context, d time.Duration, path string) (wait func() error) {
+	done := make(chan error, 1)
+	go func() {
+		done <- func() error {
+			ctx, cancel := context.WithTimeout(ctx, d+30*time.Second)
+			defer cancel()
+			u := fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", s.PprofURL, int(d.Seconds()))
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+			if err != nil {
+				return err
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				return err
+			}
+			defer resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				return fmt.Errorf("CPU profile: %s", resp.Status)
+			}
+			f, err := os.Create(path)
+			if err != nil {
+				return err
+			}
+			if _, err := io.Copy(f, resp.Body); err != nil {
+				f.Close()
+				return err
+			}
+			return f.Close()
+		}()
+	}()
+	return func() error { return <-done }
 }

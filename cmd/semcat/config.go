@@ -62,6 +62,9 @@ type Config struct {
 	ConsumerTimeout time.Duration `yaml:"consumer-timeout"`
 	ScrubSchedule   string        `yaml:"scrub-schedule"`
 	ScrubSample     int           `yaml:"scrub-sample"`
+	// PprofAddr, when set, serves Go's runtime profiles (net/http/pprof)
+	// on a second, loopback-only listener, for profiling a live server.
+	PprofAddr string `yaml:"pprof-addr"`
 }
 
 // DefaultConfig returns the embedded defaults.
@@ -153,6 +156,7 @@ func settings(c *Config) []setting {
 			return nil
 		}},
 		{"scrub-schedule", "SEMCAT_SCRUB_SCHEDULE", "when to check a sample of index documents against PostgreSQL", func(c *Config, v string) error { c.ScrubSchedule = v; return nil }},
+		{"pprof-addr", "SEMCAT_PPROF_ADDR", "serve Go runtime profiles (/debug/pprof/) on this loopback address; empty: off", func(c *Config, v string) error { c.PprofAddr = v; return nil }},
 		{"scrub-sample", "SEMCAT_SCRUB_SAMPLE", "how many entities of each kind a scrub checks", func(c *Config, v string) error {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 {
@@ -261,6 +265,16 @@ func (c Config) Validate() error {
 	}
 	if c.Auth == "none" && !c.AllowRemote && !isLoopback(host) {
 		return fmt.Errorf("addr: with --auth none semcat listens only on loopback (got %s); use --allow-remote to override", c.Addr)
+	}
+	if c.PprofAddr != "" {
+		// Profiles expose memory contents and cost CPU: never off the machine.
+		host, _, err := net.SplitHostPort(c.PprofAddr)
+		if err != nil {
+			return fmt.Errorf("pprof-addr: %w", err)
+		}
+		if !isLoopback(host) {
+			return fmt.Errorf("pprof-addr: must be a loopback address, got %s", c.PprofAddr)
+		}
 	}
 	return nil
 }

@@ -65,6 +65,8 @@ func TestConfigErrors(t *testing.T) {
 		{[]string{"--anonymous-user", "a b"}, "anonymous-user: invalid name"},
 		{[]string{"--anonymous-user", ""}, "anonymous-user: name is required"},
 		{[]string{"--addr", "0.0.0.0:8090"}, "only on loopback"},
+		{[]string{"--pprof-addr", "0.0.0.0:6060"}, "pprof-addr: must be a loopback address"},
+		{[]string{"--pprof-addr", "6060"}, "pprof-addr"},
 		{[]string{"--addr", "nonsense"}, "addr:"},
 		{[]string{"--max-body-bytes", "-1"}, "max-body-bytes"},
 		{[]string{"extra"}, "unexpected argument"},

@@ -113,6 +113,7 @@ type Main struct {
 	server   *http.Server
 	ln       net.Listener
 	served   chan error
+	pprof    *http.Server
 }
 
 // NewMain returns a Main for cfg that logs JSON lines to stderr.
@@ -165,6 +166,9 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	if err := m.startJobs(); err != nil {
+		return err
+	}
+	if err := m.startPprof(); err != nil {
 		return err
 	}
 	if m.ln, err = net.Listen("tcp", cfg.Addr); err != nil {
@@ -339,6 +343,10 @@ func (m *Main) Close(ctx context.Context) error {
 			errs = append(errs, err)
 		}
 		m.server = nil
+	}
+	if m.pprof != nil {
+		errs = append(errs, m.pprof.Shutdown(ctx))
+		m.pprof = nil
 	}
 	if m.jobs != nil {
 		errs = append(errs, m.jobs.Stop(ctx))
