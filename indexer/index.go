@@ -22,13 +22,22 @@ var (
 	keyCursor   = []byte("semcat.cursor")
 	keyHorizon  = []byte("semcat.horizon")
 	keyDatabase = []byte("semcat.database")
+	keyLayout   = []byte("semcat.layout")
 )
+
+// layout names the document layout and index mapping this code writes and
+// queries. An index written with another layout (fields added, analyzers
+// changed) would answer some queries wrongly without failing, so it is
+// rebuilt at start instead. Change it whenever the mapping or the fields a
+// document carries change.
+const layout = "2"
 
 // checkpoint is how far an index has durably followed the outbox.
 type checkpoint struct {
 	Cursor   catalogdb.OutboxCursor
 	Horizon  uint64
 	Database string
+	Layout   string
 }
 
 func encodeCursor(c catalogdb.OutboxCursor) []byte {
@@ -70,6 +79,11 @@ func readCheckpoint(idx bleve.Index) (cp checkpoint, ok bool, err error) {
 		return cp, false, err
 	}
 	cp.Database = string(d)
+	l, err := idx.GetInternal(keyLayout)
+	if err != nil {
+		return cp, false, err
+	}
+	cp.Layout = string(l)
 	return cp, true, nil
 }
 
@@ -77,6 +91,7 @@ func setCheckpoint(b *bleve.Batch, cp checkpoint) {
 	b.SetInternal(keyCursor, encodeCursor(cp.Cursor))
 	b.SetInternal(keyHorizon, []byte(strconv.FormatUint(cp.Horizon, 10)))
 	b.SetInternal(keyDatabase, []byte(cp.Database))
+	b.SetInternal(keyLayout, []byte(layout))
 }
 
 // openBleve opens an index directory, turning a panic inside Bleve (which a

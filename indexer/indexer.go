@@ -28,6 +28,13 @@ type Options struct {
 	// Wake, when it delivers, starts a poll at once.
 	PollInterval time.Duration
 	Wake         <-chan struct{}
+	// BatchDelay is how long the tail waits after applying changes before
+	// it polls again (default 50ms), so that under a stream of writes the
+	// commits of that interval land in one Bleve batch: every batch becomes
+	// a segment the index must later merge, and one batch per commit spent
+	// half the server's CPU on merging during a bulk load. An idle index
+	// still polls as soon as a commit wakes it.
+	BatchDelay time.Duration
 	// BatchSize is the most outbox rows read per poll and the most entities
 	// applied per Bleve batch
 	// (default 1000).
@@ -63,6 +70,9 @@ func Open(ctx context.Context, opts Options) (*Indexer, error) {
 	}
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = 1000
+	}
+	if opts.BatchDelay <= 0 {
+		opts.BatchDelay = 50 * time.Millisecond
 	}
 	if opts.Consumer == "" {
 		return nil, errors.New("indexer: a consumer name is required")
@@ -114,6 +124,10 @@ func (x *Indexer) openCurrent(ctx context.Context) (bleve.Index, checkpoint, str
 		idx.Close()
 		os.RemoveAll(dir)
 		return nil, checkpoint{}, "the index follows another database"
+	case cp.Layout != layout:
+		idx.Close()
+		os.RemoveAll(dir)
+		return nil, checkpoint{}, fmt.Sprintf("the index has document layout %q; this version writes %q", cp.Layout, layout)
 	}
 	watermark, err := x.store.OutboxWatermark(ctx)
 	if err != nil {
@@ -207,14 +221,26 @@ func (x *Indexer) Run(ctx context.Context) error {
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for {
-		full, err := x.step(ctx)
+		rows, err := x.step(ctx)
 		if ctx.Err() != nil {
 			return nil
 		}
 		if err != nil {
 			x.logger.Error("indexer: poll failed; retrying", "err", err)
 		}
-		if full && err == nil {
+		if rows == x.opts.BatchSize && err == nil {
+			continue // a backlog: the next batch is already full
+		}
+		if rows > 0 && err == nil {
+			// Busy: let the next commits gather into one batch. A commit
+			// that woke us meanwhile is still pending in Wake, which is
+			// drained below or by the next select.
+			timer.Reset(x.opts.BatchDelay)
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-timer.C:
+			}
 			continue
 		}
 		timer.Reset(x.opts.PollInterval)
@@ -237,11 +263,11 @@ func (x *Indexer) CatchUp(ctx context.Context) error {
 		return err
 	}
 	for x.prog.get() < target {
-		full, err := x.step(ctx)
+		rows, err := x.step(ctx)
 		if err != nil {
 			return err
 		}
-		if !full && x.prog.get() < target {
+		if rows < x.opts.BatchSize && x.prog.get() < target {
 			select {
 			case <-ctx.Done():
 				return ctx.Err()
@@ -258,9 +284,9 @@ func (x *Indexer) PollOnce(ctx context.Context) error {
 	return err
 }
 
-// step polls once and applies what it found; full reports that the batch
-// was full, so more rows are likely waiting.
-func (x *Indexer) step(ctx context.Context) (full bool, err error) {
+// step polls once and applies what it found; rows is how many outbox rows
+// it read (BatchSize: more are likely waiting).
+func (x *Indexer) step(ctx context.Context) (rows int, err error) {
 	x.loop.Lock()
 	defer x.loop.Unlock()
 	b, err := x.poll(ctx, x.h.get(), x.cursor, x.prog.get())
@@ -268,7 +294,7 @@ func (x *Indexer) step(ctx context.Context) (full bool, err error) {
 		if isBatchError(err) {
 			x.recover(ctx, err)
 		}
-		return false, err
+		return 0, err
 	}
 	if b.Rows > 0 {
 		x.cursor = b.Next
@@ -277,11 +303,11 @@ func (x *Indexer) step(ctx context.Context) (full bool, err error) {
 	// now and then while idle, so that pruning never outruns this node.
 	if since := time.Since(x.lastReport); b.Rows > 0 && since > time.Second || since > 10*time.Second {
 		if err := x.heartbeat(ctx); err != nil {
-			return false, err
+			return 0, err
 		}
 	}
 	x.prog.advance(b.Horizon)
-	return b.Rows == x.opts.BatchSize, nil
+	return b.Rows, nil
 }
 
 // heartbeat reports the cursor and checks it against the pruned watermark:

@@ -281,8 +281,9 @@ func TestChurnEndsEqual(t *testing.T) {
 	assertMatchesDB(t, x, s)
 }
 
-// TestBrokenIndexIsRebuilt: a corrupted or deleted index directory is
-// detected at start and rebuilt from PostgreSQL without operator action.
+// TestBrokenIndexIsRebuilt: a corrupted, deleted or outdated index
+// directory is detected at start and rebuilt from PostgreSQL without
+// operator action.
 func TestBrokenIndexIsRebuilt(t *testing.T) {
 	t.Parallel()
 	s := openStore(t, pgtest.NewDatabase(t))
@@ -311,8 +312,27 @@ func TestBrokenIndexIsRebuilt(t *testing.T) {
 				os.RemoveAll(filepath.Join(gen, e.Name()))
 			}
 		},
+		// An index written with an older document layout opens fine but
+		// would answer wrongly; here it also lost a document, which only a
+		// rebuild brings back.
+		"older layout": func(gen string) {
+			idx, err := bleve.Open(gen)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer idx.Close()
+			b := idx.NewBatch()
+			b.SetInternal([]byte("semcat.layout"), []byte("1"))
+			for id := range indexContents(t, idx) {
+				b.Delete(id)
+				break
+			}
+			if err := idx.Batch(b); err != nil {
+				t.Fatal(err)
+			}
+		},
 	}
-	for _, name := range []string{"corrupt", "emptied", "deleted"} {
+	for _, name := range []string{"older layout", "corrupt", "emptied", "deleted"} {
 		t.Run(name, func(t *testing.T) {
 			gen, err := filepath.EvalSymlinks(filepath.Join(dir, "current"))
 			if err != nil {

@@ -32,12 +32,15 @@ func NewMapping() mapping.IndexMapping {
 		f.DocValues = docValues
 		return f
 	}
-	textField := func(analyzer string, locations bool) *mapping.FieldMapping {
+	// No term vectors: search explains hits from their stored metadata
+	// (query.Leaves), and vectors made every segment larger to build, merge
+	// and read.
+	textField := func(analyzer string) *mapping.FieldMapping {
 		f := bleve.NewTextFieldMapping()
 		f.Analyzer = analyzer
 		f.Store = false
 		f.IncludeInAll = false
-		f.IncludeTermVectors = locations
+		f.IncludeTermVectors = false
 		f.DocValues = false
 		return f
 	}
@@ -57,12 +60,12 @@ func NewMapping() mapping.IndexMapping {
 	doc.AddFieldMappingsAt(q.FieldCreated, created)
 
 	for _, name := range []string{q.FieldUserValues, q.FieldSystemValues} {
-		doc.AddFieldMappingsAt(name, textField(analyzers.AnalyzerValue, true))
+		doc.AddFieldMappingsAt(name, textField(analyzers.AnalyzerValue))
 	}
 	for _, name := range []string{q.FieldNameExact, q.FieldUserExact, q.FieldSystemExact, q.FieldUserKeys, q.FieldSystemKeys, q.FieldTagsExact} {
-		doc.AddFieldMappingsAt(name, textField(analyzers.AnalyzerExact, true))
+		doc.AddFieldMappingsAt(name, textField(analyzers.AnalyzerExact))
 	}
-	doc.AddFieldMappingsAt(q.FieldSchemaFields, textField(analyzers.AnalyzerSchemaField, true))
+	doc.AddFieldMappingsAt(q.FieldSchemaFields, textField(analyzers.AnalyzerSchemaField))
 
 	// Property maps: one dynamic field per (lower-cased) key.
 	for prefix, analyzer := range map[string]string{
@@ -74,6 +77,10 @@ func NewMapping() mapping.IndexMapping {
 		sub.DefaultAnalyzer = analyzer
 		doc.AddSubDocumentMapping(prefix[:len(prefix)-1], sub)
 	}
+	im.IndexDynamic = true
+	// No composite "_all" field: nothing searches it, and dynamic fields
+	// would copy every property value into it.
+	doc.AddSubDocumentMapping("_all", bleve.NewDocumentDisabledMapping())
 
 	stored := bleve.NewTextFieldMapping()
 	stored.Index = false

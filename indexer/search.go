@@ -10,7 +10,6 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis"
-	"github.com/blevesearch/bleve/v2/search"
 	bq "github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/semcat/semcat"
@@ -89,7 +88,6 @@ func (x *Indexer) search(ctx context.Context, req semcat.SearchRequest, visible 
 	sr := bleve.NewSearchRequestOptions(top, req.Limit, req.Offset, false)
 	sr.SortBy(order)
 	sr.Fields = []string{fieldStored}
-	sr.IncludeLocations = true
 	if req.Cursor != "" {
 		cs, err := decodeCursorToken(req.Cursor)
 		if err != nil || cs.Sort != sortName || cs.Query != req.Query || len(cs.After) != len(order) {
@@ -127,6 +125,7 @@ func (x *Indexer) search(ctx context.Context, req semcat.SearchRequest, visible 
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
+	leaves := q.Leaves(text)
 	out := &semcat.SearchResult{Total: res.Total, Position: position, Results: make([]semcat.SearchHit, 0, len(res.Hits))}
 	for _, h := range res.Hits {
 		raw, _ := h.Fields[fieldStored].(string)
@@ -135,7 +134,7 @@ func (x *Indexer) search(ctx context.Context, req semcat.SearchRequest, visible 
 			return nil, fmt.Errorf("search: document %s: %w", h.ID, err)
 		}
 		out.Results = append(out.Results, semcat.SearchHit{Entity: st.Entity, Score: h.Score, Metadata: st.Metadata,
-			Matches: matches(h.Locations, &st, valueAnalyzer, fieldAnalyzer)})
+			Matches: matches(leaves, &st, valueAnalyzer, fieldAnalyzer)})
 	}
 	if len(req.Facets) > 0 {
 		out.Facets = map[string][]semcat.FacetValue{}
@@ -189,10 +188,12 @@ func tokensOf(a analysis.Analyzer) func(string) []string {
 	}
 }
 
-// matches explains a hit: which keys (and for schemas which field paths) the
-// matched terms come from, found by running the fields' analyzers over the
-// entity's stored metadata.
-func matches(locs search.FieldTermLocationMap, st *stored, values, fields func(string) []string) []semcat.Match {
+// matches explains a hit: which keys (and for schemas which field paths)
+// the query's terms (leaves) match, found by running the fields' analyzers
+// over the entity's stored metadata. It needs no term locations, so neither
+// the index nor the search carries them; a leaf the hit does not contain
+// adds nothing.
+func matches(leaves []q.Leaf, st *stored, values, fields func(string) []string) []semcat.Match {
 	out := []semcat.Match{}
 	seen := map[semcat.Match]bool{}
 	add := func(key, value string) {
@@ -202,88 +203,90 @@ func matches(locs search.FieldTermLocationMap, st *stored, values, fields func(s
 			out = append(out, m)
 		}
 	}
-	has := func(tokens []string, term string) bool {
+	anyOf := func(tokens []string, is func(string) bool) bool {
 		for _, t := range tokens {
-			if t == term {
+			if is(t) {
 				return true
 			}
 		}
 		return false
 	}
-	propMatches := func(props map[string]string, key, term string, whole bool) {
+	whole := func(v string) string { return strings.Join(strings.Fields(strings.ToLower(v)), " ") }
+	propMatches := func(props map[string]string, key string, is func(string) bool, exact bool) {
 		for _, k := range sortedKeys(props) {
 			v := props[k]
 			if key != "" && !strings.EqualFold(k, key) {
 				continue
 			}
-			if whole && strings.Join(strings.Fields(strings.ToLower(v)), " ") == term || !whole && has(values(v), term) {
+			if exact && is(whole(v)) || !exact && anyOf(values(v), is) {
 				add(k, v)
 			}
 		}
 	}
-	keyMatches := func(props map[string]string, term string) {
+	keyMatches := func(props map[string]string, is func(string) bool) {
 		for _, k := range sortedKeys(props) {
-			v := props[k]
-			if strings.ToLower(k) == term {
-				add(k, v)
+			if is(strings.ToLower(k)) {
+				add(k, props[k])
 			}
 		}
 	}
-	tagMatches := func(tags []string, term string) {
+	tagMatches := func(tags []string, is func(string) bool) {
 		for _, t := range tags {
-			if strings.ToLower(t) == term || has(values(t), term) {
+			if is(strings.ToLower(t)) || anyOf(values(t), is) {
 				add("tags", t)
 			}
 		}
 	}
 	sys, user := st.Metadata.System, st.Metadata.User
-	fieldNames := make([]string, 0, len(locs))
-	for f := range locs {
-		fieldNames = append(fieldNames, f)
-	}
-	sort.Strings(fieldNames)
-	for _, field := range fieldNames {
-		for term := range locs[field] {
-			switch {
-			case field == q.FieldNameExact:
+	sorted := append([]q.Leaf(nil), leaves...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Field < sorted[j].Field })
+	for _, leaf := range sorted {
+		is := func(t string) bool { return t == leaf.Text }
+		if leaf.Prefix {
+			is = func(t string) bool { return strings.HasPrefix(t, leaf.Text) }
+		}
+		field := leaf.Field
+		switch {
+		case field == q.FieldNameExact:
+			if is(whole(st.Entity.Name)) {
 				add("name", st.Entity.Name)
-			case field == q.FieldUserValues:
-				propMatches(user.Properties, "", term, false)
-				tagMatches(user.Tags, term)
-			case field == q.FieldUserExact:
-				propMatches(user.Properties, "", term, true)
-				tagMatches(user.Tags, term)
-			case field == q.FieldSystemValues:
-				propMatches(sys.Properties, "", term, false)
-				tagMatches(sys.Tags, term)
-			case field == q.FieldSystemExact:
-				propMatches(sys.Properties, "", term, true)
-				tagMatches(sys.Tags, term)
-			case field == q.FieldTagsExact:
-				tagMatches(append(append([]string{}, user.Tags...), sys.Tags...), term)
-			case field == q.FieldUserKeys:
-				keyMatches(user.Properties, term)
-			case field == q.FieldSystemKeys:
-				keyMatches(sys.Properties, term)
-			case field == q.FieldSchemaFields:
-				for _, f := range st.Fields {
-					if has(fields(f), term) {
-						path := f
-						if i := strings.LastIndexByte(f, ':'); i >= 0 {
-							path = f[:i]
-						}
-						add("schema", path)
-					}
-				}
-			case strings.HasPrefix(field, q.UserPropertyExactPrefix):
-				propMatches(user.Properties, strings.TrimPrefix(field, q.UserPropertyExactPrefix), term, true)
-			case strings.HasPrefix(field, q.UserPropertyPrefix):
-				propMatches(user.Properties, strings.TrimPrefix(field, q.UserPropertyPrefix), term, false)
-			case strings.HasPrefix(field, q.SystemPropertyExactPrefix):
-				propMatches(sys.Properties, strings.TrimPrefix(field, q.SystemPropertyExactPrefix), term, true)
-			case strings.HasPrefix(field, q.SystemPropertyPrefix):
-				propMatches(sys.Properties, strings.TrimPrefix(field, q.SystemPropertyPrefix), term, false)
 			}
+		case field == q.FieldUserValues:
+			propMatches(user.Properties, "", is, false)
+			tagMatches(user.Tags, is)
+		case field == q.FieldUserExact:
+			propMatches(user.Properties, "", is, true)
+			tagMatches(user.Tags, is)
+		case field == q.FieldSystemValues:
+			propMatches(sys.Properties, "", is, false)
+			tagMatches(sys.Tags, is)
+		case field == q.FieldSystemExact:
+			propMatches(sys.Properties, "", is, true)
+			tagMatches(sys.Tags, is)
+		case field == q.FieldTagsExact:
+			tagMatches(append(append([]string{}, user.Tags...), sys.Tags...), is)
+		case field == q.FieldUserKeys:
+			keyMatches(user.Properties, is)
+		case field == q.FieldSystemKeys:
+			keyMatches(sys.Properties, is)
+		case field == q.FieldSchemaFields:
+			for _, f := range st.Fields {
+				if anyOf(fields(f), is) {
+					path := f
+					if i := strings.LastIndexByte(f, ':'); i >= 0 {
+						path = f[:i]
+					}
+					add("schema", path)
+				}
+			}
+		case strings.HasPrefix(field, q.UserPropertyExactPrefix):
+			propMatches(user.Properties, strings.TrimPrefix(field, q.UserPropertyExactPrefix), is, true)
+		case strings.HasPrefix(field, q.UserPropertyPrefix):
+			propMatches(user.Properties, strings.TrimPrefix(field, q.UserPropertyPrefix), is, false)
+		case strings.HasPrefix(field, q.SystemPropertyExactPrefix):
+			propMatches(sys.Properties, strings.TrimPrefix(field, q.SystemPropertyExactPrefix), is, true)
+		case strings.HasPrefix(field, q.SystemPropertyPrefix):
+			propMatches(sys.Properties, strings.TrimPrefix(field, q.SystemPropertyPrefix), is, false)
 		}
 	}
 	return out
