@@ -30,6 +30,14 @@ const (
 	// §5.3): "EmpContact.EmpTel:integer" yields "emptel",
 	// "empcontact.emptel", "emptel:integer", "empcontact.emptel:integer".
 	AnalyzerSchemaField = "semcat_schema_field"
+	// AnalyzerValuePrefix indexes the leading 1…MaxPrefixRunes characters
+	// of each single-word term of AnalyzerValue: "Kofo-Bar baz" yields "k",
+	// "ko", "kof", "kofo", "kofo-", …, "b", "ba", "bar", "baz". A prefix
+	// query up to MaxPrefixRunes long is then one term.
+	AnalyzerValuePrefix = "semcat_value_prefix"
+	// AnalyzerSchemaFieldPrefix does the same for the names and paths of
+	// AnalyzerSchemaField (not the entries with a type).
+	AnalyzerSchemaFieldPrefix = "semcat_schema_field_prefix"
 )
 
 // Tokenizer names. Each analyzer above is its tokenizer with no filters; the
@@ -72,6 +80,24 @@ func init() {
 					return nil, fmt.Errorf("analyzer %s: %w", name, err)
 				}
 				return &analysis.DefaultAnalyzer{Tokenizer: tok}, nil
+			}))
+	}
+
+	prefixAnalyzers := map[string]struct {
+		tokenizer string
+		filter    prefixFilter
+	}{
+		AnalyzerValuePrefix:       {TokenizerValue, prefixFilter{skip: hasSpace}},
+		AnalyzerSchemaFieldPrefix: {TokenizerSchemaField, prefixFilter{skip: isTypedEntry}},
+	}
+	for name, a := range prefixAnalyzers {
+		mustRegister(registry.RegisterAnalyzer(name,
+			func(_ map[string]interface{}, cache *registry.Cache) (analysis.Analyzer, error) {
+				tok, err := cache.TokenizerNamed(a.tokenizer)
+				if err != nil {
+					return nil, fmt.Errorf("analyzer %s: %w", name, err)
+				}
+				return &analysis.DefaultAnalyzer{Tokenizer: tok, TokenFilters: []analysis.TokenFilter{a.filter}}, nil
 			}))
 	}
 }

@@ -436,3 +436,26 @@ func BenchmarkValueAnalyzer(b *testing.B) {
 		})
 	}
 }
+
+func TestPrefixAnalyzers(t *testing.T) {
+	tests := []struct {
+		analyzer, in string
+		want         []string
+	}{
+		// The whole two-word value is skipped; its words and parts are not.
+		{analyzers.AnalyzerValuePrefix, "Kof-B zu", []string{"k", "ko", "kof", "kof-", "kof-b", "b", "z", "zu"}},
+		{analyzers.AnalyzerValuePrefix, "kofo", []string{"k", "ko", "kof", "kofo"}},
+		// At most MaxPrefixRunes characters, counted in runes.
+		{analyzers.AnalyzerValuePrefix, "ÄÄÄÄÄÄÄÄÄÄÄÄÄÄ", []string{"ä", "ää", "äää", "ää" + "ää", "ää" + "äää", "ää" + "ää" + "ää",
+			"ää" + "ää" + "äää", "ää" + "ää" + "ää" + "ää", "ää" + "ää" + "ää" + "äää", "ää" + "ää" + "ää" + "ää" + "ää",
+			"ää" + "ää" + "ää" + "ää" + "äää", "ää" + "ää" + "ää" + "ää" + "ää" + "ää"}},
+		// Names and paths, not the entries with a type.
+		{analyzers.AnalyzerSchemaFieldPrefix, "Emp.Tel:int", []string{"t", "te", "tel", "e", "em", "emp", "emp.", "emp.t", "emp.te", "emp.tel"}},
+	}
+	for _, tt := range tests {
+		got := analyze(t, tt.analyzer, tt.in)
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s(%q) (-want +got):\n%s", tt.analyzer, tt.in, diff)
+		}
+	}
+}

@@ -166,7 +166,7 @@ func (x *Indexer) buildGeneration(ctx context.Context) (bleve.Index, checkpoint,
 		return nil, checkpoint{}, "", err
 	}
 	os.Remove(gen) // bleve.New wants to create it
-	idx, err := bleve.New(gen, NewMapping())
+	idx, err := bleve.New(gen, newMapping())
 	if err != nil {
 		return nil, checkpoint{}, "", fmt.Errorf("indexer: create index: %w", err)
 	}

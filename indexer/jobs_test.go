@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/semcat/semcat"
 	"github.com/semcat/semcat/catalogdb/pgtest"
 	"github.com/semcat/semcat/indexer"
@@ -168,5 +170,60 @@ func TestLargeSubtreeInChunks(t *testing.T) {
 	res, err := (&indexer.Service{Indexer: x, Store: s}).Search(context.Background(), semcat.SearchRequest{Metalake: "m", Query: "*", Schema: "renamed", Types: []string{"table"}, Limit: 100})
 	if err != nil || res.Total != 20 {
 		t.Errorf("tables under the renamed schema: %v %v", res, err)
+	}
+}
+
+// TestCursorPaging: paging with cursors, one hit a page, visits exactly the
+// hits of one large page in the same order, for every sort — including
+// relevance, whose cursor must carry the last hit's score.
+func TestCursorPaging(t *testing.T) {
+	t.Parallel()
+	s := openStore(t, pgtest.NewDatabase(t))
+	seed(t, s)
+	// Scores differ: a table named "col" matches by name, the others by a
+	// column name; ties break by name.
+	for _, name := range []string{"tb", "col", "ta", "td", "tc"} {
+		checker(t)(s.CreateTable(ctx, ns, table(name, "col")))
+	}
+	x := openIndexer(t, s, t.TempDir())
+	defer x.Close(context.Background())
+	catchUp(t, x)
+	svc := &indexer.Service{Indexer: x, Store: s}
+	names := func(res *semcat.SearchResult) []string {
+		var out []string
+		for _, h := range res.Results {
+			out = append(out, h.Entity.Name)
+		}
+		return out
+	}
+	for _, sortBy := range []string{"", "relevance", "name", "-name", "created", "-created"} {
+		req := semcat.SearchRequest{Metalake: "m", Query: "col", Types: []string{"table"}, Sort: sortBy, Limit: 100}
+		all, err := svc.Search(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := names(all)
+		if len(want) != 5 {
+			t.Fatalf("sort %q: %d hits, want 5: %v", sortBy, len(want), want)
+		}
+		if sortBy == "relevance" && want[0] != "col" {
+			t.Errorf("relevance: %v, want the name match first", want)
+		}
+		req.Limit = 1
+		var got []string
+		for range 10 {
+			page, err := svc.Search(ctx, req)
+			if err != nil {
+				t.Fatalf("sort %q: %v", sortBy, err)
+			}
+			got = append(got, names(page)...)
+			if page.Cursor == "" {
+				break
+			}
+			req.Cursor = page.Cursor
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("sort %q: pages differ from one page (-want +got):\n%s", sortBy, diff)
+		}
 	}
 }

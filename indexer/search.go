@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/blevesearch/bleve/v2"
@@ -154,7 +155,15 @@ func (x *Indexer) search(ctx context.Context, req semcat.SearchRequest, visible 
 	}
 	if len(res.Hits) == req.Limit && req.Limit > 0 && (req.Cursor != "" || pageEnd < res.Total) {
 		last := res.Hits[len(res.Hits)-1]
-		out.Cursor = encodeCursorToken(cursorState{After: last.Sort, Sort: sortName, Query: req.Query})
+		after := append([]string(nil), last.Sort...)
+		for i, o := range order {
+			// Bleve reports a score sort's value as the placeholder
+			// "_score"; SearchAfter needs the score itself.
+			if strings.TrimPrefix(o, "-") == "_score" {
+				after[i] = strconv.FormatFloat(last.Score, 'g', -1, 64)
+			}
+		}
+		out.Cursor = encodeCursorToken(cursorState{After: after, Sort: sortName, Query: req.Query})
 	}
 	return out, nil
 }

@@ -10,12 +10,9 @@ import (
 	"testing"
 
 	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search"
 	blevequery "github.com/blevesearch/bleve/v2/search/query"
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/semcat/semcat/analyzers"
 )
 
 // entity is a test entity; doc lays it out as fields.go describes.
@@ -87,47 +84,10 @@ var corpus = []entity{
 		user: map[string]string{"EmpTel": "integer"}},
 }
 
-// testMapping is the index mapping of fields.go with semcat's analyzers, as
-// the indexer builds it.
-func testMapping() mapping.IndexMapping {
-	im := bleve.NewIndexMapping()
-	im.DefaultAnalyzer = "keyword"
-	doc := bleve.NewDocumentMapping()
-	doc.Dynamic = false
-	text := func(analyzer string) *mapping.FieldMapping {
-		f := bleve.NewTextFieldMapping()
-		f.Analyzer = analyzer
-		f.IncludeTermVectors = true
-		return f
-	}
-	for _, f := range []string{FieldType, FieldMetalake, FieldCatalog, FieldSchema, FieldName, FieldIdentifier,
-		FieldTags, FieldSystemTags, FieldHas} {
-		doc.AddFieldMappingsAt(f, bleve.NewKeywordFieldMapping())
-	}
-	for _, f := range []string{FieldUserValues, FieldSystemValues} {
-		doc.AddFieldMappingsAt(f, text(analyzers.AnalyzerValue))
-	}
-	for _, f := range []string{FieldNameExact, FieldUserExact, FieldSystemExact, FieldUserKeys, FieldSystemKeys, FieldTagsExact} {
-		doc.AddFieldMappingsAt(f, text(analyzers.AnalyzerExact))
-	}
-	doc.AddFieldMappingsAt(FieldSchemaFields, text(analyzers.AnalyzerSchemaField))
-	for prefix, analyzer := range map[string]string{
-		UserPropertyPrefix: analyzers.AnalyzerValue, UserPropertyExactPrefix: analyzers.AnalyzerExact,
-		SystemPropertyPrefix: analyzers.AnalyzerValue, SystemPropertyExactPrefix: analyzers.AnalyzerExact,
-	} {
-		sub := bleve.NewDocumentMapping()
-		sub.Dynamic = true
-		sub.DefaultAnalyzer = analyzer
-		doc.AddSubDocumentMapping(strings.TrimSuffix(prefix, "."), sub)
-	}
-	im.DefaultMapping = doc
-	return im
-}
-
 // mustOpenIndex builds an index of entities in a temporary directory.
 func mustOpenIndex(tb testing.TB, entities []entity) bleve.Index {
 	tb.Helper()
-	idx, err := bleve.New(filepath.Join(tb.TempDir(), "index"), testMapping())
+	idx, err := bleve.New(filepath.Join(tb.TempDir(), "index"), NewMapping())
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -462,45 +422,6 @@ func TestCompileScores(t *testing.T) {
 		if h.score != want[h.id] {
 			t.Errorf("filtered: %s scores %v, unfiltered %v", h.id, h.score, want[h.id])
 		}
-	}
-}
-
-// TestCompileLocations checks that the rescored queries keep the term
-// locations that say which fields matched (the results' "matches").
-func TestCompileLocations(t *testing.T) {
-	idx := mustOpenIndex(t, corpus)
-	q, err := Parse("EmpTel:integer Tag1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	bq, err := Compile(q, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	req := bleve.NewSearchRequestOptions(bq, 10, 0, true)
-	req.IncludeLocations = true
-	res, err := idx.Search(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string][]string{}
-	for _, h := range res.Hits {
-		for field, terms := range h.Locations {
-			for term := range terms {
-				got[h.ID] = append(got[h.ID], field+"="+term)
-			}
-		}
-		slices.Sort(got[h.ID])
-		if h.Expl == nil {
-			t.Errorf("%s: no explanation", h.ID)
-		}
-	}
-	want := map[string][]string{
-		"employees": {"fields=emptel:integer", "uv=tag1", "uvx=tag1"},
-		"revenue":   {"u.emptel=integer", "ux.emptel=integer"},
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("locations (-want +got):\n%s", diff)
 	}
 }
 

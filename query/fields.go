@@ -76,10 +76,25 @@ const (
 	// fields as "dataset.field:datatype"). AnalyzerSchemaField; schema:f,
 	// schema:f*, f:TYPE, schema:a.b. Bare words search it too.
 	FieldSchemaFields = "fields"
+	// FieldUserValuesPrefix, FieldSystemValuesPrefix and
+	// FieldSchemaFieldsPrefix hold the leading characters of the terms of
+	// FieldUserValues, FieldSystemValues and FieldSchemaFields
+	// (AnalyzerValuePrefix, AnalyzerSchemaFieldPrefix), so that most
+	// prefix terms are one term lookup (PrefixFields).
+	FieldUserValuesPrefix   = "uvp"
+	FieldSystemValuesPrefix = "svp"
+	FieldSchemaFieldsPrefix = "fieldsp"
 	// FieldHas lists markers: "schema" when the entity has a schema at all
 	// (schema:*). keyword.
 	FieldHas = "has"
 )
+
+// PrefixFields maps each field that has a prefix field to it.
+var PrefixFields = map[string]string{
+	FieldUserValues:   FieldUserValuesPrefix,
+	FieldSystemValues: FieldSystemValuesPrefix,
+	FieldSchemaFields: FieldSchemaFieldsPrefix,
+}
 
 // Entity types, the values of FieldType.
 const (

@@ -4,6 +4,15 @@ import (
 	blevequery "github.com/blevesearch/bleve/v2/search/query"
 )
 
+// prefixFieldBase maps each prefix field back to its field.
+var prefixFieldBase = func() map[string]string {
+	m := map[string]string{}
+	for f, p := range PrefixFields {
+		m[p] = f
+	}
+	return m
+}()
+
 // Leaf is one term of a compiled query that a matching document can
 // contain: a term of Field, or with Prefix any term of Field starting with
 // Text.
@@ -40,6 +49,10 @@ func Leaves(bq blevequery.Query) []Leaf {
 				walk(d)
 			}
 		case *blevequery.TermQuery:
+			if base, ok := prefixFieldBase[x.FieldVal]; ok {
+				out = append(out, Leaf{Field: base, Text: x.Term, Prefix: true})
+				break
+			}
 			out = append(out, Leaf{Field: x.FieldVal, Text: x.Term})
 		case *blevequery.PrefixQuery:
 			out = append(out, Leaf{Field: x.FieldVal, Text: x.Prefix, Prefix: true})

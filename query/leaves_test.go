@@ -3,6 +3,7 @@ package query
 import (
 	"testing"
 
+	blevequery "github.com/blevesearch/bleve/v2/search/query"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -48,3 +49,36 @@ var cmpLeaves = cmp.Transformer("set", func(ls []Leaf) map[Leaf]bool {
 	}
 	return m
 })
+
+// TestPrefixUsesPrefixFields: a prefix the prefix fields hold is one term
+// there; a longer one, one with a space, or a typed schema entry expands
+// over the plain field.
+func TestPrefixUsesPrefixFields(t *testing.T) {
+	long := "abcdefghijklm" // MaxPrefixRunes + 1
+	tests := []struct {
+		field, text string
+		want        string // the query's field, "term" or "prefix"
+	}{
+		{FieldUserValues, "kof", FieldUserValuesPrefix + " term"},
+		{FieldSystemValues, "ÄÄÄ", FieldSystemValuesPrefix + " term"},
+		{FieldSchemaFields, "emp.te", FieldSchemaFieldsPrefix + " term"},
+		{FieldSchemaFields, "emptel:int", FieldSchemaFields + " prefix"},
+		{FieldUserValues, long, FieldUserValues + " prefix"},
+		{FieldUserValues, "alpha ", FieldUserValues + " prefix"},
+		{FieldTagsExact, "pi", FieldTagsExact + " prefix"},
+	}
+	for _, tt := range tests {
+		var m match
+		m.prefix(prefixMatch, tt.field, tt.text)
+		var got string
+		switch x := m[prefixMatch][0].(type) {
+		case *blevequery.TermQuery:
+			got = x.FieldVal + " term"
+		case *blevequery.PrefixQuery:
+			got = x.FieldVal + " prefix"
+		}
+		if got != tt.want {
+			t.Errorf("prefix(%s, %q) = %s, want %s", tt.field, tt.text, got, tt.want)
+		}
+	}
+}

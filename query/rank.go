@@ -3,12 +3,16 @@ package query
 import (
 	"context"
 	"encoding/json"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search"
 	blevequery "github.com/blevesearch/bleve/v2/search/query"
 	"github.com/blevesearch/bleve/v2/search/searcher"
 	index "github.com/blevesearch/bleve_index_api"
+
+	"github.com/semcat/semcat/analyzers"
 )
 
 // Ranking (SPEC §5.4). Bleve's own term scores (tf-idf, field-length norms)
@@ -56,10 +60,26 @@ func (m *match) term(k kind, field, text string) {
 	m[k] = append(m[k], q)
 }
 
+// prefix adds a prefix term: one term of field's prefix field when the
+// index holds that prefix there (edge n-grams), else a PrefixQuery, which
+// Bleve expands over every term of field that starts with text.
 func (m *match) prefix(k kind, field, text string) {
+	if pf, ok := PrefixFields[field]; ok && prefixIndexed(field, text) {
+		m.term(k, pf, text)
+		return
+	}
 	q := blevequery.NewPrefixQuery(text)
 	q.SetField(field)
 	m[k] = append(m[k], q)
+}
+
+// prefixIndexed reports whether field's prefix field holds the prefix text
+// (see analyzers.AnalyzerValuePrefix and AnalyzerSchemaFieldPrefix).
+func prefixIndexed(field, text string) bool {
+	if text == "" || utf8.RuneCountInString(text) > analyzers.MaxPrefixRunes || strings.ContainsRune(text, ' ') {
+		return false
+	}
+	return field != FieldSchemaFields || !strings.ContainsRune(text, ':')
 }
 
 // query is the term's Bleve query, scored as the comment on termScore says;

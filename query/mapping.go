@@ -1,0 +1,88 @@
+package query
+
+import (
+	"github.com/blevesearch/bleve/v2"
+	keywordanalyzer "github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
+	"github.com/blevesearch/bleve/v2/mapping"
+
+	"github.com/semcat/semcat/analyzers"
+)
+
+// NewMapping returns the Bleve index mapping of the fields in fields.go: the
+// contract's other half, next to the compiler that relies on it. The
+// indexer adds its own stored payload field.
+func NewMapping() mapping.IndexMapping {
+	im := bleve.NewIndexMapping()
+	im.DefaultAnalyzer = keywordanalyzer.Name
+	im.StoreDynamic = false
+	im.DocValuesDynamic = false
+
+	keywordField := func(docValues bool) *mapping.FieldMapping {
+		f := bleve.NewKeywordFieldMapping()
+		f.Store = false
+		f.IncludeInAll = false
+		f.IncludeTermVectors = false
+		f.DocValues = docValues
+		return f
+	}
+	// No term vectors: search explains hits from their stored metadata
+	// (query.Leaves), and vectors made every segment larger to build, merge
+	// and read.
+	textField := func(analyzer string) *mapping.FieldMapping {
+		f := bleve.NewTextFieldMapping()
+		f.Analyzer = analyzer
+		f.Store = false
+		f.IncludeInAll = false
+		f.IncludeTermVectors = false
+		f.DocValues = false
+		return f
+	}
+	doc := bleve.NewDocumentMapping()
+	doc.Dynamic = false
+	for _, name := range []string{FieldType, FieldCatalog, FieldSchema, FieldTags, FieldName, FieldIdentifier} {
+		doc.AddFieldMappingsAt(name, keywordField(true))
+	}
+	for _, name := range []string{FieldMetalake, FieldModel, FieldMetalakeID, FieldCatalogID, FieldSchemaID,
+		FieldTableID, FieldModelID, FieldSystemTags, FieldHas} {
+		doc.AddFieldMappingsAt(name, keywordField(false))
+	}
+	created := bleve.NewDateTimeFieldMapping()
+	created.Store = false
+	created.IncludeInAll = false
+	created.DocValues = true
+	doc.AddFieldMappingsAt(FieldCreated, created)
+
+	// A field and its prefix field index the same document value.
+	prefixField := func(name, analyzer string) *mapping.FieldMapping {
+		f := textField(analyzer)
+		f.Name = name
+		return f
+	}
+	for _, name := range []string{FieldUserValues, FieldSystemValues} {
+		doc.AddFieldMappingsAt(name, textField(analyzers.AnalyzerValue),
+			prefixField(PrefixFields[name], analyzers.AnalyzerValuePrefix))
+	}
+	for _, name := range []string{FieldNameExact, FieldUserExact, FieldSystemExact, FieldUserKeys, FieldSystemKeys, FieldTagsExact} {
+		doc.AddFieldMappingsAt(name, textField(analyzers.AnalyzerExact))
+	}
+	doc.AddFieldMappingsAt(FieldSchemaFields, textField(analyzers.AnalyzerSchemaField),
+		prefixField(FieldSchemaFieldsPrefix, analyzers.AnalyzerSchemaFieldPrefix))
+
+	// Property maps: one dynamic field per (lower-cased) key.
+	for prefix, analyzer := range map[string]string{
+		UserPropertyPrefix: analyzers.AnalyzerValue, UserPropertyExactPrefix: analyzers.AnalyzerExact,
+		SystemPropertyPrefix: analyzers.AnalyzerValue, SystemPropertyExactPrefix: analyzers.AnalyzerExact,
+	} {
+		sub := bleve.NewDocumentMapping()
+		sub.Dynamic = true
+		sub.DefaultAnalyzer = analyzer
+		doc.AddSubDocumentMapping(prefix[:len(prefix)-1], sub)
+	}
+	im.IndexDynamic = true
+	// No composite "_all" field: nothing searches it, and dynamic fields
+	// would copy every property value into it.
+	doc.AddSubDocumentMapping("_all", bleve.NewDocumentDisabledMapping())
+
+	im.DefaultMapping = doc
+	return im
+}
