@@ -30,13 +30,13 @@ const (
 	// §5.3): "EmpContact.EmpTel:integer" yields "emptel",
 	// "empcontact.emptel", "emptel:integer", "empcontact.emptel:integer".
 	AnalyzerSchemaField = "semcat_schema_field"
-	// AnalyzerValuePrefix indexes the leading 1…MaxPrefixRunes characters
-	// of each single-word term of AnalyzerValue: "Kofo-Bar baz" yields "k",
-	// "ko", "kof", "kofo", "kofo-", …, "b", "ba", "bar", "baz". A prefix
-	// query up to MaxPrefixRunes long is then one term.
+	// AnalyzerValuePrefix indexes the leading MinPrefixRunes…MaxPrefixRunes
+	// characters of each single-word term of AnalyzerValue: "Kofo-Bar baz"
+	// yields "ko", "kof", "kofo", "kofo-", "kofo-b", "kofo-ba", "kofo-bar",
+	// "ba", "bar", "baz". A prefix query of that length is then one term.
 	AnalyzerValuePrefix = "semcat_value_prefix"
-	// AnalyzerSchemaFieldPrefix does the same for the names and paths of
-	// AnalyzerSchemaField (not the entries with a type).
+	// AnalyzerSchemaFieldPrefix does the same for the field names of
+	// AnalyzerSchemaField (not the paths, nor the entries with a type).
 	AnalyzerSchemaFieldPrefix = "semcat_schema_field_prefix"
 )
 
@@ -88,7 +88,7 @@ func init() {
 		filter    prefixFilter
 	}{
 		AnalyzerValuePrefix:       {TokenizerValue, prefixFilter{skip: hasSpace}},
-		AnalyzerSchemaFieldPrefix: {TokenizerSchemaField, prefixFilter{skip: isTypedEntry}},
+		AnalyzerSchemaFieldPrefix: {TokenizerSchemaField, prefixFilter{skip: isNotFieldName}},
 	}
 	for name, a := range prefixAnalyzers {
 		mustRegister(registry.RegisterAnalyzer(name,

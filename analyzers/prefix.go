@@ -7,12 +7,17 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis"
 )
 
-// MaxPrefixRunes is the longest prefix the prefix analyzers index. A query
-// prefix up to this length is one term lookup in a prefix field; a longer
-// one, which is selective anyway, expands over the terms of the plain field.
-const MaxPrefixRunes = 12
+// MinPrefixRunes and MaxPrefixRunes bound the prefixes the prefix analyzers
+// index. A query prefix of that length is one term lookup in a prefix
+// field; a longer one, selective anyway, and a one-character one expand
+// over the terms of the plain field. Every indexed prefix costs ingest time
+// and index size, so the range is kept to what most prefix queries use.
+const (
+	MinPrefixRunes = 2
+	MaxPrefixRunes = 8
+)
 
-// prefixFilter turns each term into its leading 1…MaxPrefixRunes
+// prefixFilter turns each term into its leading MinPrefixRunes…MaxPrefixRunes
 // characters (edge n-grams), each distinct prefix once: the index-time half
 // of prefix search (DESIGN §4), so that a query "kof*" reads one posting
 // list instead of merging those of every term starting with "kof".
@@ -33,7 +38,9 @@ func (f prefixFilter) Filter(in analysis.TokenStream) analysis.TokenStream {
 			_, size := utf8.DecodeRune(t.Term[end:])
 			end += size
 			n++
-			s.emit(t.Term[:end], t.Start, t.End)
+			if n >= MinPrefixRunes {
+				s.emit(t.Term[:end], t.Start, t.End)
+			}
 		}
 	}
 	return s.tokens
@@ -42,7 +49,7 @@ func (f prefixFilter) Filter(in analysis.TokenStream) analysis.TokenStream {
 // hasSpace reports a multi-word term.
 func hasSpace(term []byte) bool { return bytes.IndexByte(term, ' ') >= 0 }
 
-// isTypedEntry reports a schema entry with its type ("name:type",
-// "path:type"): prefixes of those are asked with the type spelled out and
-// are left to prefix expansion.
-func isTypedEntry(term []byte) bool { return bytes.IndexByte(term, ':') >= 0 }
+// isNotFieldName reports a schema entry other than a field's name: a
+// dotted path or an entry with a type. Prefixes of those are rarer in
+// queries and are left to prefix expansion.
+func isNotFieldName(term []byte) bool { return bytes.ContainsAny(term, ".:") }

@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/semcat/semcat"
 	"github.com/semcat/semcat/catalogdb"
@@ -176,21 +179,50 @@ func (x *Indexer) buildGeneration(ctx context.Context) (bleve.Index, checkpoint,
 		return nil, checkpoint{}, "", err
 	}
 	started := time.Now()
-	n := 0
-	start, horizon, err := x.store.ScanEntities(ctx, x.opts.BatchSize, func(recs []*semcat.EntityRecord) error {
-		b := idx.NewBatch()
-		for _, r := range recs {
-			doc, err := Document(r)
-			if err != nil {
-				return err
+	// Reading PostgreSQL and building segments overlap: the scan hands each
+	// chunk to one of GOMAXPROCS workers, each applying its own Bleve batch
+	// (segment building runs in the caller of Batch, so one caller would use
+	// one core). The checkpoint is written after every chunk has landed.
+	g, gctx := errgroup.WithContext(ctx)
+	chunks := make(chan []*semcat.EntityRecord)
+	var n atomic.Int64
+	for range max(1, runtime.GOMAXPROCS(0)) {
+		g.Go(func() error {
+			for recs := range chunks {
+				b := idx.NewBatch()
+				for _, r := range recs {
+					doc, err := Document(r)
+					if err != nil {
+						return err
+					}
+					if err := b.Index(DocID(r.Kind, r.ID), doc); err != nil {
+						return err
+					}
+				}
+				if err := idx.Batch(b); err != nil {
+					return err
+				}
+				n.Add(int64(len(recs)))
 			}
-			if err := b.Index(DocID(r.Kind, r.ID), doc); err != nil {
-				return err
+			return nil
+		})
+	}
+	var start catalogdb.OutboxCursor
+	var horizon uint64
+	g.Go(func() error {
+		defer close(chunks)
+		var err error
+		start, horizon, err = x.store.ScanEntities(gctx, x.opts.BatchSize, func(recs []*semcat.EntityRecord) error {
+			select {
+			case chunks <- recs:
+				return nil
+			case <-gctx.Done():
+				return gctx.Err()
 			}
-		}
-		n += len(recs)
-		return idx.Batch(b)
+		})
+		return err
 	})
+	err = g.Wait()
 	if err != nil {
 		return fail(fmt.Errorf("indexer: build: %w", err))
 	}
@@ -200,7 +232,7 @@ func (x *Indexer) buildGeneration(ctx context.Context) (bleve.Index, checkpoint,
 	if err := idx.Batch(b); err != nil {
 		return fail(fmt.Errorf("indexer: build: %w", err))
 	}
-	x.logger.Info("built the search index", "documents", n, "took", time.Since(started).String(), "horizon", horizon)
+	x.logger.Info("built the search index", "documents", n.Load(), "took", time.Since(started).String(), "horizon", horizon)
 	return idx, cp, gen, nil
 }
 

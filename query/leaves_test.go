@@ -54,14 +54,16 @@ var cmpLeaves = cmp.Transformer("set", func(ls []Leaf) map[Leaf]bool {
 // there; a longer one, one with a space, or a typed schema entry expands
 // over the plain field.
 func TestPrefixUsesPrefixFields(t *testing.T) {
-	long := "abcdefghijklm" // MaxPrefixRunes + 1
+	long := "abcdefghi" // MaxPrefixRunes + 1
 	tests := []struct {
 		field, text string
 		want        string // the query's field, "term" or "prefix"
 	}{
 		{FieldUserValues, "kof", FieldUserValuesPrefix + " term"},
 		{FieldSystemValues, "ÄÄÄ", FieldSystemValuesPrefix + " term"},
-		{FieldSchemaFields, "emp.te", FieldSchemaFieldsPrefix + " term"},
+		{FieldSchemaFields, "emptel", FieldSchemaFieldsPrefix + " term"},
+		{FieldSchemaFields, "emp.te", FieldSchemaFields + " prefix"},
+		{FieldUserValues, "k", FieldUserValues + " prefix"},
 		{FieldSchemaFields, "emptel:int", FieldSchemaFields + " prefix"},
 		{FieldUserValues, long, FieldUserValues + " prefix"},
 		{FieldUserValues, "alpha ", FieldUserValues + " prefix"},

@@ -76,10 +76,10 @@ func (m *match) prefix(k kind, field, text string) {
 // prefixIndexed reports whether field's prefix field holds the prefix text
 // (see analyzers.AnalyzerValuePrefix and AnalyzerSchemaFieldPrefix).
 func prefixIndexed(field, text string) bool {
-	if text == "" || utf8.RuneCountInString(text) > analyzers.MaxPrefixRunes || strings.ContainsRune(text, ' ') {
+	if n := utf8.RuneCountInString(text); n < analyzers.MinPrefixRunes || n > analyzers.MaxPrefixRunes || strings.ContainsRune(text, ' ') {
 		return false
 	}
-	return field != FieldSchemaFields || !strings.ContainsRune(text, ':')
+	return field != FieldSchemaFields || !strings.ContainsAny(text, ".:")
 }
 
 // query is the term's Bleve query, scored as the comment on termScore says;
