@@ -36,6 +36,14 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("semcat error: code=%s message=%s", e.Code, e.Message)
 }
 
+// Is reports whether target is an *Error with the same code, so that
+// errors.Is(err, &Error{Code: ENOTFOUND}) asks for the class of a failure
+// whatever its message, also through wrapping.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Code == e.Code
+}
+
 // Errorf returns an *Error with the given code and a formatted message.
 func Errorf(code string, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}

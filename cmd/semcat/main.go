@@ -1,8 +1,13 @@
-// Command semcat runs the semcat metadata catalog and search service.
+// Command semcat runs the semcat metadata catalog and search service, and
+// talks to a running one from the command line.
 //
 //	semcat serve [--addr 127.0.0.1:8090] [--data-dir ./var] [--database-url URL]
 //	             [--config semcat.yaml] [--demo] [--auth none] ...
-//	semcat version
+//	semcat search <query> [--type table] [--json] ...
+//	semcat metrics <metalake.catalog.schema> [--details]
+//	semcat tables|models|schemas|catalogs|metalakes list|get ...
+//	semcat tags list|get|create|drop|object|associate ...
+//	semcat reindex | status | mcp | version
 package main
 
 import (
@@ -10,6 +15,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -18,6 +24,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -39,15 +46,55 @@ import (
 var version = "dev"
 
 func main() {
-	if err := run(os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "semcat:", err)
-		os.Exit(1)
-	}
+	os.Exit(report(os.Stderr, run(os.Args[1:], os.Getenv, os.Stdout, os.Stderr)))
+}
+
+// remoteCommands are the commands that talk to a running server.
+var remoteCommands = map[string]func(args []string, r *remote, stdout, stderr io.Writer) error{
+	"search":    runSearch,
+	"metrics":   runMetrics,
+	"metalakes": metalakesCommand.run,
+	"catalogs":  catalogsCommand.run,
+	"schemas":   schemasCommand.run,
+	"tables":    tablesCommand.run,
+	"models":    modelsCommand.run,
+	"tags":      runTags,
+	"metadata":  runMetadata,
+	"reindex":   runReindex,
+	"status":    runStatus,
+	"mcp": func(args []string, r *remote, _, stderr io.Writer) error {
+		return serveMCP(args, r, stderr)
+	},
 }
 
 func run(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	r := newRemote(getenv)
+	// Flags of the remote commands may come before the command too:
+	// semcat --server URL search x.
+	global := false
+	if len(args) > 0 && strings.HasPrefix(args[0], "-") && !isHelpOrVersion(args[0]) {
+		fs := flag.NewFlagSet("semcat", flag.ContinueOnError)
+		fs.SetOutput(stderr)
+		fs.Usage = func() { usage(stderr) }
+		r.register(fs)
+		fs.BoolVar(&r.json, "json", false, "print the result as JSON")
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return err
+			}
+			return usagef("%s", err)
+		}
+		args, global = fs.Args(), true
+	}
 	if len(args) == 0 {
-		return usage(stderr)
+		usage(stderr)
+		return usagef("no command given")
+	}
+	if cmd, ok := remoteCommands[args[0]]; ok {
+		return cmd(args[1:], r, stdout, stderr)
+	}
+	if global {
+		return usagef("%s takes no --server, --user, --token, --metalake or --json", args[0])
 	}
 	switch args[0] {
 	case "serve":
@@ -67,10 +114,6 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 		closeCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		return m.Close(closeCtx)
-	case "reindex":
-		return reindex(args[1:], getenv, stdout)
-	case "mcp":
-		return serveMCP(args[1:], getenv, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "semcat", version)
 		return nil
@@ -79,19 +122,46 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 		return nil
 	}
 	usage(stderr)
-	return fmt.Errorf("unknown command %q", args[0])
+	return usagef("unknown command %q", args[0])
 }
 
-func usage(w io.Writer) error {
+func isHelpOrVersion(arg string) bool {
+	switch arg {
+	case "-h", "-help", "--help", "--version":
+		return true
+	}
+	return false
+}
+
+func usage(w io.Writer) {
 	fmt.Fprint(w, `usage: semcat <command> [flags]
 
-commands:
-  serve     run the catalog and search service (semcat serve --help for flags)
-  reindex   rebuild a running server's search index from PostgreSQL and swap it in
-  mcp       serve the Model Context Protocol over stdio, answering from a running server
-  version   print the version
+running the service:
+  serve       run the catalog and search service (semcat serve --help for flags)
+  mcp         serve the Model Context Protocol over stdio, answering from a running server
+  version     print the version
+
+talking to a running server:
+  search <query>                      search the metadata: semcat search EmpTel --type table
+  metrics <metalake.catalog.schema>   list a schema's metrics (--details: with definitions)
+  models list|get <identifier>        semantic models: semcat models get demo.warehouse.sales.sales
+  tables list|get <identifier>        tables: semcat tables list demo.hr.people
+  schemas, catalogs, metalakes        list|get, the same way
+  tags list|get|create|drop|object|associate
+                                      tags: semcat tags object table demo.hr.people.employees
+  metadata <type> <identifier>        an object's system and user metadata
+  reindex                             rebuild the server's search index and swap it in
+  status                              whether the server is up and ready, and its version
+
+Identifiers are dotted from the metalake down (metalake.catalog.schema.table); the
+metalake may be left out when --metalake (SEMCAT_METALAKE) names it or the server has
+only one. The commands that talk to a server take, before or after the command:
+  --server URL     the server (default SEMCAT_URL, or http://127.0.0.1:8090)
+  --user NAME      user name, for a server with --auth simple (SEMCAT_USER)
+  --token JWT      bearer token, for a server with --auth jwt (SEMCAT_TOKEN)
+  --json           print the result as JSON, in the REST API's shapes
+Exit status: 0 success, 1 failure, 2 bad usage, 3 not found.
 `)
-	return errors.New("no command given")
 }
 
 // Main is a running semcat server: the managed PostgreSQL (if any), the

@@ -1,0 +1,72 @@
+package client
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/semcat/semcat"
+)
+
+var _ semcat.CatalogService = (*Client)(nil)
+
+// catalogsPath returns the path of the catalogs of a metalake.
+func catalogsPath(metalake string) (string, error) {
+	p, err := metalakePath(metalake)
+	return p + "/catalogs", err
+}
+
+// catalogPath returns the path of a catalog.
+func catalogPath(metalake, name string) (string, error) {
+	p, err := catalogsPath(metalake)
+	if err != nil {
+		return "", err
+	}
+	return child(p, name)
+}
+
+// CreateCatalog creates a catalog in a metalake.
+func (c *Client) CreateCatalog(ctx context.Context, metalake string, req semcat.CatalogCreate) (*semcat.Catalog, semcat.Position, error) {
+	p, err := catalogsPath(metalake)
+	if err != nil {
+		return nil, semcat.Position{}, err
+	}
+	return write[*semcat.Catalog](ctx, c, request{method: http.MethodPost, path: p, body: req}, "catalog")
+}
+
+// ListCatalogs lists the catalogs of a metalake with their details, sorted
+// by name.
+func (c *Client) ListCatalogs(ctx context.Context, metalake string) ([]*semcat.Catalog, error) {
+	p, err := catalogsPath(metalake)
+	if err != nil {
+		return nil, err
+	}
+	return get[[]*semcat.Catalog](ctx, c, request{method: http.MethodGet, path: p, query: trueParam("details", true)}, "catalogs")
+}
+
+// GetCatalog loads a catalog.
+func (c *Client) GetCatalog(ctx context.Context, metalake, name string) (*semcat.Catalog, error) {
+	p, err := catalogPath(metalake, name)
+	if err != nil {
+		return nil, err
+	}
+	return get[*semcat.Catalog](ctx, c, request{method: http.MethodGet, path: p}, "catalog")
+}
+
+// AlterCatalog applies updates to a catalog, in order, all or nothing.
+func (c *Client) AlterCatalog(ctx context.Context, metalake, name string, updates []semcat.Update) (*semcat.Catalog, semcat.Position, error) {
+	p, err := catalogPath(metalake, name)
+	if err != nil {
+		return nil, semcat.Position{}, err
+	}
+	return write[*semcat.Catalog](ctx, c, request{method: http.MethodPut, path: p, body: semcat.UpdatesRequest{Updates: updates}}, "catalog")
+}
+
+// DropCatalog drops a catalog; a non-empty one only with force. It reports
+// false if there was no such catalog.
+func (c *Client) DropCatalog(ctx context.Context, metalake, name string, force bool) (bool, semcat.Position, error) {
+	p, err := catalogPath(metalake, name)
+	if err != nil {
+		return false, semcat.Position{}, err
+	}
+	return write[bool](ctx, c, request{method: http.MethodDelete, path: p, query: trueParam("force", force)}, "dropped")
+}

@@ -1,0 +1,82 @@
+package client
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/semcat/semcat"
+)
+
+var _ semcat.TagService = (*Client)(nil)
+
+// tagsPath returns the path of the tags of a metalake.
+func tagsPath(metalake string) (string, error) {
+	p, err := metalakePath(metalake)
+	return p + "/tags", err
+}
+
+// tagPath returns the path of a tag.
+func tagPath(metalake, name string) (string, error) {
+	p, err := tagsPath(metalake)
+	if err != nil {
+		return "", err
+	}
+	return child(p, name)
+}
+
+// CreateTag creates a tag in a metalake.
+func (c *Client) CreateTag(ctx context.Context, metalake string, req semcat.TagCreate) (*semcat.Tag, semcat.Position, error) {
+	p, err := tagsPath(metalake)
+	if err != nil {
+		return nil, semcat.Position{}, err
+	}
+	return write[*semcat.Tag](ctx, c, request{method: http.MethodPost, path: p, body: req}, "tag")
+}
+
+// ListTags lists the names of the tags of a metalake, sorted.
+func (c *Client) ListTags(ctx context.Context, metalake string) ([]string, error) {
+	p, err := tagsPath(metalake)
+	if err != nil {
+		return nil, err
+	}
+	return get[[]string](ctx, c, request{method: http.MethodGet, path: p}, "names")
+}
+
+// GetTag loads a tag.
+func (c *Client) GetTag(ctx context.Context, metalake, name string) (*semcat.Tag, error) {
+	p, err := tagPath(metalake, name)
+	if err != nil {
+		return nil, err
+	}
+	return get[*semcat.Tag](ctx, c, request{method: http.MethodGet, path: p}, "tag")
+}
+
+// DropTag drops a tag and removes it from every object. It reports false if
+// there was no such tag.
+func (c *Client) DropTag(ctx context.Context, metalake, name string) (bool, semcat.Position, error) {
+	p, err := tagPath(metalake, name)
+	if err != nil {
+		return false, semcat.Position{}, err
+	}
+	return write[bool](ctx, c, request{method: http.MethodDelete, path: p}, "dropped")
+}
+
+// ListObjectTags lists the tags of an object (a catalog, schema, table or
+// semantic model of the metalake), sorted.
+func (c *Client) ListObjectTags(ctx context.Context, metalake string, obj semcat.ObjectRef) ([]string, error) {
+	p, err := objectPath(metalake, "objects", obj)
+	if err != nil {
+		return nil, err
+	}
+	return get[[]string](ctx, c, request{method: http.MethodGet, path: p + "/tags"}, "names")
+}
+
+// AssociateTags adds and removes tags of an object and returns its tags
+// after the change. Adding a tag that does not exist fails with ENOTFOUND.
+func (c *Client) AssociateTags(ctx context.Context, metalake string, obj semcat.ObjectRef, req semcat.TagAssociation) ([]string, semcat.Position, error) {
+	p, err := objectPath(metalake, "objects", obj)
+	if err != nil {
+		return nil, semcat.Position{}, err
+	}
+	return write[[]string](ctx, c, request{method: http.MethodPost, path: p + "/tags", body: req}, "names")
+}
