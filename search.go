@@ -1,6 +1,9 @@
 package semcat
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // SearchRequest is a metadata search (SPEC §2.6), validated by the caller.
 type SearchRequest struct {
@@ -62,4 +65,17 @@ type SearchService interface {
 	Search(ctx context.Context, req SearchRequest) (*SearchResult, error)
 	// WaitFor blocks until search covers the write at pos, or ctx ends.
 	WaitFor(ctx context.Context, pos Position) error
+}
+
+// RebuildProgress says how far the latest rebuild of the search index got
+// (GET /api/admin/reindex), so that a client can draw a progress bar.
+type RebuildProgress struct {
+	Running bool `json:"running"`
+	// Indexed is how many documents the rebuild has written; Total is how
+	// many live entities there were when it began, the documents it will
+	// write give or take the writes made meanwhile.
+	Indexed    int64      `json:"indexed"`
+	Total      int64      `json:"total"`
+	StartedAt  *time.Time `json:"startedAt,omitempty"`
+	FinishedAt *time.Time `json:"finishedAt,omitempty"`
 }

@@ -75,6 +75,9 @@ type Config struct {
 	// answers 501. IsAdmin, when set, says who may call it.
 	Reindex func(ctx context.Context) error
 	IsAdmin func(user string) bool
+	// ReindexProgress reports the latest rebuild's progress (GET
+	// /api/admin/reindex); nil answers 501.
+	ReindexProgress func() semcat.RebuildProgress
 }
 
 // withDefaults returns c with zero fields set to their defaults.
@@ -179,6 +182,7 @@ func (h *handler) routes() []route {
 		{"search", get, metalake + "/search", h.search},
 		{"getObjectMetadata", get, metalake + "/objects/{type}/{fullName}/metadata", h.objectMetadata},
 		{"reindex", post, "/api/admin/reindex", h.reindex},
+		{"getReindexProgress", get, "/api/admin/reindex", h.reindexProgress},
 
 		{"createTag", post, metalake + "/tags", h.createTag},
 		{"listTags", get, metalake + "/tags", h.listTags},

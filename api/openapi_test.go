@@ -938,13 +938,14 @@ func newConformanceServer(t *testing.T) (*apitest.Client, string) {
 		Metalakes: svc, Catalogs: svc, Schemas: svc, Tables: svc, Models: svc, Tags: svc, Metrics: svc, Access: svc,
 		Metadata: svc, Search: &indexer.Service{Indexer: x, Store: s, Authorization: true},
 	}, api.Config{
-		Logger:       quiet,
-		MaxBodyBytes: 64 << 10,
-		Ready:        s.Ping,
-		Version:      "1.2.3",
-		Authenticate: authenticate,
-		Reindex:      x.Rebuild,
-		IsAdmin:      func(user string) bool { return user == "admin" },
+		Logger:          quiet,
+		MaxBodyBytes:    64 << 10,
+		Ready:           s.Ping,
+		Version:         "1.2.3",
+		Authenticate:    authenticate,
+		Reindex:         x.Rebuild,
+		ReindexProgress: x.RebuildProgress,
+		IsAdmin:         func(user string) bool { return user == "admin" },
 	}), url
 }
 
@@ -1149,6 +1150,11 @@ func TestOpenAPIValidatesResponses(t *testing.T) {
 	// Reindex, then drops: present and missing, with If-Match, cascade and
 	// force.
 	admin.call(ok, "POST", "/api/admin/reindex", nil)
+	_, progress := admin.call(ok, "GET", "/api/admin/reindex", nil)
+	if p, _ := progress["rebuild"].(map[string]any); p["running"] != false || p["indexed"] != p["total"] || p["total"].(float64) < 10 {
+		t.Errorf("after a rebuild, its progress is %v; want not running, every live entity indexed", p)
+	}
+	bob.call(http.StatusForbidden, "GET", "/api/admin/reindex", nil)
 	admin.call(ok, "PUT", ml+"/permissions/users/bob/revoke", `{"roleNames":["analyst"]}`)
 	admin.call(ok, "DELETE", ml+"/tags/gold", nil)
 	admin.call(ok, "DELETE", ml+"/tags/gold", nil)

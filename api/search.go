@@ -181,8 +181,8 @@ func (h *handler) reindex(w http.ResponseWriter, r *http.Request) error {
 	if h.cfg.Reindex == nil {
 		return semcat.Errorf(semcat.EUNSUPPORTED, "this server has no search index to rebuild")
 	}
-	if h.cfg.IsAdmin != nil && !h.cfg.IsAdmin(semcat.UserFromContext(r.Context())) {
-		return semcat.Errorf(semcat.EFORBIDDEN, "only service admins may rebuild the search index")
+	if err := h.checkAdmin(r); err != nil {
+		return err
 	}
 	started := time.Now()
 	// A rebuild takes as long as the catalog needs, well past the request
@@ -191,4 +191,24 @@ func (h *handler) reindex(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return ok(w, "tookMs", time.Since(started).Milliseconds())
+}
+
+// reindexProgress answers GET /api/admin/reindex: how far the latest
+// rebuild got, for progress bars while POST /api/admin/reindex runs.
+func (h *handler) reindexProgress(w http.ResponseWriter, r *http.Request) error {
+	if h.cfg.ReindexProgress == nil {
+		return semcat.Errorf(semcat.EUNSUPPORTED, "this server has no search index to rebuild")
+	}
+	if err := h.checkAdmin(r); err != nil {
+		return err
+	}
+	return ok(w, "rebuild", h.cfg.ReindexProgress())
+}
+
+// checkAdmin lets only service admins through, when IsAdmin is set.
+func (h *handler) checkAdmin(r *http.Request) error {
+	if h.cfg.IsAdmin != nil && !h.cfg.IsAdmin(semcat.UserFromContext(r.Context())) {
+		return semcat.Errorf(semcat.EFORBIDDEN, "only service admins may rebuild the search index")
+	}
+	return nil
 }

@@ -77,3 +77,16 @@ func (s *Store) NextTxID(ctx context.Context) (uint64, error) {
 	err := s.pool.QueryRow(ctx, `SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint`).Scan(&x)
 	return x, translate(err)
 }
+
+// CountEntities returns how many live catalogs, schemas, tables, semantic
+// models and metrics there are: the documents a rebuild writes.
+func (s *Store) CountEntities(ctx context.Context) (int64, error) {
+	var n int64
+	err := s.pool.QueryRow(ctx, `SELECT
+		(SELECT count(*) FROM catalog_meta WHERE deleted_at = 0) +
+		(SELECT count(*) FROM schema_meta WHERE deleted_at = 0) +
+		(SELECT count(*) FROM table_meta WHERE deleted_at = 0) +
+		(SELECT count(*) FROM semantic_model_meta WHERE deleted_at = 0) +
+		(SELECT count(*) FROM semantic_model_metric_meta WHERE deleted_at = 0)`).Scan(&n)
+	return n, translate(err)
+}

@@ -42,6 +42,8 @@ var routeMethods = map[string]string{
 	"getVersion": "Version",
 	"reindex":    "Reindex",
 
+	"getReindexProgress": "ReindexProgress",
+
 	"createMetalake": "CreateMetalake",
 	"listMetalakes":  "ListMetalakes",
 	"loadMetalake":   "GetMetalake",
@@ -158,12 +160,13 @@ func newServer(t *testing.T) *server {
 		Metalakes: svc, Catalogs: svc, Schemas: svc, Tables: svc, Models: svc, Tags: svc, Metrics: svc, Access: svc,
 		Metadata: svc, Search: &indexer.Service{Indexer: x, Store: s, Authorization: true},
 	}, api.Config{
-		Logger:       quiet,
-		Ready:        s.Ping,
-		Version:      "1.2.3",
-		Authenticate: authenticate,
-		Reindex:      x.Rebuild,
-		IsAdmin:      func(user string) bool { return user == "admin" },
+		Logger:          quiet,
+		Ready:           s.Ping,
+		Version:         "1.2.3",
+		Authenticate:    authenticate,
+		Reindex:         x.Rebuild,
+		ReindexProgress: x.RebuildProgress,
+		IsAdmin:         func(user string) bool { return user == "admin" },
 	})
 	return &server{url: c.URL, admin: newClient(t, c.URL, client.WithUser("admin"))}
 }
@@ -730,8 +733,13 @@ func TestOperations(t *testing.T) {
 	if res := read(c.Search(ctx, semcat.SearchRequest{Metalake: "m", Query: "orders"})).must(t); res.Total == 0 {
 		t.Error("no results after the rebuild")
 	}
+	if p := read(c.ReindexProgress(ctx)).must(t); p.Running || p.Total == 0 || p.Indexed != p.Total || p.StartedAt == nil || p.FinishedAt == nil {
+		t.Errorf("ReindexProgress after a rebuild: %+v", p)
+	}
 	_, err = s.as(t, "bob").Reindex(ctx)
 	wantCode(t, "reindex by a non-admin", err, semcat.EFORBIDDEN, client.ErrForbidden)
+	_, err = s.as(t, "bob").ReindexProgress(ctx)
+	wantCode(t, "reindex progress for a non-admin", err, semcat.EFORBIDDEN, client.ErrForbidden)
 }
 
 func TestContextCancellation(t *testing.T) {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"time"
+
+	"github.com/semcat/semcat"
 )
 
 // Health reports whether the server process is up (GET /healthz).
@@ -44,4 +46,11 @@ func (c *Client) OpenAPI(ctx context.Context) ([]byte, error) {
 func (c *Client) Reindex(ctx context.Context) (time.Duration, error) {
 	ms, err := get[int64](ctx, c, request{method: http.MethodPost, path: "/api/admin/reindex"}, "tookMs")
 	return time.Duration(ms) * time.Millisecond, err
+}
+
+// ReindexProgress reports how far the server's latest rebuild of the search
+// index got (GET /api/admin/reindex), for a progress bar while Reindex
+// runs. Only service admins may call it.
+func (c *Client) ReindexProgress(ctx context.Context) (semcat.RebuildProgress, error) {
+	return get[semcat.RebuildProgress](ctx, c, request{method: http.MethodGet, path: "/api/admin/reindex"}, "rebuild")
 }

@@ -58,6 +58,43 @@ type Indexer struct {
 	loop       sync.Mutex
 	cursor     catalogdb.OutboxCursor
 	lastReport time.Time
+
+	// rebuild is the progress of the latest build of a generation;
+	// rebuilt counts its documents.
+	rebuildMu sync.Mutex
+	rebuild   semcat.RebuildProgress
+	rebuilt   atomic.Int64
+}
+
+// RebuildProgress reports how far the latest rebuild (or the build at
+// start) got.
+func (x *Indexer) RebuildProgress() semcat.RebuildProgress {
+	x.rebuildMu.Lock()
+	defer x.rebuildMu.Unlock()
+	p := x.rebuild
+	p.Indexed = x.rebuilt.Load()
+	return p
+}
+
+// rebuildStarted and rebuildFinished record a build's progress.
+func (x *Indexer) rebuildStarted(ctx context.Context) {
+	total, err := x.store.CountEntities(ctx)
+	if err != nil {
+		x.logger.Warn("indexer: counting entities for the rebuild progress", "err", err)
+	}
+	now := time.Now()
+	x.rebuildMu.Lock()
+	defer x.rebuildMu.Unlock()
+	x.rebuild = semcat.RebuildProgress{Running: true, Total: total, StartedAt: &now}
+	x.rebuilt.Store(0)
+}
+
+func (x *Indexer) rebuildFinished() {
+	now := time.Now()
+	x.rebuildMu.Lock()
+	defer x.rebuildMu.Unlock()
+	x.rebuild.Running = false
+	x.rebuild.FinishedAt = &now
 }
 
 // Open opens the index under opts.Dir, or builds it from PostgreSQL when it
@@ -177,6 +214,8 @@ func (x *Indexer) buildGeneration(ctx context.Context) (bleve.Index, checkpoint,
 		os.RemoveAll(gen)
 		return nil, checkpoint{}, "", err
 	}
+	x.rebuildStarted(ctx)
+	defer x.rebuildFinished()
 	started := time.Now()
 	// Reading PostgreSQL and building segments overlap: the scan hands each
 	// chunk to a worker that applies it as one Bleve batch while the next
@@ -202,6 +241,7 @@ func (x *Indexer) buildGeneration(ctx context.Context) (bleve.Index, checkpoint,
 				return err
 			}
 			n.Add(int64(len(recs)))
+			x.rebuilt.Add(int64(len(recs)))
 		}
 		return nil
 	})

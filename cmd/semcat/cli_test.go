@@ -368,3 +368,20 @@ func mustJSON(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+func TestProgressLine(t *testing.T) {
+	tests := []struct {
+		done, total int64
+		want        string
+	}{
+		{0, 0, "⠋ rebuilding 12s"},
+		{0, 200, "⠋ rebuilding [░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░]   0% 0/200 12s"},
+		{50, 200, "⠋ rebuilding [███████░░░░░░░░░░░░░░░░░░░░░░░]  25% 50/200 12s"},
+		{250, 200, "⠋ rebuilding [██████████████████████████████] 100% 250/200 12s"},
+	}
+	for _, tt := range tests {
+		if got := progressLine('⠋', "rebuilding", tt.done, tt.total, 12500*time.Millisecond); got != tt.want {
+			t.Errorf("progressLine(%d, %d) = %q, want %q", tt.done, tt.total, got, tt.want)
+		}
+	}
+}

@@ -335,14 +335,15 @@ func (m *Main) handler(dataDir string) (http.Handler, error) {
 
 	svc := m.services()
 	apiHandler := api.NewHandler(svc, api.Config{
-		MaxBodyBytes: cfg.MaxBodyBytes,
-		Logger:       m.Logger,
-		Ready:        m.Store.Ping,
-		Version:      version,
-		Authenticate: authenticate,
-		Middleware:   []api.Middleware{api.EventMiddleware(m.bus.Publish)},
-		Reindex:      m.Indexer.Rebuild,
-		IsAdmin:      m.isAdmin,
+		MaxBodyBytes:    cfg.MaxBodyBytes,
+		Logger:          m.Logger,
+		Ready:           m.Store.Ping,
+		Version:         version,
+		Authenticate:    authenticate,
+		Middleware:      []api.Middleware{api.EventMiddleware(m.bus.Publish)},
+		Reindex:         m.Indexer.Rebuild,
+		ReindexProgress: m.Indexer.RebuildProgress,
+		IsAdmin:         m.isAdmin,
 	})
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", api.MetricsHandler(m.Registry))

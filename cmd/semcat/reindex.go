@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 )
 
 // runReindex runs `semcat reindex`: it asks a running server to rebuild its
@@ -21,7 +22,16 @@ func runReindex(args []string, r *remote, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signalContext()
 	defer stop()
-	done := startProgress(stderr, "rebuilding the search index of "+c.URL())
+	// The bar follows the server's count of documents written.
+	done := startProgress(stderr, "rebuilding the search index", func() (int64, int64, bool) {
+		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		p, err := c.ReindexProgress(pctx)
+		if err != nil || !p.Running {
+			return 0, 0, false
+		}
+		return p.Indexed, p.Total, true
+	})
 	took, err := c.Reindex(ctx)
 	done()
 	if errors.Is(err, context.Canceled) {
