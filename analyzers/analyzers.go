@@ -17,9 +17,9 @@ import (
 
 // Analyzer names, for the Analyzer field of a Bleve field mapping.
 const (
-	// AnalyzerValue indexes a property value as its whole value, its
-	// whitespace-separated words, and each word's parts split at
-	// - _ . , : ; / (SPEC §5.2): "tag12-tag33 X" yields "tag12-tag33 x",
+	// AnalyzerValue indexes a property value as its whitespace-separated
+	// words and each word's parts split at - _ . , : ; / (SPEC §5.2; the
+	// whole value goes to AnalyzerExact's fields): "tag12-tag33 X" yields
 	// "tag12-tag33", "tag12", "tag33", "x".
 	AnalyzerValue = "semcat_value"
 	// AnalyzerExact indexes the whole value, lower-cased and
@@ -31,7 +31,7 @@ const (
 	// "empcontact.emptel", "emptel:integer", "empcontact.emptel:integer".
 	AnalyzerSchemaField = "semcat_schema_field"
 	// AnalyzerValuePrefix indexes the leading MinPrefixRunes…MaxPrefixRunes
-	// characters of each single-word term of AnalyzerValue: "Kofo-Bar baz"
+	// characters of each term of AnalyzerValue: "Kofo-Bar baz"
 	// yields "ko", "kof", "kofo", "kofo-", "kofo-b", "kofo-ba", "kofo-bar",
 	// "ba", "bar", "baz". A prefix query of that length is then one term.
 	AnalyzerValuePrefix = "semcat_value_prefix"
@@ -87,7 +87,7 @@ func init() {
 		tokenizer string
 		filter    prefixFilter
 	}{
-		AnalyzerValuePrefix:       {TokenizerValue, prefixFilter{skip: hasSpace}},
+		AnalyzerValuePrefix:       {TokenizerValue, prefixFilter{}},
 		AnalyzerSchemaFieldPrefix: {TokenizerSchemaField, prefixFilter{skip: isNotFieldName}},
 	}
 	for name, a := range prefixAnalyzers {

@@ -22,8 +22,7 @@ const (
 // of prefix search (DESIGN §4), so that a query "kof*" reads one posting
 // list instead of merging those of every term starting with "kof".
 type prefixFilter struct {
-	// skip reports terms whose prefixes no prefix query can ask for (a
-	// whole multi-word value: word prefixes have no spaces).
+	// skip, when set, reports terms whose prefixes are not indexed.
 	skip func(term []byte) bool
 }
 
@@ -45,9 +44,6 @@ func (f prefixFilter) Filter(in analysis.TokenStream) analysis.TokenStream {
 	}
 	return s.tokens
 }
-
-// hasSpace reports a multi-word term.
-func hasSpace(term []byte) bool { return bytes.IndexByte(term, ' ') >= 0 }
 
 // isNotFieldName reports a schema entry other than a field's name: a
 // dotted path or an entry with a type. Prefixes of those are rarer in

@@ -2,8 +2,11 @@ package analyzers
 
 import "github.com/blevesearch/bleve/v2/analysis"
 
-// valueTokenizer is AnalyzerValue's tokenizer (SPEC §5.2): the whole value,
-// then each word followed by its parts.
+// valueTokenizer is AnalyzerValue's tokenizer (SPEC §5.2): each word
+// followed by its parts. The whole value is indexed whole by AnalyzerExact
+// in the exact fields, which whole-value queries search; as a token it
+// could only match a query term with a space, which token terms never
+// have, so it is not emitted here (a one-word value is its word).
 type valueTokenizer struct{}
 
 // wordsOnStack is how many words fit the tokenizer's stack buffer; a typical
@@ -16,10 +19,9 @@ func (valueTokenizer) Tokenize(input []byte) analysis.TokenStream {
 	if len(words) == 0 {
 		return nil
 	}
-	// The whole value, the words and the parts each total at most len(low)
-	// bytes, so the arena never grows.
-	s := newStream(3*len(low), 1+2*len(words))
-	s.emit(low, words[0].start, words[len(words)-1].end)
+	// The words and the parts each total at most len(low) bytes, so the
+	// arena never grows.
+	s := newStream(2*len(low), 2*len(words))
 	for _, w := range words {
 		s.emit(low[w.lowStart:w.lowEnd], w.start, w.end)
 		emitParts(s, input, low, w)

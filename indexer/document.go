@@ -2,6 +2,8 @@ package indexer
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -46,9 +48,25 @@ func Document(r *semcat.EntityRecord) (map[string]any, error) {
 		return nil, err
 	}
 	user, userKeys, userValues := properties(md.User.Properties)
-	system, systemKeys, systemValues := properties(md.System.Properties)
+	// The system property "schema" (a table's columns, a model's dataset
+	// records) is long and unique: its words are searchable (bare words),
+	// but nothing can ask for it whole or through its key, since schema:
+	// searches the schema fields. Indexing it whole and keyed as well cost
+	// four copies of every column list.
+	sysProps, ddl := md.System.Properties, ""
+	if v, ok := sysProps[schemaProperty]; ok {
+		ddl = v
+		sysProps = maps.Clone(sysProps)
+		delete(sysProps, schemaProperty)
+	}
+	system, systemKeys, systemValues := properties(sysProps)
 	userValues = append(userValues, md.User.Tags...)
 	systemValues = append(systemValues, md.System.Tags...)
+	systemTokens := systemValues
+	if ddl != "" {
+		systemKeys = append(systemKeys, schemaProperty)
+		systemTokens = append(slices.Clip(systemValues), ddl)
+	}
 	tagsExact := append(append([]string{}, md.User.Tags...), md.System.Tags...)
 
 	doc := map[string]any{
@@ -63,7 +81,7 @@ func Document(r *semcat.EntityRecord) (map[string]any, error) {
 		q.FieldCreated:                    r.Audit.CreateTime,
 		q.FieldUserValues:                 userValues,
 		q.FieldUserExact:                  userValues,
-		q.FieldSystemValues:               systemValues,
+		q.FieldSystemValues:               systemTokens,
 		q.FieldSystemExact:                systemValues,
 		q.FieldUserKeys:                   userKeys,
 		q.FieldSystemKeys:                 systemKeys,
@@ -93,6 +111,9 @@ func Document(r *semcat.EntityRecord) (map[string]any, error) {
 	}
 	return doc, nil
 }
+
+// schemaProperty is the system property holding an entity's schema as text.
+const schemaProperty = "schema"
 
 func trim(prefix string) string { return strings.TrimSuffix(prefix, ".") }
 
