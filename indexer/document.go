@@ -78,6 +78,7 @@ func Document(r *semcat.EntityRecord) (map[string]any, error) {
 		q.FieldName:                       r.Name,
 		q.FieldNameExact:                  r.Name,
 		q.FieldIdentifier:                 r.Identifier(),
+		q.FieldSortKey:                    q.SortKey(r.Name, r.Identifier()),
 		q.FieldCreated:                    r.Audit.CreateTime,
 		q.FieldUserValues:                 userValues,
 		q.FieldUserExact:                  userValues,

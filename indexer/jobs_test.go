@@ -3,6 +3,7 @@ package indexer_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -185,6 +186,10 @@ func TestCursorPaging(t *testing.T) {
 	for _, name := range []string{"tb", "col", "ta", "td", "tc"} {
 		checker(t)(s.CreateTable(ctx, ns, table(name, "col")))
 	}
+	// Equal names break the tie by identifier: m.rel.a.tb before m.rel.s.tb.
+	other := semcat.Namespace{Metalake: "m", Catalog: "rel", Schema: "a"}
+	checker(t)(s.CreateSchema(ctx, semcat.Namespace{Metalake: "m", Catalog: "rel"}, semcat.SchemaCreate{Name: "a"}))
+	checker(t)(s.CreateTable(ctx, other, table("tb", "col")))
 	x := openIndexer(t, s, t.TempDir())
 	defer x.Close(context.Background())
 	catchUp(t, x)
@@ -192,9 +197,15 @@ func TestCursorPaging(t *testing.T) {
 	names := func(res *semcat.SearchResult) []string {
 		var out []string
 		for _, h := range res.Results {
-			out = append(out, h.Entity.Name)
+			out = append(out, strings.Join(h.Entity.Namespace, ".")+"."+h.Entity.Name)
 		}
 		return out
+	}
+	wantOrder := map[string][]string{
+		"name":  {"m.rel.s.col", "m.rel.s.ta", "m.rel.a.tb", "m.rel.s.tb", "m.rel.s.tc", "m.rel.s.td"},
+		"-name": {"m.rel.s.td", "m.rel.s.tc", "m.rel.s.tb", "m.rel.a.tb", "m.rel.s.ta", "m.rel.s.col"},
+		// The name match first, then the column matches by name.
+		"relevance": {"m.rel.s.col", "m.rel.s.ta", "m.rel.a.tb", "m.rel.s.tb", "m.rel.s.tc", "m.rel.s.td"},
 	}
 	for _, sortBy := range []string{"", "relevance", "name", "-name", "created", "-created"} {
 		req := semcat.SearchRequest{Metalake: "m", Query: "col", Types: []string{"table"}, Sort: sortBy, Limit: 100}
@@ -203,11 +214,13 @@ func TestCursorPaging(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := names(all)
-		if len(want) != 5 {
-			t.Fatalf("sort %q: %d hits, want 5: %v", sortBy, len(want), want)
+		if len(want) != 6 {
+			t.Fatalf("sort %q: %d hits, want 6: %v", sortBy, len(want), want)
 		}
-		if sortBy == "relevance" && want[0] != "col" {
-			t.Errorf("relevance: %v, want the name match first", want)
+		if order, ok := wantOrder[sortBy]; ok {
+			if diff := cmp.Diff(order, want); diff != "" {
+				t.Errorf("sort %q (-want +got):\n%s", sortBy, diff)
+			}
 		}
 		req.Limit = 1
 		var got []string

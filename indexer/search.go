@@ -21,13 +21,14 @@ import (
 // facetFields maps facet names to their fields.
 var facetFields = map[string]string{"type": q.FieldType, "catalog": q.FieldCatalog, "schema": q.FieldSchema, "tags": q.FieldTags}
 
-// sortOrders gives each sort a total order ending in the identifier.
+// sortOrders gives each sort a total order: the sort key ends in the
+// identifier, unique in a metalake.
 var sortOrders = map[string][]string{
-	"relevance": {"-_score", q.FieldName, q.FieldIdentifier},
-	"name":      {q.FieldName, q.FieldIdentifier},
-	"-name":     {"-" + q.FieldName, "-" + q.FieldIdentifier},
-	"created":   {q.FieldCreated, q.FieldIdentifier},
-	"-created":  {"-" + q.FieldCreated, "-" + q.FieldIdentifier},
+	"relevance": {"-_score", q.FieldSortKey},
+	"name":      {q.FieldSortKey},
+	"-name":     {"-" + q.FieldSortKey},
+	"created":   {q.FieldCreated, q.FieldSortKey},
+	"-created":  {"-" + q.FieldCreated, "-" + q.FieldSortKey},
 }
 
 // cursorState is what a cursor carries: the sort values of the last hit of

@@ -44,7 +44,7 @@ func (e entity) doc() map[string]any {
 	svalues = append(svalues, e.systemTags...)
 	d := map[string]any{
 		FieldType: e.typ, FieldMetalake: "m", FieldCatalog: e.catalog, FieldSchema: e.schemaName,
-		FieldName: e.name, FieldNameExact: e.name, FieldIdentifier: "m." + e.name,
+		FieldName: e.name, FieldNameExact: e.name, FieldIdentifier: "m." + e.name, FieldSortKey: SortKey(e.name, "m."+e.name),
 		FieldUserValues: uvalues, FieldUserExact: uvalues, FieldSystemValues: svalues, FieldSystemExact: svalues,
 		FieldUserKeys: ukeys, FieldSystemKeys: skeys,
 		FieldTags: e.userTags, FieldTagsExact: append(slices.Clone(e.userTags), e.systemTags...), FieldSystemTags: e.systemTags,
@@ -128,7 +128,7 @@ func find(tb testing.TB, idx bleve.Index, in string, opts Options) []hit {
 func run(tb testing.TB, idx bleve.Index, bq blevequery.Query) []hit {
 	tb.Helper()
 	req := bleve.NewSearchRequestOptions(bq, 100, 0, false)
-	req.SortBy([]string{"-_score", FieldName, "_id"})
+	req.SortBy([]string{"-_score", FieldSortKey})
 	res, err := idx.Search(req)
 	if err != nil {
 		tb.Fatalf("Search: %v", err)

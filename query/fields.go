@@ -30,16 +30,19 @@ const (
 	FieldSchemaID   = "schema_id"
 	FieldTableID    = "table_id"
 	FieldModelID    = "model_id"
-	// FieldName is the entity's name as given. keyword; used for sorting
-	// and for the name tie-break.
+	// FieldName is the entity's name as given. keyword.
 	FieldName = "name"
 	// FieldNameExact is the name lower-cased, whole. AnalyzerExact; an
 	// exact-name match ranks highest.
 	FieldNameExact = "name_exact"
 	// FieldIdentifier is the dotted full identifier from the metalake down
-	// ("m.c.s.t"; a metric "m.c.s.model.metric"). keyword; the last
-	// tie-break of every sort.
+	// ("m.c.s.t"; a metric "m.c.s.model.metric"). keyword.
 	FieldIdentifier = "identifier"
+	// FieldSortKey is the name, a zero byte and the identifier (SortKey):
+	// keyword with doc values, the one field every sort reads, so that the
+	// order "name, then identifier" costs one doc value per hit, not two.
+	// (Sorting read doc values for every hit and was half a search's CPU.)
+	FieldSortKey = "sortkey"
 	// FieldCreated is the creation time. datetime; sort created / -created.
 	FieldCreated = "created"
 
@@ -88,6 +91,10 @@ const (
 	// (schema:*). keyword.
 	FieldHas = "has"
 )
+
+// SortKey is FieldSortKey's value for an entity: names hold no zero byte,
+// so the byte order of keys is the order by name, then identifier.
+func SortKey(name, identifier string) string { return name + "\x00" + identifier }
 
 // PrefixFields maps each field that has a prefix field to it.
 var PrefixFields = map[string]string{

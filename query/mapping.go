@@ -39,10 +39,10 @@ func NewMapping() mapping.IndexMapping {
 	}
 	doc := bleve.NewDocumentMapping()
 	doc.Dynamic = false
-	for _, name := range []string{FieldType, FieldCatalog, FieldSchema, FieldTags, FieldName, FieldIdentifier} {
+	for _, name := range []string{FieldType, FieldCatalog, FieldSchema, FieldTags, FieldSortKey} {
 		doc.AddFieldMappingsAt(name, keywordField(true))
 	}
-	for _, name := range []string{FieldMetalake, FieldModel, FieldMetalakeID, FieldCatalogID, FieldSchemaID,
+	for _, name := range []string{FieldName, FieldIdentifier, FieldMetalake, FieldModel, FieldMetalakeID, FieldCatalogID, FieldSchemaID,
 		FieldTableID, FieldModelID, FieldSystemTags, FieldHas} {
 		doc.AddFieldMappingsAt(name, keywordField(false))
 	}
