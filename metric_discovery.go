@@ -9,10 +9,12 @@ import (
 // belongs to and its name, and for a detailed listing its definition exactly
 // as stored.
 type SchemaMetric struct {
-	ModelID    int64 // internal; used to apply the model's visibility
-	Model      string
-	Name       string
-	Definition json.RawMessage // nil unless details were asked for
+	ModelID int64 // internal; used to apply the model's visibility
+	Model   string
+	Name    string
+	// Definition is valid, compact JSON (the API writes it as is), nil
+	// unless details were asked for.
+	Definition json.RawMessage
 }
 
 // MetricDiscoveryService lists the metrics of every semantic model of a

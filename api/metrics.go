@@ -1,18 +1,11 @@
 package api
 
 import (
-	"encoding/json"
 	"net/http"
+	"unicode/utf8"
 
 	"github.com/semcat/semcat"
 )
-
-// metricInfo is one entry of a detailed metric listing: the metric's full
-// namespace and its definition as stored.
-type metricInfo struct {
-	Namespace []string        `json:"namespace"`
-	Metric    json.RawMessage `json:"metric"`
-}
 
 // listSchemaMetrics answers schema-level metric discovery (SPEC §2.4): every
 // metric of every semantic model of the schema that the caller may see, in
@@ -31,20 +24,74 @@ func (h *handler) listSchemaMetrics(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	RecordCount(r, len(metrics))
-	path := ns.Path()
-	namespace := func(model string) []string {
-		return append(append(make([]string, 0, len(path)+1), path...), model)
+	writeBody(w, http.StatusOK, metricList(ns, metrics, details))
+	return nil
+}
+
+// metricList returns the body of a metric listing: the same bytes
+// that ok would write for a []semcat.NameIdentifier under "identifiers" or,
+// with details, a list of {"namespace", "metric"} under "metrics". A large
+// schema lists tens of thousands of metrics that differ only in model and
+// name, so the list is written directly rather than through reflection.
+func metricList(ns semcat.Namespace, metrics []semcat.SchemaMetric, details bool) []byte {
+	// Every entry starts with the same namespace prefix.
+	prefix := []byte(`{"namespace":[`)
+	for _, p := range ns.Path() {
+		prefix = appendString(prefix, p)
+		prefix = append(prefix, ',')
 	}
+	key, member := "identifiers", `],"name":`
 	if details {
-		out := make([]metricInfo, len(metrics))
-		for i, m := range metrics {
-			out[i] = metricInfo{Namespace: namespace(m.Model), Metric: m.Definition}
+		key, member = "metrics", `],"metric":`
+	}
+	// Room for the usual case (nothing to escape) and writeBody's newline.
+	size := len(`{"code":0,"":[]}`+"\n") + len(key)
+	for _, m := range metrics {
+		size += len(prefix) + len(`""`) + len(m.Model) + len(member) + len(`}`) + len(`,`)
+		if details {
+			size += max(len(m.Definition), len("null"))
+		} else {
+			size += len(`""`) + len(m.Name)
 		}
-		return ok(w, "metrics", out)
 	}
-	out := make([]semcat.NameIdentifier, len(metrics))
+	b := make([]byte, 0, size)
+	b = append(b, `{"code":0,"`...)
+	b = append(b, key...)
+	b = append(b, `":[`...)
+	var model []byte // the current model's name, encoded
 	for i, m := range metrics {
-		out[i] = semcat.NameIdentifier{Namespace: namespace(m.Model), Name: m.Name}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if i == 0 || m.Model != metrics[i-1].Model {
+			model = appendString(model[:0], m.Model)
+		}
+		b = append(b, prefix...)
+		b = append(b, model...)
+		b = append(b, member...)
+		switch {
+		case !details:
+			b = appendString(b, m.Name)
+		case m.Definition == nil:
+			b = append(b, "null"...)
+		default:
+			b = append(b, m.Definition...) // compact JSON (see semcat.SchemaMetric)
+		}
+		b = append(b, '}')
 	}
-	return ok(w, "identifiers", out)
+	return append(b, "]}"...)
+}
+
+// appendString appends s as a JSON string, exactly as marshal encodes it.
+// Names are plain ASCII; anything else goes through marshal.
+func appendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			q, _ := marshal(s) // a string always encodes
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }

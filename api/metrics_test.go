@@ -4,10 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
 	"strings"
 	"testing"
 
+	"github.com/semcat/semcat"
 	"github.com/semcat/semcat/api"
+	"github.com/semcat/semcat/api/apitest"
 )
 
 // metricModel is a model over newStoreServer's tables with the given metrics
@@ -140,5 +145,157 @@ func TestMetricIdentifiersDoNotReadDefinitions(t *testing.T) {
 				t.Errorf("internal details leak into the message: %q", msg)
 			}
 		})
+	}
+}
+
+// BenchmarkSchemaMetricDiscovery measures discovery over HTTP, through the
+// whole handler, at DESIGN §6's size: 1,000 models × 20 metrics. Each
+// operation reads the whole response; the decoded variants also decode it
+// as a client would (as the benchmark harness does), which on a small
+// machine costs about as much as answering.
+func BenchmarkSchemaMetricDiscovery(b *testing.B) {
+	const models, metrics = 1000, 20
+	c, s := newStoreServer(b, api.Config{Logger: slog.New(slog.DiscardHandler)})
+	ns := semcat.Namespace{Metalake: "m", Catalog: "rel", Schema: "sales"}
+	ctx := semcat.NewContextWithUser(context.Background(), "alice")
+	decimal := semcat.Datatype("Decimal")
+	for i := range models {
+		def := &semcat.Definition{Datasets: []semcat.Dataset{{Name: "orders", Source: &semcat.Source{Namespace: []string{"rel", "sales"}, Name: "orders"}}}}
+		for j := range metrics {
+			name := fmt.Sprintf("metric_%02d_of_model_%04d", (j*7)%metrics, i)
+			desc := "The " + name + " of every order, summed over the reporting period"
+			dialects := []semcat.DialectExpression{{Dialect: "ANSI_SQL", Expression: "SUM(amount)"}}
+			if j%3 == 0 {
+				dialects = append(dialects, semcat.DialectExpression{Dialect: "SNOWFLAKE", Expression: "SUM(amount)"})
+			}
+			def.Metrics = append(def.Metrics, semcat.Metric{Name: name, Description: &desc, Datatype: &decimal,
+				Expression: &semcat.Expression{Dialects: dialects}})
+		}
+		if _, _, err := s.CreateSemanticModel(ctx, ns, semcat.SemanticModelCreate{Name: fmt.Sprintf("sm_%04d", (i*37)%models), Definition: def}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if _, err := s.Pool().Exec(context.Background(), "ANALYZE"); err != nil {
+		b.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name    string
+		details bool
+		decoded any // what the response decodes into; nil: not decoded
+	}{
+		{"details=false", false, nil},
+		{"details=true", true, nil},
+		{"details=false/decoded", false, &struct {
+			Identifiers []semcat.NameIdentifier `json:"identifiers"`
+		}{}},
+		{"details=true/decoded", true, &struct {
+			Metrics []struct {
+				Namespace []string        `json:"namespace"`
+				Metric    json.RawMessage `json:"metric"`
+			} `json:"metrics"`
+		}{}},
+	} {
+		b.Run(tt.name, func(b *testing.B) {
+			b.ReportAllocs()
+			url := fmt.Sprintf("%s%s/semantic-model-metrics?details=%t", c.URL, salesPath, tt.details)
+			for b.Loop() {
+				resp, err := c.HTTP.Get(url)
+				if err != nil {
+					b.Fatal(err)
+				}
+				var n int64
+				if tt.decoded == nil {
+					n, err = io.Copy(io.Discard, resp.Body)
+				} else {
+					var body []byte
+					if body, err = io.ReadAll(resp.Body); err == nil {
+						n, err = int64(len(body)), json.Unmarshal(body, tt.decoded)
+					}
+				}
+				resp.Body.Close()
+				if err != nil || resp.StatusCode != http.StatusOK {
+					b.Fatalf("%d %v", resp.StatusCode, err)
+				}
+				b.SetBytes(n)
+			}
+		})
+	}
+}
+
+// listedMetrics is a MetricDiscoveryService that lists fixed metrics.
+type listedMetrics []semcat.SchemaMetric
+
+func (l listedMetrics) ListSchemaMetrics(context.Context, semcat.Namespace, bool) ([]semcat.SchemaMetric, error) {
+	return l, nil
+}
+
+// TestSchemaMetricListEncoding checks that both listings are, byte for byte,
+// what encoding/json writes for them (see marshal), whatever the names hold.
+func TestSchemaMetricListEncoding(t *testing.T) {
+	t.Parallel()
+	metrics := listedMetrics{
+		{Model: "a", Name: "x", Definition: json.RawMessage(`{"name":"x"}`)},
+		{Model: "a", Name: "y", Definition: json.RawMessage(`{"name":"y","description":"a<b & \"c\" \u003c é\u2028"}`)},
+		{Model: "a", Name: "z", Definition: nil},
+	}
+	// Each string needs a different escape, or none.
+	for i, s := range []string{"q\"", "b\\s", "/<&>\x7f", "\u2028", "\u2029", "\x01", "\x1f", "\t\n\r\b\f", "é☃", "\xff", "a\xe2\x80"} {
+		metrics = append(metrics, semcat.SchemaMetric{Model: s, Name: s, Definition: json.RawMessage(fmt.Sprintf(`{"name":"m%d"}`, i))},
+			semcat.SchemaMetric{Model: s, Name: "n", Definition: json.RawMessage(`{"aiContext":{"k":[1,-2.5e3,true,null]}}`)})
+	}
+	path := "/api/metalakes/m=1/catalogs/c-2/schemas/s%2Fx/semantic-model-metrics"
+	namespace := func(model string) []string { return []string{"m=1", "c-2", "s/x", model} }
+	for _, tt := range []struct {
+		name    string
+		metrics listedMetrics
+	}{{"empty", listedMetrics{}}, {"metrics", metrics}} {
+		c := apitest.NewServer(t, api.Services{Metrics: tt.metrics})
+		for _, details := range []bool{false, true} {
+			var want any // the listing as the API wrote it through marshal
+			if details {
+				type info struct {
+					Namespace []string        `json:"namespace"`
+					Metric    json.RawMessage `json:"metric"`
+				}
+				infos := []info{}
+				for _, m := range tt.metrics {
+					infos = append(infos, info{namespace(m.Model), m.Definition})
+				}
+				want = struct {
+					Code    int    `json:"code"`
+					Metrics []info `json:"metrics"`
+				}{Metrics: infos}
+			} else {
+				ids := []semcat.NameIdentifier{}
+				for _, m := range tt.metrics {
+					ids = append(ids, semcat.NameIdentifier{Namespace: namespace(m.Model), Name: m.Name})
+				}
+				want = struct {
+					Code        int                     `json:"code"`
+					Identifiers []semcat.NameIdentifier `json:"identifiers"`
+				}{Identifiers: ids}
+			}
+			var buf strings.Builder
+			enc := json.NewEncoder(&buf)
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(want); err != nil {
+				t.Fatal(err)
+			}
+			resp, err := c.HTTP.Get(fmt.Sprintf("%s%s?details=%t", c.URL, path, details))
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil || resp.StatusCode != http.StatusOK {
+				t.Fatalf("%s details=%t: %d %v %s", tt.name, details, resp.StatusCode, err, body)
+			}
+			if got := string(body); got != buf.String() {
+				t.Errorf("%s details=%t:\n got %q\nwant %q", tt.name, details, got, buf.String())
+			}
+			if got, want := resp.Header.Get("Content-Length"), fmt.Sprint(len(body)); got != want {
+				t.Errorf("%s details=%t: Content-Length %s, body %s bytes", tt.name, details, got, want)
+			}
+		}
 	}
 }
