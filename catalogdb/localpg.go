@@ -583,6 +583,24 @@ func prepareClusterDir(dataDir string, runAs *serverAcct) (string, error) {
 	return dir, nil
 }
 
+// LocalClusterDir returns the directory StartLocal keeps dataDir's cluster
+// in (LocalPostgres.Dir): <dataDir>/pg, or as root the /var/tmp directory
+// that link points to, which outlives a removed data directory. Whoever
+// throws a data directory away (tests) removes this one too, once stopped.
+func LocalClusterDir(dataDir string) (string, error) {
+	abs, err := filepath.Abs(dataDir)
+	if err != nil {
+		return "", err
+	}
+	if abs, err = filepath.EvalSymlinks(abs); err != nil {
+		return "", err
+	}
+	if os.Geteuid() != 0 {
+		return filepath.Join(abs, "pg"), nil
+	}
+	return rootClusterDir(abs), nil
+}
+
 // rootClusterDir returns /var/tmp/semcat-pg-<first 16 hex digits of the
 // SHA-256 of dataDir>, the root-mode cluster directory for dataDir.
 func rootClusterDir(dataDir string) string {

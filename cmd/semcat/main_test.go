@@ -17,7 +17,7 @@ import (
 // under a fresh data directory and the demo catalog — and reads the example
 // table over HTTP; then it shuts down cleanly and restarts on the same data.
 func TestServeDemo(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempDataDir(t)
 	cfg := DefaultConfig()
 	cfg.Addr = "127.0.0.1:0"
 	cfg.DataDir = dir
@@ -85,7 +85,7 @@ func TestAuthorizationEndToEnd(t *testing.T) {
 	defer cancel()
 	cfg := DefaultConfig()
 	cfg.Addr = "127.0.0.1:0"
-	cfg.DataDir = t.TempDir()
+	cfg.DataDir = tempDataDir(t)
 	cfg.Auth = "simple"
 	cfg.Authorization = true
 	cfg.ServiceAdmins = []string{"admin"}

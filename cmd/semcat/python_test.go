@@ -36,7 +36,7 @@ func TestPythonClient(t *testing.T) {
 	defer cancel()
 	cfg := DefaultConfig()
 	cfg.Addr = "127.0.0.1:0"
-	cfg.DataDir = t.TempDir()
+	cfg.DataDir = tempDataDir(t)
 	cfg.Demo = true
 	m := NewMain(cfg, io.Discard, io.Discard)
 	if err := m.Run(ctx); err != nil {

@@ -7,9 +7,12 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/semcat/semcat/catalogdb"
 )
 
 // client is a tiny HTTP client for end-to-end tests.
@@ -76,8 +79,27 @@ func startMain(t *testing.T, cfg Config) *Main {
 func testConfig(t *testing.T) Config {
 	cfg := DefaultConfig()
 	cfg.Addr = "127.0.0.1:0"
-	cfg.DataDir = t.TempDir()
+	cfg.DataDir = tempDataDir(t)
 	return cfg
+}
+
+// tempDataDir returns a fresh data directory whose managed PostgreSQL
+// cluster is removed when the test ends: as root the cluster lives outside
+// the directory (under /var/tmp) and would otherwise outlive it. Call it
+// before starting a Main there, so the removal runs after the Main's Close.
+func tempDataDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	cluster, err := catalogdb.LocalClusterDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := os.RemoveAll(cluster); err != nil {
+			t.Errorf("removing the test's PostgreSQL cluster: %v", err)
+		}
+	})
+	return dir
 }
 
 // TestSearchExamples runs the query examples of the design against a live
