@@ -4,7 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -385,3 +389,81 @@ func TestProgressLine(t *testing.T) {
 		}
 	}
 }
+
+// TestImport loads a JSON Lines file of entities through semcat import:
+// parents before children, tags attached, existing entities skipped on a
+// second run with --skip-existing and failing without it, and a bad line
+// named by its number with nothing after it sent.
+func TestImport(t *testing.T) {
+	m := startMain(t, testConfig(t))
+	env := map[string]string{"SEMCAT_URL": m.URL()}
+	rest := client{t: t, base: m.URL()}
+	var lines []string
+	add := func(typ, ns, entity string, tags ...string) {
+		l := fmt.Sprintf(`{"type":%q,"namespace":%q,"entity":%s`, typ, ns, entity)
+		if len(tags) > 0 {
+			tb, _ := json.Marshal(tags)
+			l += `,"tags":` + string(tb)
+		}
+		lines = append(lines, l+"}")
+	}
+	add("metalake", "", `{"name":"lake"}`)
+	add("tag", "lake", `{"name":"pii"}`)
+	add("catalog", "lake", `{"name":"wh","type":"relational"}`)
+	add("schema", "lake.wh", `{"name":"sales"}`, "pii")
+	for i := range 12 {
+		add("table", "lake.wh.sales", fmt.Sprintf(`{"name":"t%d","columns":[{"name":"EmpTel","type":"integer"}]}`, i))
+	}
+	add("table", "lake.wh.sales", `{"name":"orders","comment":"order lines","columns":[{"name":"id","type":"long"}]}`, "pii")
+	file := filepath.Join(t.TempDir(), "catalog.jsonl")
+	if err := os.WriteFile(file, []byte(strings.Join(lines, "\n")+"\n\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	out := mustCLI(t, env, "import", "--concurrency", "3", file)
+	if !strings.HasPrefix(out, "imported 17 entities (0 skipped as existing)") {
+		t.Errorf("import: %q", out)
+	}
+	if got := okBody(rest.ok("GET", "/api/metalakes/lake/catalogs/wh/schemas/sales/tables", "")); len(got["identifiers"].([]any)) != 13 {
+		t.Errorf("tables after the import: %v", got)
+	}
+	tags := okBody(rest.ok("GET", "/api/metalakes/lake/objects/table/wh.sales.orders/tags", ""))
+	if fmt.Sprint(tags["names"]) != "[pii]" {
+		t.Errorf("tags of the imported orders table: %v", tags)
+	}
+
+	// Again: everything exists.
+	code, _, errOut := runCLI(env, "import", file)
+	if code != exitError || !strings.Contains(errOut, "line 1:") || !strings.Contains(errOut, "lake") {
+		t.Errorf("second import without --skip-existing: exit %d, %q", code, errOut)
+	}
+	out = mustCLI(t, env, "import", "--skip-existing", "--json", file)
+	var stats importStats
+	if err := json.Unmarshal([]byte(out), &stats); err != nil || stats.Created != 0 || stats.Skipped != 17 {
+		t.Errorf("import --skip-existing --json: %q (%v)", out, err)
+	}
+
+	// A bad line stops the import there, naming the line.
+	bad := filepath.Join(t.TempDir(), "bad.jsonl")
+	content := `{"type":"catalog","namespace":"lake","entity":{"name":"c2","type":"relational"}}
+{"type":"schema","namespace":"lake.c2","entity":{"name":"s","colour":"red"}}
+{"type":"schema","namespace":"lake.c2","entity":{"name":"never"}}
+`
+	if err := os.WriteFile(bad, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut = runCLI(env, "import", bad)
+	if code != exitError || !strings.Contains(errOut, `line 2: entity: json: unknown field "colour"`) {
+		t.Errorf("bad line: exit %d, %q", code, errOut)
+	}
+	if got := okBody(rest.ok("GET", "/api/metalakes/lake/catalogs/c2/schemas", "")); len(got["identifiers"].([]any)) != 0 {
+		t.Errorf("schemas created despite the bad line: %v", got)
+	}
+	code, _, errOut = runCLI(env, "import", filepath.Join(t.TempDir(), "missing.jsonl"))
+	if code != exitError || !strings.Contains(errOut, "no such file") {
+		t.Errorf("missing file: exit %d, %q", code, errOut)
+	}
+}
+
+// okBody returns the body of a client.ok answer.
+func okBody(_ http.Header, body map[string]any) map[string]any { return body }

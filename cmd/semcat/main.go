@@ -7,7 +7,7 @@
 //	semcat metrics <metalake.catalog.schema> [--details]
 //	semcat tables|models|schemas|catalogs|metalakes list|get ...
 //	semcat tags list|get|create|drop|object|associate ...
-//	semcat reindex | status | mcp | version
+//	semcat reindex | import FILE | status | mcp | version
 package main
 
 import (
@@ -61,6 +61,7 @@ var remoteCommands = map[string]func(args []string, r *remote, stdout, stderr io
 	"tags":      runTags,
 	"metadata":  runMetadata,
 	"reindex":   runReindex,
+	"import":    runImport,
 	"status":    runStatus,
 	"mcp": func(args []string, r *remote, _, stderr io.Writer) error {
 		return serveMCP(args, r, stderr)
@@ -151,6 +152,8 @@ talking to a running server:
                                       tags: semcat tags object table demo.hr.people.employees
   metadata <type> <identifier>        an object's system and user metadata
   reindex                             rebuild the server's search index and swap it in
+  import FILE|-                       create the entities of a JSON Lines file (one per line:
+                                      {"type":"table","namespace":"m.c.s","entity":{...},"tags":[...]})
   status                              whether the server is up and ready, and its version
 
 Identifiers are dotted from the metalake down (metalake.catalog.schema.table); the

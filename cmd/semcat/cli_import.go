@@ -1,0 +1,331 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/semcat/semcat"
+	apiclient "github.com/semcat/semcat/client"
+)
+
+const importSynopsis = "[--concurrency N] [--skip-existing] FILE|-"
+
+// importLine is one line of an import file (JSON Lines): an entity to
+// create under a parent, and the tags to attach to it.
+//
+//	{"type":"catalog","namespace":"demo","entity":{"name":"wh","type":"relational"}}
+//	{"type":"table","namespace":"demo.wh.sales","entity":{...},"tags":["pii"]}
+//
+// type is metalake, catalog, schema, table, semantic_model or tag; entity is
+// the body of the matching create request of the REST API; namespace is
+// the dotted parent ("" for a metalake, the metalake for catalogs and tags).
+type importLine struct {
+	Type      string          `json:"type"`
+	Namespace string          `json:"namespace"`
+	Entity    json.RawMessage `json:"entity"`
+	Tags      []string        `json:"tags"`
+}
+
+// importOp is a parsed line, ready to send.
+type importOp struct {
+	line int
+	typ  string
+	run  func(ctx context.Context, c *apiclient.Client) error
+}
+
+// importStats count what an import did.
+type importStats struct {
+	Created int64 `json:"created"`
+	Skipped int64 `json:"skipped"`
+	TookMs  int64 `json:"tookMs"`
+}
+
+// runImport runs `semcat import`: it creates the entities of a JSON Lines
+// file in file order, several at a time. Consecutive lines of one type are
+// sent concurrently, and each new type waits for the lines before it, so a
+// file that lists parents before children (catalogs, then schemas, then
+// tables and models) loads correctly. It stops at the first failure, naming
+// the line; --skip-existing passes over entities that already exist.
+func runImport(args []string, r *remote, stdout, stderr io.Writer) error {
+	cmd := newCommand("import", importSynopsis, r, stdout, stderr)
+	concurrency := cmd.fs.Int("concurrency", 4, "requests in flight")
+	skipExisting := cmd.fs.Bool("skip-existing", false, "count entities that already exist as skipped instead of failing")
+	pos, err := cmd.parse(args, 1, 1)
+	if err != nil {
+		return err
+	}
+	if *concurrency < 1 {
+		return usagef("import: --concurrency must be at least 1")
+	}
+	c, err := cmd.client()
+	if err != nil {
+		return err
+	}
+	in, total, closeIn, err := openImport(pos[0])
+	if err != nil {
+		return err
+	}
+	defer closeIn()
+	ctx, stop := signalContext()
+	defer stop()
+
+	var done atomic.Int64
+	label := "importing " + pos[0]
+	stopProgress := startProgress(stderr, label, func() (int64, int64, bool) { return done.Load(), total, total > 0 })
+	started := time.Now()
+	stats, err := importEntities(ctx, c, in, *concurrency, *skipExisting, &done)
+	stopProgress()
+	stats.TookMs = time.Since(started).Milliseconds()
+	if err != nil {
+		if stats.Created+stats.Skipped > 0 {
+			fmt.Fprintf(stderr, "semcat: %d entities were created before the failure\n", stats.Created)
+		}
+		return err
+	}
+	if cmd.json {
+		return printJSON(stdout, stats)
+	}
+	rate := float64(stats.Created+stats.Skipped) / max(time.Since(started).Seconds(), 1e-3)
+	fmt.Fprintf(stdout, "imported %d entities (%d skipped as existing) in %s, %.0f/s\n",
+		stats.Created, stats.Skipped, time.Duration(stats.TookMs)*time.Millisecond, rate)
+	return nil
+}
+
+// openImport opens the import file ("-": standard input) and counts its
+// lines for the progress bar (0 for standard input, which is read once).
+func openImport(name string) (io.Reader, int64, func(), error) {
+	if name == "-" {
+		return os.Stdin, 0, func() {}, nil
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	total, err := countLines(f)
+	if err == nil {
+		_, err = f.Seek(0, io.SeekStart)
+	}
+	if err != nil {
+		f.Close()
+		return nil, 0, nil, err
+	}
+	return f, total, func() { f.Close() }, nil
+}
+
+// countLines counts the non-blank lines of r.
+func countLines(r io.Reader) (int64, error) {
+	sc := newLineScanner(r)
+	var n int64
+	for sc.Scan() {
+		if len(bytes.TrimSpace(sc.Bytes())) > 0 {
+			n++
+		}
+	}
+	return n, sc.Err()
+}
+
+// maxImportLine bounds one line: a table with thousands of columns is well
+// under it.
+const maxImportLine = 16 << 20
+
+func newLineScanner(r io.Reader) *bufio.Scanner {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxImportLine)
+	return sc
+}
+
+// importEntities reads and applies the lines of in; done counts the lines
+// applied.
+func importEntities(ctx context.Context, c *apiclient.Client, in io.Reader, workers int, skipExisting bool, done *atomic.Int64) (importStats, error) {
+	var created, skipped atomic.Int64
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	ops := make(chan importOp)
+	var inflight sync.WaitGroup // the ops of the current run of one type
+	var workersDone sync.WaitGroup
+	for range workers {
+		workersDone.Go(func() {
+			for op := range ops {
+				err := op.run(ctx, c)
+				switch {
+				case err == nil:
+					created.Add(1)
+				case skipExisting && errors.Is(err, apiclient.ErrAlreadyExists):
+					skipped.Add(1)
+				case ctx.Err() == nil:
+					cancel(fmt.Errorf("line %d: %s", op.line, errorMessage(err)))
+				}
+				done.Add(1)
+				inflight.Done()
+			}
+		})
+	}
+	send := func() error {
+		sc := newLineScanner(in)
+		lineNo, lastType := 0, ""
+		for sc.Scan() {
+			lineNo++
+			raw := bytes.TrimSpace(sc.Bytes())
+			if len(raw) == 0 {
+				continue
+			}
+			op, err := parseImportLine(lineNo, raw)
+			if err != nil {
+				return err
+			}
+			if op.typ != lastType {
+				inflight.Wait() // parents before children
+				lastType = op.typ
+			}
+			inflight.Add(1)
+			select {
+			case ops <- op:
+			case <-ctx.Done():
+				inflight.Done()
+				return context.Cause(ctx)
+			}
+		}
+		if err := sc.Err(); err != nil {
+			return fmt.Errorf("line %d: %w", lineNo+1, err)
+		}
+		return nil
+	}
+	err := send()
+	close(ops)
+	workersDone.Wait()
+	if err == nil {
+		err = context.Cause(ctx)
+	}
+	return importStats{Created: created.Load(), Skipped: skipped.Load()}, err
+}
+
+// parseImportLine decodes one line strictly, so that a misspelt key fails
+// the import before anything is sent for it.
+func parseImportLine(lineNo int, raw []byte) (importOp, error) {
+	fail := func(format string, args ...any) (importOp, error) {
+		return importOp{}, fmt.Errorf("line %d: "+format, append([]any{lineNo}, args...)...)
+	}
+	var l importLine
+	if err := strictDecode(raw, &l); err != nil {
+		return fail("%v", err)
+	}
+	if len(l.Entity) == 0 {
+		return fail("entity is required")
+	}
+	depth := map[string]int{"metalake": 0, "catalog": 1, "tag": 1, "schema": 2, "table": 3, "semantic_model": 3}
+	want, ok := depth[l.Type]
+	if !ok {
+		return fail("type: unknown type %q (want metalake, catalog, schema, table, semantic_model or tag)", l.Type)
+	}
+	var ns semcat.Namespace
+	if l.Namespace != "" {
+		var err error
+		if ns, err = apiclient.ParseNamespace(l.Namespace); err != nil {
+			return fail("%s", errorMessage(err))
+		}
+	}
+	if got := strings.Count(l.Namespace, ".") + 1; l.Namespace == "" && want != 0 || l.Namespace != "" && got != want {
+		return fail("namespace: a %s goes under a namespace of %d dotted parts, got %q", l.Type, want, l.Namespace)
+	}
+	if len(l.Tags) > 0 && (l.Type == "metalake" || l.Type == "tag") {
+		return fail("tags: a %s carries no tags", l.Type)
+	}
+	op := importOp{line: lineNo, typ: l.Type}
+	var create func(ctx context.Context, c *apiclient.Client) (name string, err error)
+	var err error
+	switch l.Type {
+	case "metalake":
+		var req semcat.MetalakeCreate
+		err = strictDecode(l.Entity, &req)
+		create = func(ctx context.Context, c *apiclient.Client) (string, error) {
+			_, _, err := c.CreateMetalake(ctx, req)
+			return req.Name, err
+		}
+	case "catalog":
+		var req semcat.CatalogCreate
+		err = strictDecode(l.Entity, &req)
+		create = func(ctx context.Context, c *apiclient.Client) (string, error) {
+			_, _, err := c.CreateCatalog(ctx, ns.Metalake, req)
+			return req.Name, err
+		}
+	case "tag":
+		var req semcat.TagCreate
+		err = strictDecode(l.Entity, &req)
+		create = func(ctx context.Context, c *apiclient.Client) (string, error) {
+			_, _, err := c.CreateTag(ctx, ns.Metalake, req)
+			return req.Name, err
+		}
+	case "schema":
+		var req semcat.SchemaCreate
+		err = strictDecode(l.Entity, &req)
+		create = func(ctx context.Context, c *apiclient.Client) (string, error) {
+			_, _, err := c.CreateSchema(ctx, ns, req)
+			return req.Name, err
+		}
+	case "table":
+		var req semcat.TableCreate
+		err = strictDecode(l.Entity, &req)
+		create = func(ctx context.Context, c *apiclient.Client) (string, error) {
+			_, _, err := c.CreateTable(ctx, ns, req)
+			return req.Name, err
+		}
+	case "semantic_model":
+		var req semcat.SemanticModelCreate
+		err = strictDecode(l.Entity, &req)
+		create = func(ctx context.Context, c *apiclient.Client) (string, error) {
+			_, _, err := c.CreateSemanticModel(ctx, ns, req)
+			return req.Name, err
+		}
+	}
+	if err != nil {
+		return fail("entity: %v", err)
+	}
+	tags := l.Tags
+	op.run = func(ctx context.Context, c *apiclient.Client) error {
+		name, err := create(ctx, c)
+		if err != nil || len(tags) == 0 {
+			return err
+		}
+		// The object's full name is its identifier below the metalake.
+		full := strings.Join(append(nonEmpty(ns.Catalog, ns.Schema), name), ".")
+		obj := semcat.ObjectRef{Type: semcat.EntityKind(l.Type), FullName: full}
+		_, _, err = c.AssociateTags(ctx, ns.Metalake, obj, semcat.TagAssociation{TagsToAdd: tags})
+		return err
+	}
+	return op, nil
+}
+
+// strictDecode decodes one JSON value, refusing unknown keys and trailing
+// data.
+func strictDecode(raw []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errors.New("unexpected data after the JSON value")
+	}
+	return nil
+}
+
+// nonEmpty returns the non-empty strings of ss.
+func nonEmpty(ss ...string) []string {
+	var out []string
+	for _, s := range ss {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
