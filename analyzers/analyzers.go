@@ -35,8 +35,10 @@ const (
 	// yields "ko", "kof", "kofo", "kofo-", "kofo-b", "kofo-ba", "kofo-bar",
 	// "ba", "bar", "baz". A prefix query of that length is then one term.
 	AnalyzerValuePrefix = "semcat_value_prefix"
-	// AnalyzerSchemaFieldPrefix does the same for the field names of
-	// AnalyzerSchemaField (not the paths, nor the entries with a type).
+	// AnalyzerSchemaFieldPrefix does the same for each entry of
+	// AnalyzerSchemaField up to its first "." or ":" — so for every field
+	// name and every path's first name — which are all the prefixes without
+	// a dot or colon that a schema entry can start with.
 	AnalyzerSchemaFieldPrefix = "semcat_schema_field_prefix"
 )
 
@@ -88,7 +90,7 @@ func init() {
 		filter    prefixFilter
 	}{
 		AnalyzerValuePrefix:       {TokenizerValue, prefixFilter{}},
-		AnalyzerSchemaFieldPrefix: {TokenizerSchemaField, prefixFilter{skip: isNotFieldName}},
+		AnalyzerSchemaFieldPrefix: {TokenizerSchemaField, prefixFilter{cut: firstName}},
 	}
 	for name, a := range prefixAnalyzers {
 		mustRegister(registry.RegisterAnalyzer(name,

@@ -448,8 +448,9 @@ func TestPrefixAnalyzers(t *testing.T) {
 		// At most MaxPrefixRunes characters, counted in runes.
 		{analyzers.AnalyzerValuePrefix, "ÄÄÄÄÄÄÄÄÄÄÄÄÄÄ", []string{"ää", "äää", "ää" + "ää", "ää" + "äää", "ää" + "ää" + "ää",
 			"ää" + "ää" + "äää", "ää" + "ää" + "ää" + "ää"}},
-		// Field names only: not the paths, not the entries with a type.
-		{analyzers.AnalyzerSchemaFieldPrefix, "Emp.Tel:int", []string{"te", "tel"}},
+		// Each entry up to its first dot or colon.
+		{analyzers.AnalyzerSchemaFieldPrefix, "Emp.Tel:int", []string{"te", "tel", "em", "emp"}},
+		{analyzers.AnalyzerSchemaFieldPrefix, "orders.amount:decimal", []string{"am", "amo", "amou", "amoun", "amount", "or", "ord", "orde", "order", "orders"}},
 		{analyzers.AnalyzerSchemaFieldPrefix, "EmpTel", []string{"em", "emp", "empt", "empte", "emptel"}},
 	}
 	for _, tt := range tests {

@@ -22,30 +22,37 @@ const (
 // of prefix search (DESIGN §4), so that a query "kof*" reads one posting
 // list instead of merging those of every term starting with "kof".
 type prefixFilter struct {
-	// skip, when set, reports terms whose prefixes are not indexed.
-	skip func(term []byte) bool
+	// cut, when set, returns the part of a term whose prefixes are indexed.
+	cut func(term []byte) []byte
 }
 
 func (f prefixFilter) Filter(in analysis.TokenStream) analysis.TokenStream {
 	s := newStream(0, len(in)*4)
 	for _, t := range in {
-		if f.skip != nil && f.skip(t.Term) {
-			continue
+		term := t.Term
+		if f.cut != nil {
+			term = f.cut(term)
 		}
 		n, end := 0, 0
-		for end < len(t.Term) && n < MaxPrefixRunes {
-			_, size := utf8.DecodeRune(t.Term[end:])
+		for end < len(term) && n < MaxPrefixRunes {
+			_, size := utf8.DecodeRune(term[end:])
 			end += size
 			n++
 			if n >= MinPrefixRunes {
-				s.emit(t.Term[:end], t.Start, t.End)
+				s.emit(term[:end], t.Start, t.End)
 			}
 		}
 	}
 	return s.tokens
 }
 
-// isNotFieldName reports a schema entry other than a field's name: a
-// dotted path or an entry with a type. Prefixes of those are rarer in
-// queries and are left to prefix expansion.
-func isNotFieldName(term []byte) bool { return bytes.ContainsAny(term, ".:") }
+// firstName returns a schema entry up to its first "." or ":": the field
+// name it starts with (a dataset's name, for a model's "dataset.field"
+// entries). Prefixes with a dot or colon are rarer in queries and left to
+// prefix expansion, so prefixes of the rest of an entry are not indexed.
+func firstName(term []byte) []byte {
+	if i := bytes.IndexAny(term, ".:"); i >= 0 {
+		return term[:i]
+	}
+	return term
+}

@@ -141,7 +141,7 @@ func (l *metricListing) sorted() []semcat.SchemaMetric {
 		model := &l.models[m.model]
 		out[i] = semcat.SchemaMetric{ModelID: model.id, Model: model.name, Name: names[m.name.start:m.name.end]}
 		if model.metrics != nil {
-			out[i].Definition = json.RawMessage(model.metrics[m.def.start:m.def.end])
+			out[i].Definition = json.RawMessage(model.metrics[m.def.start:m.def.end:m.def.end])
 		}
 	}
 	return out

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"strings"
 	"fmt"
 	"slices"
 	"testing"
@@ -88,6 +89,12 @@ func TestAddStoredMetrics(t *testing.T) {
 		{`[{"Name":"a", "DESCRIPTION":"d"}]`, []storedMetric{{"a", `{"Name":"a","DESCRIPTION":"d"}`}}},
 		{`[{"n\u0061me":"a"}]`, []storedMetric{{"a", `{"n\u0061me":"a"}`}}},
 		{"[{\"name\":\"\xe9\"}]", []storedMetric{{"\ufffd", "{\"name\":\"\xe9\"}"}}},
+
+		// Nesting past the scanner's depth goes to encoding/json, which
+		// accepts this and rejects what is past its own limit.
+		{`[{"name":"a","aiContext":{"x":` + strings.Repeat("[", 150) + strings.Repeat("]", 150) + `}}]`,
+			[]storedMetric{{"a", `{"name":"a","aiContext":{"x":` + strings.Repeat("[", 150) + strings.Repeat("]", 150) + `}}`}}},
+		{`[{"name":"a","aiContext":{"x":` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}}]`, nil},
 
 		// Not an array of metrics.
 		{`{"not":"an array"}`, nil},

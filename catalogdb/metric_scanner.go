@@ -20,7 +20,13 @@ type metricScanner struct {
 	b     []byte
 	i     int
 	space bool // insignificant space seen: the text needs compacting
+	depth int  // nesting of the value being scanned
 }
+
+// maxScanDepth bounds the nesting the scanner follows; deeper text is left
+// to encoding/json, which has its own limit, so that no stored row can
+// exhaust the stack.
+const maxScanDepth = 100
 
 func (s *metricScanner) syntaxError() error {
 	if s.i >= len(s.b) {
@@ -234,6 +240,10 @@ func isValueStart(c byte) bool {
 
 // value consumes any JSON value.
 func (s *metricScanner) value() error {
+	if s.depth++; s.depth > maxScanDepth {
+		return errUnusual
+	}
+	defer func() { s.depth-- }()
 	switch s.peek() {
 	case '"':
 		_, _, err := s.str()

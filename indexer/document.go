@@ -3,7 +3,6 @@ package indexer
 import (
 	"encoding/json"
 	"maps"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -49,24 +48,23 @@ func Document(r *semcat.EntityRecord) (map[string]any, error) {
 	}
 	user, userKeys, userValues := properties(md.User.Properties)
 	// The system property "schema" (a table's columns, a model's dataset
-	// records) is long and unique: its words are searchable (bare words),
-	// but nothing can ask for it whole or through its key, since schema:
-	// searches the schema fields. Indexing it whole and keyed as well cost
-	// four copies of every column list.
-	sysProps, ddl := md.System.Properties, ""
-	if v, ok := sysProps[schemaProperty]; ok {
-		ddl = v
+	// records) is searchable by its words and whole, like any value, but
+	// not through its key: schema: searches the schema fields instead, so
+	// its keyed fields (s.schema, sx.schema) would be two more copies of
+	// every column list that no query can reach.
+	sysProps := md.System.Properties
+	ddl, hasDDL := sysProps[schemaProperty]
+	if hasDDL {
 		sysProps = maps.Clone(sysProps)
 		delete(sysProps, schemaProperty)
 	}
 	system, systemKeys, systemValues := properties(sysProps)
+	if hasDDL {
+		systemKeys = append(systemKeys, schemaProperty)
+		systemValues = append(systemValues, ddl)
+	}
 	userValues = append(userValues, md.User.Tags...)
 	systemValues = append(systemValues, md.System.Tags...)
-	systemTokens := systemValues
-	if ddl != "" {
-		systemKeys = append(systemKeys, schemaProperty)
-		systemTokens = append(slices.Clip(systemValues), ddl)
-	}
 	tagsExact := append(append([]string{}, md.User.Tags...), md.System.Tags...)
 
 	doc := map[string]any{
@@ -78,11 +76,11 @@ func Document(r *semcat.EntityRecord) (map[string]any, error) {
 		q.FieldName:                       r.Name,
 		q.FieldNameExact:                  r.Name,
 		q.FieldIdentifier:                 r.Identifier(),
-		q.FieldSortKey:                    q.SortKey(r.Name, r.Identifier()),
+		q.FieldSortKey:                    q.SortKey(r.Name, r.Identifier(), string(r.Kind)),
 		q.FieldCreated:                    r.Audit.CreateTime,
 		q.FieldUserValues:                 userValues,
 		q.FieldUserExact:                  userValues,
-		q.FieldSystemValues:               systemTokens,
+		q.FieldSystemValues:               systemValues,
 		q.FieldSystemExact:                systemValues,
 		q.FieldUserKeys:                   userKeys,
 		q.FieldSystemKeys:                 systemKeys,

@@ -59,6 +59,9 @@ type Indexer struct {
 	cursor     catalogdb.OutboxCursor
 	lastReport time.Time
 
+	// building is held by whoever builds a new generation while the index
+	// serves, so that two rebuilds never overlap.
+	building sync.Mutex
 	// rebuild is the progress of the latest build of a generation;
 	// rebuilt counts its documents.
 	rebuildMu sync.Mutex
@@ -221,7 +224,8 @@ func (x *Indexer) buildGeneration(ctx context.Context) (bleve.Index, checkpoint,
 	// chunk to a worker that applies it as one Bleve batch while the next
 	// chunk is read. (One worker: with a worker per core the 10k rebuild
 	// was slower, since safe batches wait for Bleve's single persister, and
-	// peak memory doubled.) The checkpoint is written after every chunk.
+	// peak memory doubled.) The checkpoint is written once every chunk has
+	// landed; a generation is published only when complete.
 	g, gctx := errgroup.WithContext(ctx)
 	chunks := make(chan []*semcat.EntityRecord, 1)
 	var n atomic.Int64
@@ -395,6 +399,13 @@ func (x *Indexer) heartbeat(ctx context.Context) error {
 	if !x.cursor.Less(watermark) {
 		return nil
 	}
+	// Not while a rebuild runs: it holds building and, to swap, waits for
+	// the loop this heartbeat runs in. Its index will be current; check
+	// again at the next heartbeat.
+	if !x.building.TryLock() {
+		return nil
+	}
+	defer x.building.Unlock()
 	x.logger.Warn("indexer: the outbox was pruned past this index; rebuilding", "cursor", x.cursor.String(), "watermark", watermark.String())
 	idx, cp, err := x.build(ctx)
 	if err != nil {
@@ -492,6 +503,10 @@ func (x *Indexer) recover(ctx context.Context, cause error) {
 // serving the current one, catches it up with the outbox and swaps it in
 // atomically.
 func (x *Indexer) Rebuild(ctx context.Context) error {
+	if !x.building.TryLock() {
+		return semcat.Errorf(semcat.ECONFLICT, "a rebuild of the search index is already running")
+	}
+	defer x.building.Unlock()
 	idx, cp, gen, err := x.buildGeneration(ctx)
 	if err != nil {
 		return err

@@ -239,4 +239,30 @@ func TestCursorPaging(t *testing.T) {
 			t.Errorf("sort %q: pages differ from one page (-want +got):\n%s", sortBy, diff)
 		}
 	}
+
+	// A table and a semantic model of one schema may share a name, and so
+	// an identifier: paging one hit at a time still visits both.
+	checker(t)(s.CreateSemanticModel(ctx, ns, model("tb", "tb")))
+	catchUp(t, x)
+	for _, sortBy := range []string{"relevance", "name", "-name", "created"} {
+		req := semcat.SearchRequest{Metalake: "m", Query: "tb", Types: []string{"table", "semantic_model"}, Sort: sortBy, Limit: 1}
+		seen := map[string]int{}
+		for range 10 {
+			page, err := svc.Search(ctx, req)
+			if err != nil {
+				t.Fatalf("sort %q: %v", sortBy, err)
+			}
+			for _, h := range page.Results {
+				seen[h.Entity.Type+" "+strings.Join(h.Entity.Namespace, ".")+"."+h.Entity.Name]++
+			}
+			if page.Cursor == "" {
+				break
+			}
+			req.Cursor = page.Cursor
+		}
+		want := map[string]int{"table m.rel.s.tb": 1, "table m.rel.a.tb": 1, "semantic_model m.rel.s.tb": 1}
+		if diff := cmp.Diff(want, seen); diff != "" {
+			t.Errorf("sort %q, equal identifiers: pages (-want +got):\n%s", sortBy, diff)
+		}
+	}
 }

@@ -22,7 +22,7 @@ import (
 var facetFields = map[string]string{"type": q.FieldType, "catalog": q.FieldCatalog, "schema": q.FieldSchema, "tags": q.FieldTags}
 
 // sortOrders gives each sort a total order: the sort key ends in the
-// identifier, unique in a metalake.
+// identifier and the type, which together are unique in a metalake.
 var sortOrders = map[string][]string{
 	"relevance": {"-_score", q.FieldSortKey},
 	"name":      {q.FieldSortKey},
@@ -240,9 +240,9 @@ func matches(leaves []q.Leaf, st *stored, values, fields func(string) []string) 
 			}
 		}
 	}
-	tagMatches := func(tags []string, is func(string) bool) {
+	tagMatches := func(tags []string, is func(string) bool, exact bool) {
 		for _, t := range tags {
-			if is(strings.ToLower(t)) || anyOf(values(t), is) {
+			if exact && is(whole(t)) || !exact && anyOf(values(t), is) {
 				add("tags", t)
 			}
 		}
@@ -263,18 +263,18 @@ func matches(leaves []q.Leaf, st *stored, values, fields func(string) []string) 
 			}
 		case field == q.FieldUserValues:
 			propMatches(user.Properties, "", is, false)
-			tagMatches(user.Tags, is)
+			tagMatches(user.Tags, is, false)
 		case field == q.FieldUserExact:
 			propMatches(user.Properties, "", is, true)
-			tagMatches(user.Tags, is)
+			tagMatches(user.Tags, is, true)
 		case field == q.FieldSystemValues:
 			propMatches(sys.Properties, "", is, false)
-			tagMatches(sys.Tags, is)
+			tagMatches(sys.Tags, is, false)
 		case field == q.FieldSystemExact:
 			propMatches(sys.Properties, "", is, true)
-			tagMatches(sys.Tags, is)
+			tagMatches(sys.Tags, is, true)
 		case field == q.FieldTagsExact:
-			tagMatches(append(append([]string{}, user.Tags...), sys.Tags...), is)
+			tagMatches(append(append([]string{}, user.Tags...), sys.Tags...), is, true)
 		case field == q.FieldUserKeys:
 			keyMatches(user.Properties, is)
 		case field == q.FieldSystemKeys:

@@ -38,7 +38,7 @@ const (
 	// FieldIdentifier is the dotted full identifier from the metalake down
 	// ("m.c.s.t"; a metric "m.c.s.model.metric"). keyword.
 	FieldIdentifier = "identifier"
-	// FieldSortKey is the name, a zero byte and the identifier (SortKey):
+	// FieldSortKey is the name, identifier and type (SortKey):
 	// keyword with doc values, the one field every sort reads, so that the
 	// order "name, then identifier" costs one doc value per hit, not two.
 	// (Sorting read doc values for every hit and was half a search's CPU.)
@@ -93,8 +93,12 @@ const (
 )
 
 // SortKey is FieldSortKey's value for an entity: names hold no zero byte,
-// so the byte order of keys is the order by name, then identifier.
-func SortKey(name, identifier string) string { return name + "\x00" + identifier }
+// so the byte order of keys is the order by name, then identifier, then
+// type — the last because a table and a semantic model of one schema may
+// share a name and so an identifier, and cursors need a total order.
+func SortKey(name, identifier, typ string) string {
+	return name + "\x00" + identifier + "\x00" + typ
+}
 
 // PrefixFields maps each field that has a prefix field to it.
 var PrefixFields = map[string]string{

@@ -40,7 +40,10 @@ type importLine struct {
 type importOp struct {
 	line int
 	typ  string
-	run  func(ctx context.Context, c *apiclient.Client) error
+	// run creates the entity and attaches its tags; with skipExisting an
+	// entity that exists already is not an error (existed), and still gets
+	// its tags, so that a rerun completes what a failed run left undone.
+	run func(ctx context.Context, c *apiclient.Client, skipExisting bool) (existed bool, err error)
 }
 
 // importStats count what an import did.
@@ -156,12 +159,12 @@ func importEntities(ctx context.Context, c *apiclient.Client, in io.Reader, work
 	for range workers {
 		workersDone.Go(func() {
 			for op := range ops {
-				err := op.run(ctx, c)
+				existed, err := op.run(ctx, c, skipExisting)
 				switch {
+				case err == nil && existed:
+					skipped.Add(1)
 				case err == nil:
 					created.Add(1)
-				case skipExisting && errors.Is(err, apiclient.ErrAlreadyExists):
-					skipped.Add(1)
 				case ctx.Err() == nil:
 					cancel(fmt.Errorf("line %d: %s", op.line, errorMessage(err)))
 				}
@@ -291,16 +294,20 @@ func parseImportLine(lineNo int, raw []byte) (importOp, error) {
 		return fail("entity: %v", err)
 	}
 	tags := l.Tags
-	op.run = func(ctx context.Context, c *apiclient.Client) error {
+	op.run = func(ctx context.Context, c *apiclient.Client, skipExisting bool) (bool, error) {
 		name, err := create(ctx, c)
-		if err != nil || len(tags) == 0 {
-			return err
+		existed := skipExisting && errors.Is(err, apiclient.ErrAlreadyExists)
+		if err != nil && !existed {
+			return false, err
+		}
+		if len(tags) == 0 {
+			return existed, nil
 		}
 		// The object's full name is its identifier below the metalake.
 		full := strings.Join(append(nonEmpty(ns.Catalog, ns.Schema), name), ".")
 		obj := semcat.ObjectRef{Type: semcat.EntityKind(l.Type), FullName: full}
 		_, _, err = c.AssociateTags(ctx, ns.Metalake, obj, semcat.TagAssociation{TagsToAdd: tags})
-		return err
+		return existed, err
 	}
 	return op, nil
 }

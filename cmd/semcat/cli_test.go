@@ -437,10 +437,16 @@ func TestImport(t *testing.T) {
 	if code != exitError || !strings.Contains(errOut, "line 1:") || !strings.Contains(errOut, "lake") {
 		t.Errorf("second import without --skip-existing: exit %d, %q", code, errOut)
 	}
+	// A rerun with --skip-existing completes what is missing: a tag taken
+	// off an existing table is attached again.
+	rest.ok("POST", "/api/metalakes/lake/objects/table/wh.sales.orders/tags", `{"tagsToRemove":["pii"]}`)
 	out = mustCLI(t, env, "import", "--skip-existing", "--json", file)
 	var stats importStats
 	if err := json.Unmarshal([]byte(out), &stats); err != nil || stats.Created != 0 || stats.Skipped != 17 {
 		t.Errorf("import --skip-existing --json: %q (%v)", out, err)
+	}
+	if tags := okBody(rest.ok("GET", "/api/metalakes/lake/objects/table/wh.sales.orders/tags", "")); fmt.Sprint(tags["names"]) != "[pii]" {
+		t.Errorf("tags of orders after the rerun: %v", tags)
 	}
 
 	// A bad line stops the import there, naming the line.

@@ -1,0 +1,88 @@
+package indexer
+
+import (
+	"context"
+	"testing"
+
+	"github.com/blevesearch/bleve/v2/registry"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/semcat/semcat"
+	"github.com/semcat/semcat/analyzers"
+	q "github.com/semcat/semcat/query"
+)
+
+// TestMatches explains hits from the compiled query's terms and the stored
+// metadata: only what the entity holds, for exact fields only whole values
+// and tags, and nothing for negated terms.
+func TestMatches(t *testing.T) {
+	cache := registry.NewCache()
+	analyzer := func(name string) func(string) []string {
+		a, err := cache.AnalyzerNamed(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tokensOf(a)
+	}
+	values, fields := analyzer(analyzers.AnalyzerValue), analyzer(analyzers.AnalyzerSchemaField)
+	st := &stored{
+		Entity: semcat.SearchEntity{Type: "table", Namespace: []string{"m", "c", "s"}, Name: "Employees"},
+		Metadata: semcat.Metadata{
+			User: semcat.MetadataPart{Properties: map[string]string{"owner": "Foo Bar", "Codename": "x-ray"}, Tags: []string{"tango", "x-tag"}},
+			System: semcat.MetadataPart{Properties: map[string]string{"entity-name": "Employees", "schema": "EmpTel integer"},
+				Tags: []string{}},
+		},
+		Fields: []string{"EmpName:string", "EmpContact:struct", "EmpContact.EmpTel:integer"},
+	}
+	tests := []struct {
+		query string
+		want  []semcat.Match
+	}{
+		{"tags:ta*", []semcat.Match{{Key: "tags", Value: "tango"}}},
+		{"tags:tag foo", []semcat.Match{{Key: "owner", Value: "Foo Bar"}}},
+		{"tango", []semcat.Match{{Key: "tags", Value: "tango"}}},
+		{`"foo bar"`, []semcat.Match{{Key: "owner", Value: "Foo Bar"}}},
+		{"x", []semcat.Match{{Key: "Codename", Value: "x-ray"}, {Key: "tags", Value: "x-tag"}}},
+		{`"x"`, nil},
+		{"codename:ray", []semcat.Match{{Key: "Codename", Value: "x-ray"}}},
+		{"schema:EmpTel", []semcat.Match{{Key: "schema", Value: "EmpContact.EmpTel"}}},
+		{"schema:EmpC*", []semcat.Match{{Key: "schema", Value: "EmpContact"}, {Key: "schema", Value: "EmpContact.EmpTel"}}},
+		{"employees", []semcat.Match{{Key: "name", Value: "Employees"}, {Key: "entity-name", Value: "Employees"}}},
+		{"foo -tags:tango", []semcat.Match{{Key: "owner", Value: "Foo Bar"}}},
+		{"nothing", nil},
+	}
+	for _, tt := range tests {
+		parsed, err := q.Parse(tt.query)
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", tt.query, err)
+		}
+		compiled, err := q.Compile(parsed, q.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := matches(q.Leaves(compiled), st, values, fields)
+		if diff := cmp.Diff(tt.want, got, cmpMatchSet); diff != "" {
+			t.Errorf("matches of %q (-want +got):\n%s", tt.query, diff)
+		}
+	}
+}
+
+// cmpMatchSet compares matches as sets.
+var cmpMatchSet = cmp.Transformer("set", func(ms []semcat.Match) map[semcat.Match]bool {
+	out := map[semcat.Match]bool{}
+	for _, m := range ms {
+		out[m] = true
+	}
+	return out
+})
+
+// TestRebuildRefusesOverlap: a rebuild asked for while another runs is
+// refused as a conflict, before it touches anything.
+func TestRebuildRefusesOverlap(t *testing.T) {
+	var x Indexer
+	x.building.Lock()
+	defer x.building.Unlock()
+	if err := x.Rebuild(context.Background()); semcat.ErrorCode(err) != semcat.ECONFLICT {
+		t.Errorf("Rebuild during a rebuild: %v, want a conflict", err)
+	}
+}
