@@ -31,8 +31,6 @@ import (
 	"github.com/semcat/semcat/api/apitest"
 	"github.com/semcat/semcat/catalogdb"
 	"github.com/semcat/semcat/catalogdb/pgtest"
-	"github.com/semcat/semcat/indexer"
-	"github.com/semcat/semcat/internal/authz"
 )
 
 // The tests in this file hold api/openapi.yaml to the server: every route
@@ -908,45 +906,8 @@ func (k *conformance) conforms(op *docOperation, what string, status int, hdr ht
 // admin "admin". It returns the client and the database URL.
 func newConformanceServer(t *testing.T) (*apitest.Client, string) {
 	t.Helper()
-	ctx := context.Background()
-	quiet := slog.New(slog.DiscardHandler)
 	url := pgtest.NewDatabase(t)
-	s, err := catalogdb.Open(ctx, url, quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
-	x, err := indexer.Open(ctx, indexer.Options{Dir: t.TempDir(), Store: s, Consumer: "openapi-test", Logger: quiet, Wake: s.Commits()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { x.Close(context.Background()) })
-	runCtx, stop := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		x.Run(runCtx)
-	}()
-	t.Cleanup(func() { stop(); <-done })
-
-	authenticate, err := api.NewAuthenticator(api.AuthConfig{Mode: api.AuthSimple})
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc := authz.New(s, s, []string{"admin"}, quiet)
-	return apitest.NewServerWithConfig(t, api.Services{
-		Metalakes: svc, Catalogs: svc, Schemas: svc, Tables: svc, Models: svc, Tags: svc, Metrics: svc, Access: svc,
-		Metadata: svc, Search: &indexer.Service{Indexer: x, Store: s, Authorization: true},
-	}, api.Config{
-		Logger:          quiet,
-		MaxBodyBytes:    64 << 10,
-		Ready:           s.Ping,
-		Version:         "1.2.3",
-		Authenticate:    authenticate,
-		Reindex:         x.Rebuild,
-		ReindexProgress: x.RebuildProgress,
-		IsAdmin:         func(user string) bool { return user == "admin" },
-	}), url
+	return apitest.NewStackServer(t, url, api.Config{MaxBodyBytes: 64 << 10, Version: "1.2.3"}), url
 }
 
 func TestOpenAPIValidatesResponses(t *testing.T) {

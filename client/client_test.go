@@ -23,8 +23,6 @@ import (
 	"github.com/semcat/semcat/catalogdb"
 	"github.com/semcat/semcat/catalogdb/pgtest"
 	"github.com/semcat/semcat/client"
-	"github.com/semcat/semcat/indexer"
-	"github.com/semcat/semcat/internal/authz"
 	"github.com/semcat/semcat/internal/demo"
 )
 
@@ -132,42 +130,7 @@ type server struct {
 
 func newServer(t *testing.T) *server {
 	t.Helper()
-	ctx := context.Background()
-	quiet := slog.New(slog.DiscardHandler)
-	s, err := catalogdb.Open(ctx, pgtest.NewDatabase(t), quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
-	x, err := indexer.Open(ctx, indexer.Options{Dir: t.TempDir(), Store: s, Consumer: "client-test", Logger: quiet, Wake: s.Commits()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { x.Close(context.Background()) })
-	runCtx, stop := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		x.Run(runCtx)
-	}()
-	t.Cleanup(func() { stop(); <-done })
-	authenticate, err := api.NewAuthenticator(api.AuthConfig{Mode: api.AuthSimple})
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc := authz.New(s, s, []string{"admin"}, quiet)
-	c := apitest.NewServerWithConfig(t, api.Services{
-		Metalakes: svc, Catalogs: svc, Schemas: svc, Tables: svc, Models: svc, Tags: svc, Metrics: svc, Access: svc,
-		Metadata: svc, Search: &indexer.Service{Indexer: x, Store: s, Authorization: true},
-	}, api.Config{
-		Logger:          quiet,
-		Ready:           s.Ping,
-		Version:         "1.2.3",
-		Authenticate:    authenticate,
-		Reindex:         x.Rebuild,
-		ReindexProgress: x.RebuildProgress,
-		IsAdmin:         func(user string) bool { return user == "admin" },
-	})
+	c := apitest.NewStackServer(t, pgtest.NewDatabase(t), api.Config{Version: "1.2.3"})
 	return &server{url: c.URL, admin: newClient(t, c.URL, client.WithUser("admin"))}
 }
 
