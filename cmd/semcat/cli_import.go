@@ -304,7 +304,7 @@ func parseImportLine(lineNo int, raw []byte) (importOp, error) {
 			return existed, nil
 		}
 		// The object's full name is its identifier below the metalake.
-		full := strings.Join(append(nonEmpty(ns.Catalog, ns.Schema), name), ".")
+		full := strings.Join(append(ns.Path()[1:], name), ".")
 		obj := semcat.ObjectRef{Type: semcat.EntityKind(l.Type), FullName: full}
 		_, _, err = c.AssociateTags(ctx, ns.Metalake, obj, semcat.TagAssociation{TagsToAdd: tags})
 		return existed, err
@@ -324,15 +324,4 @@ func strictDecode(raw []byte, v any) error {
 		return errors.New("unexpected data after the JSON value")
 	}
 	return nil
-}
-
-// nonEmpty returns the non-empty strings of ss.
-func nonEmpty(ss ...string) []string {
-	var out []string
-	for _, s := range ss {
-		if s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
 }
