@@ -50,6 +50,7 @@ type Indexer struct {
 	logger   *slog.Logger
 	disk     store
 	h        handle
+	columns  columnCache // the sort and facet values of the index's segments
 	prog     *progress
 	database string
 

@@ -87,35 +87,35 @@ func (x *Indexer) search(ctx context.Context, req semcat.SearchRequest, visible 
 	if !ok {
 		return nil, semcat.Errorf(semcat.EINVALID, "sort: unknown sort '%s' (want relevance, name, -name, created or -created)", req.Sort)
 	}
-	sr := bleve.NewSearchRequestOptions(top, req.Limit, req.Offset, false)
-	sr.SortBy(order)
-	sr.Fields = []string{fieldStored}
+	creq := collectRequest{query: top, order: order, limit: req.Limit, offset: req.Offset}
 	if req.Cursor != "" {
 		cs, err := decodeCursorToken(req.Cursor)
 		if err != nil || cs.Sort != sortName || cs.Query != req.Query || len(cs.After) != len(order) {
 			return nil, semcat.Errorf(semcat.EINVALID, "cursor: not a cursor of this search (it must come from the previous page of the same query and sort)")
 		}
-		sr.From = 0
-		sr.SearchAfter = cs.After
+		creq.offset = 0
+		creq.after = cs.After
 	}
 	facetSize := req.FacetSize
 	if facetSize <= 0 {
 		facetSize = 10
 	}
 	for _, f := range req.Facets {
-		field, ok := facetFields[f]
-		if !ok {
+		if _, ok := facetFields[f]; !ok {
 			return nil, semcat.Errorf(semcat.EINVALID, "facets: unknown facet '%s' (want type, catalog, schema or tags)", f)
 		}
-		sr.AddFacet(f, bleve.NewFacetRequest(field, facetSize))
+		if creq.facets == nil {
+			creq.facets = map[string]int{}
+		}
+		creq.facets[f] = facetSize
 	}
 
 	position := x.Position()
-	var res *bleve.SearchResult
+	var res *collected
 	var valueAnalyzer, fieldAnalyzer func(string) []string
 	err = x.h.read(func(idx bleve.Index) error {
 		var err error
-		res, err = idx.SearchInContext(ctx, sr)
+		res, err = x.collect(ctx, idx, creq)
 		if err != nil {
 			return err
 		}
@@ -128,40 +128,37 @@ func (x *Indexer) search(ctx context.Context, req semcat.SearchRequest, visible 
 		return nil, fmt.Errorf("search: %w", err)
 	}
 	leaves := q.Leaves(text)
-	out := &semcat.SearchResult{Total: res.Total, Position: position, Results: make([]semcat.SearchHit, 0, len(res.Hits))}
-	for _, h := range res.Hits {
-		raw, _ := h.Fields[fieldStored].(string)
+	out := &semcat.SearchResult{Total: res.total, Position: position, Results: make([]semcat.SearchHit, 0, len(res.hits))}
+	for _, h := range res.hits {
 		var st stored
-		if err := json.Unmarshal([]byte(raw), &st); err != nil {
-			return nil, fmt.Errorf("search: document %s: %w", h.ID, err)
+		if err := json.Unmarshal([]byte(h.stored), &st); err != nil {
+			return nil, fmt.Errorf("search: document %s: %w", h.id, err)
 		}
-		out.Results = append(out.Results, semcat.SearchHit{Entity: st.Entity, Score: h.Score, Metadata: st.Metadata,
+		out.Results = append(out.Results, semcat.SearchHit{Entity: st.Entity, Score: h.score, Metadata: st.Metadata,
 			Matches: matches(leaves, &st, valueAnalyzer, fieldAnalyzer)})
 	}
 	if len(req.Facets) > 0 {
 		out.Facets = map[string][]semcat.FacetValue{}
-		for name, fr := range res.Facets {
+		for name, counts := range res.facets {
 			values := []semcat.FacetValue{}
-			if fr.Terms != nil {
-				for _, t := range fr.Terms.Terms() {
-					values = append(values, semcat.FacetValue{Value: t.Term, Count: t.Count})
-				}
+			for _, c := range counts {
+				values = append(values, semcat.FacetValue{Value: c.term, Count: c.count})
 			}
 			out.Facets[name] = values
 		}
 	}
-	pageEnd := uint64(req.Offset + len(res.Hits))
+	pageEnd := uint64(req.Offset + len(res.hits))
 	if req.Cursor != "" {
 		pageEnd = 0 // unknown depth: decide by a full page
 	}
-	if len(res.Hits) == req.Limit && req.Limit > 0 && (req.Cursor != "" || pageEnd < res.Total) {
-		last := res.Hits[len(res.Hits)-1]
-		after := append([]string(nil), last.Sort...)
+	if len(res.hits) == req.Limit && req.Limit > 0 && (req.Cursor != "" || pageEnd < res.total) {
+		last := res.hits[len(res.hits)-1]
+		after := append([]string(nil), last.sort...)
 		for i, o := range order {
 			// Bleve reports a score sort's value as the placeholder
 			// "_score"; SearchAfter needs the score itself.
 			if strings.TrimPrefix(o, "-") == "_score" {
-				after[i] = strconv.FormatFloat(last.Score, 'g', -1, 64)
+				after[i] = strconv.FormatFloat(last.score, 'g', -1, 64)
 			}
 		}
 		out.Cursor = encodeCursorToken(cursorState{After: after, Sort: sortName, Query: req.Query})

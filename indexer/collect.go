@@ -1,0 +1,266 @@
+package indexer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/collector"
+	bq "github.com/blevesearch/bleve/v2/search/query"
+	index "github.com/blevesearch/bleve_index_api"
+
+	q "github.com/semcat/semcat/query"
+)
+
+// A search runs Bleve's searcher and top-N collector itself, over one
+// index snapshot, instead of through bleve.Index.Search: so that the sort
+// key and the facets come from that snapshot's columns (columns.go), not
+// from doc values decoded per search.
+
+// collectRequest is one search over the index.
+type collectRequest struct {
+	query  bq.Query
+	order  []string // sortOrders entry
+	after  []string // sort values to start after (a cursor), or nil
+	limit  int
+	offset int
+	facets map[string]int // facet name → how many terms
+}
+
+// collected is a search's answer.
+type collected struct {
+	total  uint64
+	hits   []collectedHit
+	facets map[string][]facetCount
+}
+
+type collectedHit struct {
+	id     string
+	score  float64
+	sort   []string
+	stored string // the fieldStored payload
+}
+
+type facetCount struct {
+	term  string
+	count int
+}
+
+// collect runs req over the current snapshot of idx.
+func (x *Indexer) collect(ctx context.Context, idx bleve.Index, req collectRequest) (*collected, error) {
+	adv, err := idx.Advanced()
+	if err != nil {
+		return nil, err
+	}
+	reader, err := adv.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer reader.Close()
+	snap, ok := reader.(*scorch.IndexSnapshot)
+	if !ok {
+		return nil, fmt.Errorf("index reader %T is not a scorch snapshot", reader)
+	}
+	cols, err := x.columns.forSnapshot(adv, snap)
+	if err != nil {
+		return nil, err
+	}
+
+	order := search.ParseSortOrderStrings(req.order)
+	for i, o := range order {
+		if f, ok := o.(*search.SortField); ok && f.Field == q.FieldSortKey {
+			order[i] = &sortKeySort{cols: cols, desc: f.Desc}
+		}
+	}
+	var coll *collector.TopNCollector
+	if req.after != nil {
+		coll = collector.NewTopNCollectorAfter(req.limit, order, req.after)
+	} else {
+		coll = collector.NewTopNCollector(req.limit, req.offset, order)
+	}
+
+	s, err := req.query.Searcher(ctx, reader, idx.Mapping(), search.SearcherOptions{})
+	if err != nil {
+		return nil, err
+	}
+	var counter *facetCounter
+	if len(req.facets) > 0 {
+		var fields []string
+		for name := range req.facets {
+			field, ok := facetFields[name]
+			if !ok {
+				return nil, errors.New("unknown facet " + name)
+			}
+			fields = append(fields, field)
+		}
+		counter = newFacetCounter(s, cols, fields)
+		s = counter
+	}
+	err = coll.Collect(ctx, s, reader)
+	if cerr := s.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+
+	out := &collected{total: coll.Total()}
+	for _, d := range coll.Results() {
+		doc, err := reader.Document(d.ID)
+		if err != nil {
+			return nil, err
+		}
+		if doc == nil {
+			return nil, fmt.Errorf("document %s vanished from its snapshot", d.ID)
+		}
+		h := collectedHit{id: d.ID, score: d.Score, sort: d.Sort}
+		doc.VisitFields(func(f index.Field) {
+			if f.Name() == fieldStored {
+				h.stored = string(f.Value())
+			}
+		})
+		out.hits = append(out.hits, h)
+	}
+	if counter != nil {
+		out.facets = map[string][]facetCount{}
+		for name, size := range req.facets {
+			out.facets[name] = counter.top(facetFields[name], size)
+		}
+	}
+	return out, nil
+}
+
+// sortKeySort is a Bleve sort by FieldSortKey that reads the key from the
+// columns.
+type sortKeySort struct {
+	cols *snapshotColumns
+	desc bool
+}
+
+func (s *sortKeySort) UpdateVisitor(string, []byte) {}
+
+func (s *sortKeySort) Value(d *search.DocumentMatch) string {
+	c, n := s.cols.locate(d.IndexInternalID)
+	return c.sortKey(n)
+}
+
+func (s *sortKeySort) DecodeValue(v string) string { return v }
+func (s *sortKeySort) Descending() bool            { return s.desc }
+func (s *sortKeySort) RequiresDocID() bool         { return false }
+func (s *sortKeySort) RequiresScoring() bool       { return false }
+func (s *sortKeySort) RequiresFields() []string    { return nil }
+func (s *sortKeySort) Reverse()                    { s.desc = !s.desc }
+
+func (s *sortKeySort) Copy() search.SearchSort {
+	c := *s
+	return &c
+}
+
+// facetCounter is a searcher that counts the facet terms of every hit its
+// child returns: the collector takes every hit from it, so it sees the
+// same hits as the total. Hits come in document order, so the segment of
+// the last hit is tried first.
+type facetCounter struct {
+	search.Searcher
+	cols   *snapshotColumns
+	want   []int     // the columnFacets entries counted
+	counts [][][]int // segment → facet (columnFacets) → term number → hits
+	seg    int
+}
+
+func newFacetCounter(s search.Searcher, cols *snapshotColumns, fields []string) *facetCounter {
+	f := &facetCounter{Searcher: s, cols: cols, counts: make([][][]int, len(cols.segs))}
+	for i, name := range columnFacets {
+		if slices.Contains(fields, name) {
+			f.want = append(f.want, i)
+		}
+	}
+	return f
+}
+
+func (f *facetCounter) Next(ctx *search.SearchContext) (*search.DocumentMatch, error) {
+	d, err := f.Searcher.Next(ctx)
+	if d != nil {
+		f.count(d.IndexInternalID)
+	}
+	return d, err
+}
+
+func (f *facetCounter) Advance(ctx *search.SearchContext, id index.IndexInternalID) (*search.DocumentMatch, error) {
+	d, err := f.Searcher.Advance(ctx, id)
+	if d != nil {
+		f.count(d.IndexInternalID)
+	}
+	return d, err
+}
+
+func (f *facetCounter) count(id index.IndexInternalID) {
+	num := id.Value()
+	offs := f.cols.offsets
+	if num < offs[f.seg] || f.seg+1 < len(offs) && num >= offs[f.seg+1] {
+		f.seg = sort.Search(len(offs), func(i int) bool { return offs[i] > num }) - 1
+	}
+	c, local := f.cols.segs[f.seg], num-offs[f.seg]
+	counts := f.counts[f.seg]
+	if counts == nil {
+		counts = make([][]int, len(c.facets))
+		for _, i := range f.want {
+			counts[i] = make([]int, len(c.facets[i].terms))
+		}
+		f.counts[f.seg] = counts
+	}
+	for _, i := range f.want {
+		fc := &c.facets[i]
+		start := uint32(0)
+		if local > 0 {
+			start = fc.ends[local-1]
+		}
+		for _, ord := range fc.ords[start:fc.ends[local]] {
+			counts[i][ord]++
+		}
+	}
+}
+
+// top returns field's most frequent terms over the hits, most frequent
+// first and equal counts by term (Bleve's facet order).
+func (f *facetCounter) top(field string, size int) []facetCount {
+	fi := -1
+	for i, name := range columnFacets {
+		if name == field {
+			fi = i
+		}
+	}
+	if fi < 0 {
+		return nil
+	}
+	byTerm := map[string]int{}
+	for s, counts := range f.counts {
+		if counts == nil {
+			continue
+		}
+		for ord, n := range counts[fi] {
+			if n > 0 {
+				byTerm[f.cols.segs[s].facets[fi].terms[ord]] += n
+			}
+		}
+	}
+	out := make([]facetCount, 0, len(byTerm))
+	for t, n := range byTerm {
+		out = append(out, facetCount{term: t, count: n})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].count != out[j].count {
+			return out[i].count > out[j].count
+		}
+		return out[i].term < out[j].term
+	})
+	if len(out) > size {
+		out = out[:size]
+	}
+	return out
+}

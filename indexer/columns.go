@@ -1,0 +1,185 @@
+package indexer
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+	"unsafe"
+
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	index "github.com/blevesearch/bleve_index_api"
+	segment "github.com/blevesearch/scorch_segment_api/v2"
+
+	q "github.com/semcat/semcat/query"
+)
+
+// Columns: the values every search sorts and facets by, decoded once per
+// index segment and kept in memory.
+//
+// Bleve reads a hit's sort and facet values from doc values, which it keeps
+// in snappy-compressed chunks of 1,024 documents and decodes per search. A
+// search with a few thousand hits spread over a 1M-document index decoded
+// nearly every chunk of the sort key — half of a search's CPU, and most of
+// a key:value or tag search's. Segments never change once written (a merge
+// writes a new one), so their decoded values can be kept: a search then
+// reads a hit's sort key and facet terms by array index.
+
+// columnFacets are the facet fields with columns, in facetColumn order.
+var columnFacets = []string{q.FieldType, q.FieldCatalog, q.FieldSchema, q.FieldTags}
+
+// segColumns holds one segment's columns, indexed by local document number.
+type segColumns struct {
+	// keys holds every document's sort key back to back; document n's is
+	// keys[keyEnds[n-1]:keyEnds[n]] (from 0 for n = 0).
+	keys    []byte
+	keyEnds []uint32
+	facets  []facetColumn // one per columnFacets entry
+}
+
+// facetColumn is one facet field of a segment: its distinct terms, and
+// each document's term numbers, ords[ends[n-1]:ends[n]].
+type facetColumn struct {
+	terms []string
+	ends  []uint32
+	ords  []uint32
+}
+
+// sortKey returns document n's sort key. The string shares the column's
+// memory, which is never written after it is built.
+func (c *segColumns) sortKey(n uint64) string {
+	start := uint32(0)
+	if n > 0 {
+		start = c.keyEnds[n-1]
+	}
+	end := c.keyEnds[n]
+	if end == start {
+		return ""
+	}
+	return unsafe.String(&c.keys[start], end-start)
+}
+
+// buildSegColumns decodes a segment's columns, one pass over its doc values.
+func buildSegColumns(seg segment.Segment) (*segColumns, error) {
+	dv, ok := seg.(segment.DocValueVisitable)
+	if !ok {
+		return nil, fmt.Errorf("index segment %T has no doc values", seg)
+	}
+	n := seg.Count()
+	c := &segColumns{keyEnds: make([]uint32, n), facets: make([]facetColumn, len(columnFacets))}
+	termOrd := make([]map[string]uint32, len(columnFacets))
+	for i := range c.facets {
+		c.facets[i].ends = make([]uint32, n)
+		termOrd[i] = map[string]uint32{}
+	}
+	fields := append([]string{q.FieldSortKey}, columnFacets...)
+	var state segment.DocVisitState
+	var err error
+	for doc := uint64(0); doc < n; doc++ {
+		state, err = dv.VisitDocValues(doc, fields, func(field string, term []byte) {
+			if field == q.FieldSortKey {
+				c.keys = append(c.keys, term...)
+				return
+			}
+			for i, f := range columnFacets {
+				if f != field {
+					continue
+				}
+				fc := &c.facets[i]
+				ord, seen := termOrd[i][string(term)]
+				if !seen {
+					ord = uint32(len(fc.terms))
+					fc.terms = append(fc.terms, string(term))
+					termOrd[i][fc.terms[ord]] = ord
+				}
+				fc.ords = append(fc.ords, ord)
+			}
+		}, state)
+		if err != nil {
+			return nil, fmt.Errorf("reading doc values of document %d: %w", doc, err)
+		}
+		if len(c.keys) > int(^uint32(0)) {
+			return nil, fmt.Errorf("index segment too large for sort columns (%d bytes of keys)", len(c.keys))
+		}
+		c.keyEnds[doc] = uint32(len(c.keys))
+		for i := range c.facets {
+			c.facets[i].ends[doc] = uint32(len(c.facets[i].ords))
+		}
+	}
+	return c, nil
+}
+
+// columnCache keeps the columns of the segments of the open index, keyed
+// by the index and the segment's id (unique and immutable within an index).
+type columnCache struct {
+	mu   sync.Mutex
+	segs map[segKey]*cachedColumns
+}
+
+type segKey struct {
+	owner index.Index
+	id    uint64
+}
+
+// cachedColumns builds a segment's columns once, whoever asks first.
+type cachedColumns struct {
+	once sync.Once
+	cols *segColumns
+	err  error
+}
+
+// snapshotColumns maps a snapshot's global document numbers to the
+// columns of their segments.
+type snapshotColumns struct {
+	offsets []uint64 // first global document number of each segment
+	segs    []*segColumns
+}
+
+// locate returns the columns and local number of a global document number.
+func (s *snapshotColumns) locate(id index.IndexInternalID) (*segColumns, uint64) {
+	num := id.Value()
+	i := sort.Search(len(s.offsets), func(i int) bool { return s.offsets[i] > num }) - 1
+	return s.segs[i], num - s.offsets[i]
+}
+
+// forSnapshot returns the columns of every segment of snap, building those
+// not yet cached, and forgets segments no longer in the index (merged away,
+// or of an index that was replaced).
+func (cc *columnCache) forSnapshot(owner index.Index, snap *scorch.IndexSnapshot) (*snapshotColumns, error) {
+	segs := snap.Segments()
+	out := &snapshotColumns{offsets: make([]uint64, len(segs)), segs: make([]*segColumns, len(segs))}
+	entries := make([]*cachedColumns, len(segs))
+	cc.mu.Lock()
+	if cc.segs == nil {
+		cc.segs = map[segKey]*cachedColumns{}
+	}
+	live := make(map[segKey]bool, len(segs))
+	for i, s := range segs {
+		k := segKey{owner: owner, id: s.Id()}
+		live[k] = true
+		e := cc.segs[k]
+		if e == nil {
+			e = &cachedColumns{}
+			cc.segs[k] = e
+		}
+		entries[i] = e
+	}
+	for k := range cc.segs {
+		if !live[k] {
+			delete(cc.segs, k)
+		}
+	}
+	cc.mu.Unlock()
+
+	var next uint64
+	for i, s := range segs {
+		e := entries[i]
+		e.once.Do(func() { e.cols, e.err = buildSegColumns(s.Segment()) })
+		if e.err != nil {
+			return nil, e.err
+		}
+		out.offsets[i] = next
+		out.segs[i] = e.cols
+		next += s.Segment().Count() // deleted documents keep their numbers
+	}
+	return out, nil
+}
