@@ -24,12 +24,13 @@ import (
 
 // collectRequest is one search over the index.
 type collectRequest struct {
-	query  bq.Query
-	order  []string // sortOrders entry
-	after  []string // sort values to start after (a cursor), or nil
-	limit  int
-	offset int
-	facets map[string]int // facet name → how many terms
+	query   bq.Query
+	filters []bq.Query // what every hit must also match, unscored
+	order   []string   // sortOrders entry
+	after   []string   // sort values to start after (a cursor), or nil
+	limit   int
+	offset  int
+	facets  map[string]int // facet name → how many terms
 }
 
 // collected is a search's answer.
@@ -84,7 +85,13 @@ func (x *Indexer) collect(ctx context.Context, idx bleve.Index, req collectReque
 		coll = collector.NewTopNCollector(req.limit, req.offset, order)
 	}
 
-	s, err := req.query.Searcher(ctx, reader, idx.Mapping(), search.SearcherOptions{})
+	query := bq.NewBooleanQuery([]bq.Query{req.query}, nil, nil)
+	if filters, err := necessary(ctx, reader, req.filters); err != nil {
+		return nil, err
+	} else if len(filters) > 0 {
+		query.AddFilter(bq.NewConjunctionQuery(filters))
+	}
+	s, err := query.Searcher(ctx, reader, idx.Mapping(), search.SearcherOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -131,6 +138,34 @@ func (x *Indexer) collect(ctx context.Context, idx bleve.Index, req collectReque
 		for name, size := range req.facets {
 			out.facets[name] = counter.top(facetFields[name], size)
 		}
+	}
+	return out, nil
+}
+
+// necessary drops the term filters that every live document of the
+// snapshot passes, such as the metalake of an index that holds one: each
+// costs a step per hit and decides nothing.
+func necessary(ctx context.Context, reader index.IndexReader, filters []bq.Query) ([]bq.Query, error) {
+	docs, err := reader.DocCount()
+	if err != nil {
+		return nil, err
+	}
+	var out []bq.Query
+	for _, f := range filters {
+		if t, ok := f.(*bq.TermQuery); ok {
+			tfr, err := reader.TermFieldReader(ctx, []byte(t.Term), t.Field(), false, false, false)
+			if err != nil {
+				return nil, err
+			}
+			n := tfr.Count()
+			if err := tfr.Close(); err != nil {
+				return nil, err
+			}
+			if n == docs {
+				continue
+			}
+		}
+		out = append(out, f)
 	}
 	return out, nil
 }

@@ -75,17 +75,35 @@ func TestCollectAgreesWithBleve(t *testing.T) {
 		t.SetField(q.FieldUserValues)
 		return t
 	}
-	queries := map[string]bq.Query{
-		"w1": word("w1"), "w1 or w4": bq.NewDisjunctionQuery([]bq.Query{word("w1"), word("w4")}), "all": bq.NewMatchAllQuery(),
+	filter := func(field, value string) bq.Query {
+		t := bq.NewTermQuery(value)
+		t.SetField(field)
+		return t
+	}
+	queries := map[string]struct {
+		query   bq.Query
+		filters []bq.Query
+	}{
+		"w1":       {word("w1"), nil},
+		"w1 or w4": {bq.NewDisjunctionQuery([]bq.Query{word("w1"), word("w4")}), nil},
+		"all":      {bq.NewMatchAllQuery(), nil},
+		// The metalake filter passes every document and is dropped; the
+		// catalog filter is not.
+		"w1 in m":  {word("w1"), []bq.Query{filter(q.FieldMetalake, "m")}},
+		"w1 in c1": {word("w1"), []bq.Query{filter(q.FieldMetalake, "m"), filter(q.FieldCatalog, "c1")}},
 	}
 	check := func(t *testing.T) {
-		for qname, query := range queries {
+		for qname, qf := range queries {
+			query := bq.NewBooleanQuery([]bq.Query{qf.query}, nil, nil)
+			if qf.filters != nil {
+				query.AddFilter(bq.NewConjunctionQuery(qf.filters))
+			}
 			for sortName, order := range sortOrders {
 				t.Run(qname+"/"+sortName, func(t *testing.T) {
 					var after []string
 					for page := 0; ; page++ {
 						facets := map[string]int{"type": 10, "catalog": 10, "schema": 3, "tags": 5}
-						got, err := x.collect(ctx, idx, collectRequest{query: query, order: order, after: after, limit: 25, facets: facets})
+						got, err := x.collect(ctx, idx, collectRequest{query: qf.query, filters: qf.filters, order: order, after: after, limit: 25, facets: facets})
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -156,6 +174,15 @@ func TestCollectAgreesWithBleve(t *testing.T) {
 	}
 	t.Run("after rewrite", check)
 	adv, _ := idx.Advanced()
+	reader, err := adv.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	kept, err := necessary(ctx, reader, queries["w1 in c1"].filters)
+	if err != nil || len(kept) != 1 || kept[0].(*bq.TermQuery).Field() != q.FieldCatalog {
+		t.Errorf("necessary kept %v (err %v), want the catalog filter alone", kept, err)
+	}
 	for k := range x.columns.segs {
 		if k.owner != adv {
 			t.Errorf("cached columns of another index: %v", k)

@@ -76,8 +76,6 @@ func (x *Indexer) search(ctx context.Context, req semcat.SearchRequest, visible 
 	if visible != nil {
 		filters = append(filters, visible)
 	}
-	top := bq.NewBooleanQuery([]bq.Query{text}, nil, nil)
-	top.AddFilter(bq.NewConjunctionQuery(filters))
 
 	sortName := req.Sort
 	if sortName == "" {
@@ -87,7 +85,7 @@ func (x *Indexer) search(ctx context.Context, req semcat.SearchRequest, visible 
 	if !ok {
 		return nil, semcat.Errorf(semcat.EINVALID, "sort: unknown sort '%s' (want relevance, name, -name, created or -created)", req.Sort)
 	}
-	creq := collectRequest{query: top, order: order, limit: req.Limit, offset: req.Offset}
+	creq := collectRequest{query: text, filters: filters, order: order, limit: req.Limit, offset: req.Offset}
 	if req.Cursor != "" {
 		cs, err := decodeCursorToken(req.Cursor)
 		if err != nil || cs.Sort != sortName || cs.Query != req.Query || len(cs.After) != len(order) {
@@ -201,6 +199,9 @@ func tokensOf(a analysis.Analyzer) func(string) []string {
 // the index nor the search carries them; a leaf the hit does not contain
 // adds nothing.
 func matches(leaves []q.Leaf, st *stored, values, fields func(string) []string) []semcat.Match {
+	// Each leaf of a bare word looks at every value again: analyze each
+	// string once.
+	values, fields = memoized(values), memoized(fields)
 	out := []semcat.Match{}
 	seen := map[semcat.Match]bool{}
 	add := func(key, value string) {
@@ -297,6 +298,19 @@ func matches(leaves []q.Leaf, st *stored, values, fields func(string) []string) 
 		}
 	}
 	return out
+}
+
+// memoized returns analyze, remembering its answer for each string.
+func memoized(analyze func(string) []string) func(string) []string {
+	seen := map[string][]string{}
+	return func(s string) []string {
+		tokens, ok := seen[s]
+		if !ok {
+			tokens = analyze(s)
+			seen[s] = tokens
+		}
+		return tokens
+	}
 }
 
 func sortedKeys(m map[string]string) []string {
