@@ -74,8 +74,12 @@ func (x *Indexer) collect(ctx context.Context, idx bleve.Index, req collectReque
 
 	order := search.ParseSortOrderStrings(req.order)
 	for i, o := range order {
-		if f, ok := o.(*search.SortField); ok && f.Field == q.FieldSortKey {
-			order[i] = &sortKeySort{cols: cols, desc: f.Desc}
+		if f, ok := o.(*search.SortField); ok {
+			if f.Field == q.FieldSortKey {
+				order[i] = &sortKeySort{cols: cols, desc: f.Desc}
+			} else {
+				f.Type = search.SortFieldAsString // keys, never numbers
+			}
 		}
 	}
 	var coll *collector.TopNCollector

@@ -43,9 +43,9 @@ func TestCollectAgreesWithBleve(t *testing.T) {
 		}
 		return map[string]any{
 			q.FieldType: typ, q.FieldCatalog: fmt.Sprintf("c%d", i%4), q.FieldSchema: fmt.Sprintf("s%d", i%6),
-			q.FieldTags: tags, q.FieldName: name, q.FieldNameExact: name, q.FieldIdentifier: ident,
+			q.FieldTags: tags, q.FieldNameExact: name,
 			q.FieldSortKey: q.SortKey(name, ident, typ), q.FieldMetalake: "m",
-			q.FieldUserValues: []string{fmt.Sprintf("w%d w%d", i%3, i%5)}, q.FieldCreated: time.Unix(int64(i%17), 0),
+			q.FieldUserValues: []string{fmt.Sprintf("w%d w%d", i%3, i%5)}, q.FieldCreated: q.CreatedKey(time.Unix(int64(i%17), 0)),
 			fieldStored: ident,
 		}
 	}

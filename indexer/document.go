@@ -73,11 +73,9 @@ func Document(r *semcat.EntityRecord) (map[string]any, error) {
 		q.FieldCatalog:                    r.Catalog,
 		q.FieldMetalakeID:                 idString(r.MetalakeID),
 		q.FieldCatalogID:                  idString(r.CatalogID),
-		q.FieldName:                       r.Name,
 		q.FieldNameExact:                  r.Name,
-		q.FieldIdentifier:                 r.Identifier(),
 		q.FieldSortKey:                    q.SortKey(r.Name, r.Identifier(), string(r.Kind)),
-		q.FieldCreated:                    r.Audit.CreateTime,
+		q.FieldCreated:                    q.CreatedKey(r.Audit.CreateTime),
 		q.FieldUserValues:                 userValues,
 		q.FieldUserExact:                  userValues,
 		q.FieldSystemValues:               systemValues,
@@ -86,7 +84,6 @@ func Document(r *semcat.EntityRecord) (map[string]any, error) {
 		q.FieldSystemKeys:                 systemKeys,
 		q.FieldTags:                       md.User.Tags,
 		q.FieldTagsExact:                  tagsExact,
-		q.FieldSystemTags:                 md.System.Tags,
 		fieldStored:                       string(payload),
 		trim(q.UserPropertyPrefix):        user,
 		trim(q.UserPropertyExactPrefix):   user,
@@ -101,7 +98,6 @@ func Document(r *semcat.EntityRecord) (map[string]any, error) {
 	case semcat.KindTable:
 		doc[q.FieldTableID] = idString(r.ID)
 	case semcat.KindSemanticModel, semcat.KindMetric:
-		doc[q.FieldModel] = r.Model
 		doc[q.FieldModelID] = idString(r.ModelID)
 	}
 	if len(fields) > 0 {

@@ -44,10 +44,10 @@ func (e entity) doc() map[string]any {
 	svalues = append(svalues, e.systemTags...)
 	d := map[string]any{
 		FieldType: e.typ, FieldMetalake: "m", FieldCatalog: e.catalog, FieldSchema: e.schemaName,
-		FieldName: e.name, FieldNameExact: e.name, FieldIdentifier: "m." + e.name, FieldSortKey: SortKey(e.name, "m."+e.name, "table"),
+		FieldNameExact: e.name, FieldSortKey: SortKey(e.name, "m."+e.name, "table"),
 		FieldUserValues: uvalues, FieldUserExact: uvalues, FieldSystemValues: svalues, FieldSystemExact: svalues,
 		FieldUserKeys: ukeys, FieldSystemKeys: skeys,
-		FieldTags: e.userTags, FieldTagsExact: append(slices.Clone(e.userTags), e.systemTags...), FieldSystemTags: e.systemTags,
+		FieldTags: e.userTags, FieldTagsExact: append(slices.Clone(e.userTags), e.systemTags...),
 		"u": u, "ux": u, "s": s, "sx": s,
 	}
 	if len(e.fields) > 0 {

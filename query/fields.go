@@ -1,5 +1,10 @@
 package query
 
+import (
+	"fmt"
+	"time"
+)
+
 // The layout of a search document: the contract between the indexer, which
 // writes documents with these fields, the index mapping, and the compiler in
 // this package, which queries them. One document per catalog, schema, table,
@@ -14,14 +19,13 @@ const (
 	// FieldType is the entity type: catalog, schema, table, semantic_model
 	// or metric. keyword; facet "type".
 	FieldType = "type"
-	// FieldMetalake, FieldCatalog, FieldSchema, FieldModel hold the names of
-	// the entity's ancestors (and its own name at its level: a catalog's
+	// FieldMetalake, FieldCatalog, FieldSchema hold the names of the
+	// entity's ancestors (and its own name at its level: a catalog's
 	// FieldCatalog is its name). keyword; facets "catalog" and "schema";
 	// filters catalog= and schema=.
 	FieldMetalake = "metalake"
 	FieldCatalog  = "catalog"
 	FieldSchema   = "schema_name"
-	FieldModel    = "model"
 	// FieldMetalakeID … FieldModelID hold the decimal ids of the entity's
 	// ancestors and of itself at its own level, for visibility filters.
 	// keyword.
@@ -30,20 +34,17 @@ const (
 	FieldSchemaID   = "schema_id"
 	FieldTableID    = "table_id"
 	FieldModelID    = "model_id"
-	// FieldName is the entity's name as given. keyword.
-	FieldName = "name"
 	// FieldNameExact is the name lower-cased, whole. AnalyzerExact; an
 	// exact-name match ranks highest.
 	FieldNameExact = "name_exact"
-	// FieldIdentifier is the dotted full identifier from the metalake down
-	// ("m.c.s.t"; a metric "m.c.s.model.metric"). keyword.
-	FieldIdentifier = "identifier"
-	// FieldSortKey is the name, identifier and type (SortKey):
-	// keyword with doc values, the one field every sort reads, so that the
-	// order "name, then identifier" costs one doc value per hit, not two.
-	// (Sorting read doc values for every hit and was half a search's CPU.)
+	// FieldSortKey is the name, the dotted identifier from the metalake
+	// down ("m.c.s.t"; a metric "m.c.s.model.metric") and the type
+	// (SortKey): keyword with doc values, the one field every sort reads.
+	// Searches read it from the indexer's per-segment columns.
 	FieldSortKey = "sortkey"
-	// FieldCreated is the creation time. datetime; sort created / -created.
+	// FieldCreated is the creation time as CreatedKey. keyword with doc
+	// values; sort created / -created. (A datetime field indexed about
+	// nine range terms per document that no query used.)
 	FieldCreated = "created"
 
 	// FieldUserValues holds every user property value and every user tag;
@@ -69,11 +70,9 @@ const (
 	FieldSystemKeys = "skeys"
 	// FieldTags holds the user tags as given (keyword; facet "tags" and the
 	// tag= filter); FieldTagsExact the user and system tags lower-cased
-	// (AnalyzerExact; tags:t and tags:t*). FieldSystemTags holds the system
-	// tags as given (keyword).
-	FieldTags       = "tags"
-	FieldTagsExact  = "tags_exact"
-	FieldSystemTags = "stags"
+	// (AnalyzerExact; tags:t and tags:t*).
+	FieldTags      = "tags"
+	FieldTagsExact = "tags_exact"
 	// FieldSchemaFields holds one "dotted.path:type" entry per field at any
 	// depth of the entity's schema (a table's columns; a model's datasets'
 	// fields as "dataset.field:datatype"). AnalyzerSchemaField; schema:f,
@@ -98,6 +97,13 @@ const (
 // share a name and so an identifier, and cursors need a total order.
 func SortKey(name, identifier, typ string) string {
 	return name + "\x00" + identifier + "\x00" + typ
+}
+
+// CreatedKey is FieldCreated's value for a creation time: its Unix
+// nanoseconds, offset to be unsigned, in 20 digits, so that byte order is
+// time order.
+func CreatedKey(t time.Time) string {
+	return fmt.Sprintf("%020d", uint64(t.UnixNano())^(1<<63))
 }
 
 // PrefixFields maps each field that has a prefix field to it.

@@ -39,18 +39,12 @@ func NewMapping() mapping.IndexMapping {
 	}
 	doc := bleve.NewDocumentMapping()
 	doc.Dynamic = false
-	for _, name := range []string{FieldType, FieldCatalog, FieldSchema, FieldTags, FieldSortKey} {
+	for _, name := range []string{FieldType, FieldCatalog, FieldSchema, FieldTags, FieldSortKey, FieldCreated} {
 		doc.AddFieldMappingsAt(name, keywordField(true))
 	}
-	for _, name := range []string{FieldName, FieldIdentifier, FieldMetalake, FieldModel, FieldMetalakeID, FieldCatalogID, FieldSchemaID,
-		FieldTableID, FieldModelID, FieldSystemTags, FieldHas} {
+	for _, name := range []string{FieldMetalake, FieldMetalakeID, FieldCatalogID, FieldSchemaID, FieldTableID, FieldModelID, FieldHas} {
 		doc.AddFieldMappingsAt(name, keywordField(false))
 	}
-	created := bleve.NewDateTimeFieldMapping()
-	created.Store = false
-	created.IncludeInAll = false
-	created.DocValues = true
-	doc.AddFieldMappingsAt(FieldCreated, created)
 
 	// A field and its prefix field index the same document value.
 	prefixField := func(name, analyzer string) *mapping.FieldMapping {
