@@ -318,10 +318,10 @@ func (r *Results) Markdown() string {
 	ck = r.check("peak RSS of the server")
 	p("| peak RSS of the server (VmHWM) | %s | | | | %s | %s |\n", fmtBytes(r.PeakRSS), ck.Target, metText(ck))
 
-	p("\n**The server process by phase** (RSS sampled every 100 ms; CPU of semcat alone, PostgreSQL not included; %d CPUs):\n\n", r.Machine.NProc)
-	p("| phase | peak RSS | semcat CPU | wall | CPU ÷ wall |\n|---|---|---|---|---|\n")
+	p("\n**The server process by phase** (RSS sampled every 100 ms; the rest of RSS beyond the anonymous part is file-backed, mostly the index's memory-mapped segments; CPU of semcat alone, PostgreSQL not included; %d CPUs):\n\n", r.Machine.NProc)
+	p("| phase | peak RSS | of it anonymous (heap) | semcat CPU | wall | CPU ÷ wall |\n|---|---|---|---|---|---|\n")
 	for _, ph := range r.RSSByPhase {
-		p("| %s | %s | %.1f s | %.1f s | %.2f |\n", ph.Phase, fmtBytes(ph.PeakBytes), ph.CPUSeconds, ph.WallSeconds, ph.CPUSeconds/max(ph.WallSeconds, 1e-9))
+		p("| %s | %s | %s | %.1f s | %.1f s | %.2f |\n", ph.Phase, fmtBytes(ph.PeakBytes), fmtBytes(ph.PeakAnonBytes), ph.CPUSeconds, ph.WallSeconds, ph.CPUSeconds/max(ph.WallSeconds, 1e-9))
 	}
 
 	p("\n**Where semcat's search time goes**: semcat's own duration per search (from its audit log) against the client's:\n\n")

@@ -308,6 +308,7 @@ type rssSampler struct {
 	mu    sync.Mutex
 	phase string
 	peaks map[string]int64 // phase → bytes
+	anon  map[string]int64 // phase → bytes of anonymous memory (RssAnon)
 	order []string
 	cpu   map[string]float64 // phase → server CPU seconds
 	wall  map[string]float64 // phase → wall seconds
@@ -320,7 +321,7 @@ type rssSampler struct {
 }
 
 func (s *Server) sampleRSS(every time.Duration) *rssSampler {
-	r := &rssSampler{s: s, peaks: map[string]int64{}, cpu: map[string]float64{}, wall: map[string]float64{},
+	r := &rssSampler{s: s, peaks: map[string]int64{}, anon: map[string]int64{}, cpu: map[string]float64{}, wall: map[string]float64{},
 		stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(r.done)
@@ -336,9 +337,13 @@ func (s *Server) sampleRSS(every time.Duration) *rssSampler {
 			if err != nil {
 				continue
 			}
+			anonKB, _ := s.procStatus("RssAnon")
 			r.mu.Lock()
 			if r.phase != "" && kb*1024 > r.peaks[r.phase] {
 				r.peaks[r.phase] = kb * 1024
+			}
+			if r.phase != "" && anonKB*1024 > r.anon[r.phase] {
+				r.anon[r.phase] = anonKB * 1024
 			}
 			r.mu.Unlock()
 		}
@@ -370,7 +375,7 @@ func (r *rssSampler) Stop() []PhaseRSS {
 	r.endPhase()
 	out := make([]PhaseRSS, 0, len(r.order))
 	for _, p := range r.order {
-		out = append(out, PhaseRSS{Phase: p, PeakBytes: r.peaks[p], CPUSeconds: r.cpu[p], WallSeconds: r.wall[p]})
+		out = append(out, PhaseRSS{Phase: p, PeakBytes: r.peaks[p], PeakAnonBytes: r.anon[p], CPUSeconds: r.cpu[p], WallSeconds: r.wall[p]})
 	}
 	return out
 }
@@ -385,13 +390,17 @@ func (r *rssSampler) endPhase() {
 	r.at, r.cpuAt = now, cpu
 }
 
-// PhaseRSS is the largest sampled RSS during one phase, and the CPU time
-// the server process used in it (PostgreSQL's processes not included).
+// PhaseRSS is the largest sampled RSS during one phase, the largest part
+// of it that was anonymous memory (the Go heap and stacks; the rest is
+// mostly the index's memory-mapped segment files, which the kernel can
+// drop), and the CPU time the server process used in it (PostgreSQL's
+// processes not included).
 type PhaseRSS struct {
-	Phase       string  `json:"phase"`
-	PeakBytes   int64   `json:"peakBytes"`
-	CPUSeconds  float64 `json:"serverCpuSeconds"`
-	WallSeconds float64 `json:"wallSeconds"`
+	Phase         string  `json:"phase"`
+	PeakBytes     int64   `json:"peakBytes"`
+	PeakAnonBytes int64   `json:"peakAnonBytes"`
+	CPUSeconds    float64 `json:"serverCpuSeconds"`
+	WallSeconds   float64 `json:"wallSeconds"`
 }
 
 // cpuSeconds is the user + system CPU time of the server process so far,
