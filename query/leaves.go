@@ -33,6 +33,12 @@ func Leaves(bq blevequery.Query) []Leaf {
 		switch x := bq.(type) {
 		case *rescored:
 			walk(x.Query)
+		case *termQuery:
+			for _, qs := range x.Clauses {
+				for _, q := range qs {
+					walk(q)
+				}
+			}
 		case *blevequery.BooleanQuery:
 			if x.Must != nil {
 				walk(x.Must)

@@ -85,25 +85,12 @@ func prefixIndexed(field, text string) bool {
 // query is the term's Bleve query, scored as the comment on termScore says;
 // a match-none query when it has no clauses.
 func (m *match) query() blevequery.Query {
-	kinds := 0
 	for _, qs := range m {
 		if len(qs) > 0 {
-			kinds++
+			return &termQuery{Clauses: *m}
 		}
 	}
-	var byKind []blevequery.Query
-	for k, qs := range m {
-		if len(qs) > 0 {
-			// Times kinds, so that after the disjunction's coord
-			// (matched/kinds) a term scores sum × matched, whatever
-			// its number of kinds.
-			byKind = append(byKind, rescore(disjunction(qs), 0, kindWeight[k]*float64(kinds)))
-		}
-	}
-	if len(byKind) == 0 {
-		return blevequery.NewMatchNoneQuery()
-	}
-	return rescore(disjunction(byKind), 1, termScore)
+	return blevequery.NewMatchNoneQuery()
 }
 
 // disjunction is the Bleve disjunction of qs, or qs[0] alone.
