@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"time"
 
 	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/collector"
 	bq "github.com/blevesearch/bleve/v2/search/query"
@@ -54,20 +54,13 @@ type facetCount struct {
 
 // collect runs req over the current snapshot of idx.
 func (x *Indexer) collect(ctx context.Context, idx bleve.Index, req collectRequest) (*collected, error) {
-	adv, err := idx.Advanced()
-	if err != nil {
-		return nil, err
-	}
-	reader, err := adv.Reader()
+	adv, reader, err := openSnapshot(idx)
 	if err != nil {
 		return nil, err
 	}
 	defer reader.Close()
-	snap, ok := reader.(*scorch.IndexSnapshot)
-	if !ok {
-		return nil, fmt.Errorf("index reader %T is not a scorch snapshot", reader)
-	}
-	cols, err := x.columns.forSnapshot(adv, snap)
+	x.columns.searched.Store(time.Now().UnixNano())
+	cols, err := x.columns.forSnapshot(adv, reader)
 	if err != nil {
 		return nil, err
 	}

@@ -3,8 +3,10 @@ package indexer
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -187,5 +189,85 @@ func TestCollectAgreesWithBleve(t *testing.T) {
 		if k.owner != adv {
 			t.Errorf("cached columns of another index: %v", k)
 		}
+	}
+}
+
+// TestWarmColumns: while searches run, the columns of new segments are
+// built without a search asking; with no search in the last minute,
+// nothing is built.
+func TestWarmColumns(t *testing.T) {
+	idx, err := bleve.New(filepath.Join(t.TempDir(), "idx"), newMapping())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idx.Close()
+	add := func(id string) {
+		b := idx.NewBatch()
+		if err := b.Index(id, map[string]any{q.FieldType: "table", q.FieldSortKey: q.SortKey(id, "m."+id, "table")}); err != nil {
+			t.Fatal(err)
+		}
+		if err := idx.Batch(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	x := &Indexer{logger: slog.Default()}
+	x.h.idx = idx
+	ctx, cancel := context.WithCancel(context.Background())
+	var warming sync.WaitGroup
+	warming.Go(func() { x.warmColumns(ctx, 5*time.Millisecond) })
+	defer func() {
+		cancel()
+		warming.Wait()
+	}()
+	cached := func() map[uint64]bool {
+		x.columns.mu.Lock()
+		defer x.columns.mu.Unlock()
+		ids := map[uint64]bool{}
+		for k, e := range x.columns.segs {
+			if e.built.Load() {
+				ids[k.id] = true
+			}
+		}
+		return ids
+	}
+	segments := func() []uint64 {
+		_, snap, err := openSnapshot(idx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer snap.Close()
+		var ids []uint64
+		for _, s := range snap.Segments() {
+			ids = append(ids, s.Id())
+		}
+		return ids
+	}
+
+	add("a")
+	time.Sleep(100 * time.Millisecond) // twenty intervals
+	if n := len(cached()); n != 0 {
+		t.Fatalf("%d segments built with no search", n)
+	}
+
+	if _, err := x.collect(ctx, idx, collectRequest{query: bq.NewMatchAllQuery(), order: sortOrders["name"], limit: 1}); err != nil {
+		t.Fatal(err)
+	}
+	add("b")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		want, got := segments(), cached()
+		missing := 0
+		for _, id := range want {
+			if !got[id] {
+				missing++
+			}
+		}
+		if missing == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("segments %v, columns built for %v", want, got)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -1,11 +1,15 @@
 package indexer
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
+	"time"
 	"unsafe"
 
+	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	index "github.com/blevesearch/bleve_index_api"
 	segment "github.com/blevesearch/scorch_segment_api/v2"
@@ -113,6 +117,8 @@ func buildSegColumns(seg segment.Segment) (*segColumns, error) {
 type columnCache struct {
 	mu   sync.Mutex
 	segs map[segKey]*cachedColumns
+	// searched is when a search last asked for columns (Unix ns).
+	searched atomic.Int64
 }
 
 type segKey struct {
@@ -122,9 +128,10 @@ type segKey struct {
 
 // cachedColumns builds a segment's columns once, whoever asks first.
 type cachedColumns struct {
-	once sync.Once
-	cols *segColumns
-	err  error
+	once  sync.Once
+	cols  *segColumns
+	err   error
+	built atomic.Bool // once has run: cols and err are set
 }
 
 // snapshotColumns maps a snapshot's global document numbers to the
@@ -173,7 +180,10 @@ func (cc *columnCache) forSnapshot(owner index.Index, snap *scorch.IndexSnapshot
 	var next uint64
 	for i, s := range segs {
 		e := entries[i]
-		e.once.Do(func() { e.cols, e.err = buildSegColumns(s.Segment()) })
+		e.once.Do(func() {
+			e.cols, e.err = buildSegColumns(s.Segment())
+			e.built.Store(true)
+		})
 		if e.err != nil {
 			return nil, e.err
 		}
@@ -182,4 +192,54 @@ func (cc *columnCache) forSnapshot(owner index.Index, snap *scorch.IndexSnapshot
 		next += s.Segment().Count() // deleted documents keep their numbers
 	}
 	return out, nil
+}
+
+// openSnapshot opens a reader of the current snapshot of idx; the caller
+// closes it.
+func openSnapshot(idx bleve.Index) (index.Index, *scorch.IndexSnapshot, error) {
+	adv, err := idx.Advanced()
+	if err != nil {
+		return nil, nil, err
+	}
+	reader, err := adv.Reader()
+	if err != nil {
+		return nil, nil, err
+	}
+	snap, ok := reader.(*scorch.IndexSnapshot)
+	if !ok {
+		reader.Close()
+		return nil, nil, fmt.Errorf("index reader %T is not a scorch snapshot", reader)
+	}
+	return adv, snap, nil
+}
+
+// warmColumns builds the columns of new segments (written by the tail or
+// by Bleve's merges) every interval while searches run, so that the first
+// search after a merge of large segments does not wait for them. It stops
+// when ctx ends.
+func (x *Indexer) warmColumns(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if time.Since(time.Unix(0, x.columns.searched.Load())) > time.Minute {
+			continue // nobody searches: spend nothing
+		}
+		err := x.h.read(func(idx bleve.Index) error {
+			adv, snap, err := openSnapshot(idx)
+			if err != nil {
+				return err
+			}
+			defer snap.Close()
+			_, err = x.columns.forSnapshot(adv, snap)
+			return err
+		})
+		if err != nil && ctx.Err() == nil {
+			x.logger.Warn("indexer: building search columns", "err", err)
+		}
+	}
 }

@@ -293,6 +293,13 @@ func (x *Indexer) WaitFor(ctx context.Context, pos semcat.Position) error {
 
 // Run tails the outbox until ctx ends.
 func (x *Indexer) Run(ctx context.Context) error {
+	warmCtx, stopWarming := context.WithCancel(ctx)
+	var warming sync.WaitGroup
+	warming.Go(func() { x.warmColumns(warmCtx, time.Second) })
+	defer func() {
+		stopWarming()
+		warming.Wait()
+	}()
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for {
