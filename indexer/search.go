@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis"
@@ -200,8 +202,12 @@ func tokensOf(a analysis.Analyzer) func(string) []string {
 // adds nothing.
 func matches(leaves []q.Leaf, st *stored, values, fields func(string) []string) []semcat.Match {
 	// Each leaf of a bare word looks at every value again: analyze each
-	// string once.
+	// string once, and only strings that can hold the leaf at all (a
+	// table's schema text and field list are most of its metadata).
 	values, fields = memoized(values), memoized(fields)
+	squashed := memoized(func(s string) []string { return []string{squash(s)} })
+	var leafText string // the current leaf's text, squashed
+	could := func(v string) bool { return strings.Contains(squashed(v)[0], leafText) }
 	out := []semcat.Match{}
 	seen := map[semcat.Match]bool{}
 	add := func(key, value string) {
@@ -226,7 +232,7 @@ func matches(leaves []q.Leaf, st *stored, values, fields func(string) []string) 
 			if key != "" && !strings.EqualFold(k, key) {
 				continue
 			}
-			if exact && is(whole(v)) || !exact && anyOf(values(v), is) {
+			if could(v) && (exact && is(whole(v)) || !exact && anyOf(values(v), is)) {
 				add(k, v)
 			}
 		}
@@ -240,7 +246,7 @@ func matches(leaves []q.Leaf, st *stored, values, fields func(string) []string) 
 	}
 	tagMatches := func(tags []string, is func(string) bool, exact bool) {
 		for _, t := range tags {
-			if exact && is(whole(t)) || !exact && anyOf(values(t), is) {
+			if could(t) && (exact && is(whole(t)) || !exact && anyOf(values(t), is)) {
 				add("tags", t)
 			}
 		}
@@ -249,6 +255,7 @@ func matches(leaves []q.Leaf, st *stored, values, fields func(string) []string) 
 	sorted := append([]q.Leaf(nil), leaves...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Field < sorted[j].Field })
 	for _, leaf := range sorted {
+		leafText = squash(leaf.Text)
 		is := func(t string) bool { return t == leaf.Text }
 		if leaf.Prefix {
 			is = func(t string) bool { return strings.HasPrefix(t, leaf.Text) }
@@ -279,7 +286,7 @@ func matches(leaves []q.Leaf, st *stored, values, fields func(string) []string) 
 			keyMatches(sys.Properties, is)
 		case field == q.FieldSchemaFields:
 			for _, f := range st.Fields {
-				if anyOf(fields(f), is) {
+				if could(f) && anyOf(fields(f), is) {
 					path := f
 					if i := strings.LastIndexByte(f, ':'); i >= 0 {
 						path = f[:i]
@@ -298,6 +305,35 @@ func matches(leaves []q.Leaf, st *stored, values, fields func(string) []string) 
 		}
 	}
 	return out
+}
+
+// squash is s lower-cased without whitespace. Every term the analyzers
+// make of s (a token, a part, the whole value, a schema entry's name, path
+// or name:type), squashed, is a substring of squash(s), and so is a prefix
+// of such a term: a leaf whose squashed text is not in squash(s) cannot
+// match s.
+func squash(s string) string {
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf { // ASCII, most metadata
+			i++
+			switch {
+			case c == ' ' || '\t' <= c && c <= '\r':
+			case 'A' <= c && c <= 'Z':
+				b = append(b, c+'a'-'A')
+			default:
+				b = append(b, c)
+			}
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		if !unicode.IsSpace(r) {
+			b = utf8.AppendRune(b, unicode.ToLower(r))
+		}
+	}
+	return string(b)
 }
 
 // memoized returns analyze, remembering its answer for each string.

@@ -2,6 +2,7 @@ package indexer
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/blevesearch/bleve/v2/registry"
@@ -84,5 +85,28 @@ func TestRebuildRefusesOverlap(t *testing.T) {
 	defer x.building.Unlock()
 	if err := x.Rebuild(context.Background()); semcat.ErrorCode(err) != semcat.ECONFLICT {
 		t.Errorf("Rebuild during a rebuild: %v, want a conflict", err)
+	}
+}
+
+// TestSquashHoldsEveryTerm: matches skips a value whose squashed text does
+// not contain the leaf's, which is sound only if every term the analyzers
+// make of a value, squashed, is a substring of the squashed value.
+func TestSquashHoldsEveryTerm(t *testing.T) {
+	cache := registry.NewCache()
+	for _, name := range []string{analyzers.AnalyzerValue, analyzers.AnalyzerExact, analyzers.AnalyzerSchemaField} {
+		a, err := cache.AnalyzerNamed(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range []string{
+			"Alpha Tango  Charlie", "  av4_av5 tag12-tag33 ", "a.b:Integer", "EmpContact . EmpTel : integer",
+			"Straße ÄÖÜ\u00a0Ünïcode\tTAB", "İstanbul ΣΊΣΥΦΟΣ", "x:", ":y", "struct<EmpTel integer>", "ǅemo ǈj",
+		} {
+			for _, term := range tokensOf(a)(v) {
+				if !strings.Contains(squash(v), squash(term)) {
+					t.Errorf("%s: term %q of %q: %q is not in %q", name, term, v, squash(term), squash(v))
+				}
+			}
+		}
 	}
 }
