@@ -82,6 +82,15 @@ func (x *Indexer) collect(ctx context.Context, idx bleve.Index, req collectReque
 		coll = collector.NewTopNCollector(req.limit, req.offset, order)
 	}
 
+	var facetFieldNames []string
+	for name := range req.facets {
+		field, ok := facetFields[name]
+		if !ok {
+			return nil, errors.New("unknown facet " + name)
+		}
+		facetFieldNames = append(facetFieldNames, field)
+	}
+
 	query := bq.NewBooleanQuery([]bq.Query{req.query}, nil, nil)
 	if filters, err := necessary(ctx, reader, req.filters); err != nil {
 		return nil, err
@@ -94,15 +103,7 @@ func (x *Indexer) collect(ctx context.Context, idx bleve.Index, req collectReque
 	}
 	var counter *facetCounter
 	if len(req.facets) > 0 {
-		var fields []string
-		for name := range req.facets {
-			field, ok := facetFields[name]
-			if !ok {
-				return nil, errors.New("unknown facet " + name)
-			}
-			fields = append(fields, field)
-		}
-		counter = newFacetCounter(s, cols, fields)
+		counter = newFacetCounter(s, cols, facetFieldNames)
 		s = counter
 	}
 	err = coll.Collect(ctx, s, reader)
@@ -114,20 +115,22 @@ func (x *Indexer) collect(ctx context.Context, idx bleve.Index, req collectReque
 	}
 
 	out := &collected{total: coll.Total()}
+	segs := reader.Segments()
 	for _, d := range coll.Results() {
-		doc, err := reader.Document(d.ID)
-		if err != nil {
-			return nil, err
-		}
-		if doc == nil {
-			return nil, fmt.Errorf("document %s vanished from its snapshot", d.ID)
-		}
+		// By the hit's segment and number, not its id, which would
+		// cost a dictionary lookup in every segment.
+		seg, local := cols.segment(d.IndexInternalID)
 		h := collectedHit{id: d.ID, score: d.Score, sort: d.Sort}
-		doc.VisitFields(func(f index.Field) {
-			if f.Name() == fieldStored {
-				h.stored = string(f.Value())
+		err := segs[seg].VisitDocument(local, func(field string, _ byte, value []byte, _ []uint64) bool {
+			if field != fieldStored {
+				return true
 			}
+			h.stored = string(value)
+			return false
 		})
+		if err != nil {
+			return nil, fmt.Errorf("document %s: %w", d.ID, err)
+		}
 		out.hits = append(out.hits, h)
 	}
 	if counter != nil {

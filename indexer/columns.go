@@ -141,11 +141,18 @@ type snapshotColumns struct {
 	segs    []*segColumns
 }
 
-// locate returns the columns and local number of a global document number.
-func (s *snapshotColumns) locate(id index.IndexInternalID) (*segColumns, uint64) {
+// segment returns the segment (its position in the snapshot) and local
+// number of a global document number.
+func (s *snapshotColumns) segment(id index.IndexInternalID) (int, uint64) {
 	num := id.Value()
 	i := sort.Search(len(s.offsets), func(i int) bool { return s.offsets[i] > num }) - 1
-	return s.segs[i], num - s.offsets[i]
+	return i, num - s.offsets[i]
+}
+
+// locate returns the columns and local number of a global document number.
+func (s *snapshotColumns) locate(id index.IndexInternalID) (*segColumns, uint64) {
+	i, local := s.segment(id)
+	return s.segs[i], local
 }
 
 // forSnapshot returns the columns of every segment of snap, building those
