@@ -461,6 +461,26 @@ func (s *Store) SampleEntities(ctx context.Context, n int) ([]*semcat.EntityReco
 	return out, err
 }
 
+// PendingRefs lists the entities that outbox rows after the cursor name:
+// changes a consumer at that cursor has yet to apply.
+func (s *Store) PendingRefs(ctx context.Context, after OutboxCursor) (map[EntityRef]bool, error) {
+	pending := map[EntityRef]bool{}
+	err := s.read(ctx, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `SELECT DISTINCT entity_kind, entity_id FROM outbox WHERE (txid, seq) > ($1::text::xid8, $2)`,
+			strconv.FormatUint(after.TxID, 10), after.Seq)
+		if err != nil {
+			return err
+		}
+		var r EntityRef
+		_, err = pgx.ForEachRow(rows, []any{&r.Kind, &r.ID}, func() error {
+			pending[r] = true
+			return nil
+		})
+		return err
+	})
+	return pending, err
+}
+
 // LiveRefs reports which of refs are live entities now.
 func (s *Store) LiveRefs(ctx context.Context, refs []EntityRef) (map[EntityRef]bool, error) {
 	set := map[EntityRef]bool{}

@@ -392,7 +392,7 @@ func (m *Main) startJobs() error {
 		{"index-scrub", cfg.ScrubSchedule, func(ctx context.Context) error {
 			st, err := m.Indexer.Scrub(ctx, cfg.ScrubSample)
 			if st.Reindexed+st.Deleted > 0 {
-				m.Logger.Warn("the index scrub repaired documents", "checked", st.Checked, "reindexed", st.Reindexed, "deleted", st.Deleted)
+				m.Logger.Warn("the index scrub repaired documents", "checked", st.Checked, "reindexed", st.Reindexed, "deleted", st.Deleted, "pending", st.Pending)
 			}
 			return err
 		}},
