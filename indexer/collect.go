@@ -198,14 +198,12 @@ func (s *sortKeySort) Copy() search.SearchSort {
 
 // facetCounter is a searcher that counts the facet terms of every hit its
 // child returns: the collector takes every hit from it, so it sees the
-// same hits as the total. Hits come in document order, so the segment of
-// the last hit is tried first.
+// same hits as the total.
 type facetCounter struct {
 	search.Searcher
 	cols   *snapshotColumns
 	want   []int     // the columnFacets entries counted
 	counts [][][]int // segment → facet (columnFacets) → term number → hits
-	seg    int
 }
 
 func newFacetCounter(s search.Searcher, cols *snapshotColumns, fields []string) *facetCounter {
@@ -235,19 +233,14 @@ func (f *facetCounter) Advance(ctx *search.SearchContext, id index.IndexInternal
 }
 
 func (f *facetCounter) count(id index.IndexInternalID) {
-	num := id.Value()
-	offs := f.cols.offsets
-	if num < offs[f.seg] || f.seg+1 < len(offs) && num >= offs[f.seg+1] {
-		f.seg = sort.Search(len(offs), func(i int) bool { return offs[i] > num }) - 1
-	}
-	c, local := f.cols.segs[f.seg], num-offs[f.seg]
-	counts := f.counts[f.seg]
+	seg, local := f.cols.segment(id)
+	c, counts := f.cols.segs[seg], f.counts[seg]
 	if counts == nil {
 		counts = make([][]int, len(c.facets))
 		for _, i := range f.want {
 			counts[i] = make([]int, len(c.facets[i].terms))
 		}
-		f.counts[f.seg] = counts
+		f.counts[seg] = counts
 	}
 	for _, i := range f.want {
 		fc := &c.facets[i]

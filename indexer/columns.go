@@ -3,6 +3,8 @@ package indexer
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -28,8 +30,9 @@ import (
 // writes a new one), so their decoded values can be kept: a search then
 // reads a hit's sort key and facet terms by array index.
 
-// columnFacets are the facet fields with columns, in facetColumn order.
-var columnFacets = []string{q.FieldType, q.FieldCatalog, q.FieldSchema, q.FieldTags}
+// columnFacets are the fields of the facets (facetFields), in the order of
+// segColumns.facets.
+var columnFacets = slices.Sorted(maps.Values(facetFields))
 
 // segColumns holds one segment's columns, indexed by local document number.
 type segColumns struct {
@@ -135,17 +138,24 @@ type cachedColumns struct {
 }
 
 // snapshotColumns maps a snapshot's global document numbers to the
-// columns of their segments.
+// columns of their segments, for one search (it is not safe for
+// concurrent use).
 type snapshotColumns struct {
 	offsets []uint64 // first global document number of each segment
 	segs    []*segColumns
+	last    int // the segment of the last lookup
 }
 
 // segment returns the segment (its position in the snapshot) and local
-// number of a global document number.
+// number of a global document number. Hits come in document order, so the
+// segment of the last lookup is tried first.
 func (s *snapshotColumns) segment(id index.IndexInternalID) (int, uint64) {
 	num := id.Value()
-	i := sort.Search(len(s.offsets), func(i int) bool { return s.offsets[i] > num }) - 1
+	i := s.last
+	if num < s.offsets[i] || i+1 < len(s.offsets) && num >= s.offsets[i+1] {
+		i = sort.Search(len(s.offsets), func(i int) bool { return s.offsets[i] > num }) - 1
+		s.last = i
+	}
 	return i, num - s.offsets[i]
 }
 

@@ -205,9 +205,9 @@ func matches(leaves []q.Leaf, st *stored, values, fields func(string) []string) 
 	// string once, and only strings that can hold the leaf at all (a
 	// table's schema text and field list are most of its metadata).
 	values, fields = memoized(values), memoized(fields)
-	squashed := memoized(func(s string) []string { return []string{squash(s)} })
+	squashed := memoized(squash)
 	var leafText string // the current leaf's text, squashed
-	could := func(v string) bool { return strings.Contains(squashed(v)[0], leafText) }
+	could := func(v string) bool { return strings.Contains(squashed(v), leafText) }
 	out := []semcat.Match{}
 	seen := map[semcat.Match]bool{}
 	add := func(key, value string) {
@@ -336,16 +336,16 @@ func squash(s string) string {
 	return string(b)
 }
 
-// memoized returns analyze, remembering its answer for each string.
-func memoized(analyze func(string) []string) func(string) []string {
-	seen := map[string][]string{}
-	return func(s string) []string {
-		tokens, ok := seen[s]
+// memoized returns f, remembering its answer for each string.
+func memoized[T any](f func(string) T) func(string) T {
+	seen := map[string]T{}
+	return func(s string) T {
+		v, ok := seen[s]
 		if !ok {
-			tokens = analyze(s)
-			seen[s] = tokens
+			v = f(s)
+			seen[s] = v
 		}
-		return tokens
+		return v
 	}
 }
 
