@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -205,26 +206,42 @@ func (s *Server) Errors(n int) []string {
 	return out[max(0, len(out)-n):]
 }
 
-// procStatus returns a field of /proc/<pid>/status in kB (VmHWM, VmRSS).
-func (s *Server) procStatus(field string) (int64, error) {
+// procStatus returns fields of /proc/<pid>/status in bytes (VmHWM, VmRSS,
+// RssAnon), in the order asked, from one read of the file.
+func (s *Server) procStatus(fields ...string) ([]int64, error) {
 	f, err := os.Open(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	defer f.Close()
+	out, found := make([]int64, len(fields)), 0
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), field+":"); ok {
-			return strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+		name, rest, ok := strings.Cut(sc.Text(), ":")
+		i := slices.Index(fields, name)
+		if !ok || i < 0 {
+			continue
 		}
+		kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = kb * 1024
+		found++
 	}
-	return 0, fmt.Errorf("no %s in /proc/%d/status", field, s.cmd.Process.Pid)
+	if found < len(fields) {
+		return nil, fmt.Errorf("not all of %v in /proc/%d/status", fields, s.cmd.Process.Pid)
+	}
+	return out, sc.Err()
 }
 
 // PeakRSS is the server process's peak resident set size in bytes.
 func (s *Server) PeakRSS() (int64, error) {
-	kb, err := s.procStatus("VmHWM")
-	return kb * 1024, err
+	v, err := s.procStatus("VmHWM")
+	if err != nil {
+		return 0, err
+	}
+	return v[0], nil
 }
 
 // ClusterDir is the managed PostgreSQL's directory: <data-dir>/pg, or
@@ -333,17 +350,14 @@ func (s *Server) sampleRSS(every time.Duration) *rssSampler {
 				return
 			case <-t.C:
 			}
-			kb, err := s.procStatus("VmRSS")
+			v, err := s.procStatus("VmRSS", "RssAnon")
 			if err != nil {
 				continue
 			}
-			anonKB, _ := s.procStatus("RssAnon")
 			r.mu.Lock()
-			if r.phase != "" && kb*1024 > r.peaks[r.phase] {
-				r.peaks[r.phase] = kb * 1024
-			}
-			if r.phase != "" && anonKB*1024 > r.anon[r.phase] {
-				r.anon[r.phase] = anonKB * 1024
+			if r.phase != "" {
+				r.peaks[r.phase] = max(r.peaks[r.phase], v[0])
+				r.anon[r.phase] = max(r.anon[r.phase], v[1])
 			}
 			r.mu.Unlock()
 		}

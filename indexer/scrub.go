@@ -3,6 +3,7 @@ package indexer
 import (
 	"context"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -55,9 +56,7 @@ func (x *Indexer) Scrub(ctx context.Context, sample int) (ScrubStats, error) {
 	}
 	batch := idx.NewBatch()
 	for _, r := range recs {
-		if pending[catalogdb.EntityRef{Kind: r.Kind, ID: r.ID}] || pending[catalogdb.EntityRef{Kind: semcat.KindMetalake, ID: r.MetalakeID}] ||
-			pending[catalogdb.EntityRef{Kind: semcat.KindCatalog, ID: r.CatalogID}] || pending[catalogdb.EntityRef{Kind: semcat.KindSchema, ID: r.SchemaID}] ||
-			pending[catalogdb.EntityRef{Kind: semcat.KindSemanticModel, ID: r.ModelID}] {
+		if slices.ContainsFunc(selfAndAncestors(r), func(ref catalogdb.EntityRef) bool { return pending[ref] }) {
 			st.Pending++
 			continue
 		}
@@ -125,6 +124,12 @@ func (x *Indexer) Scrub(ctx context.Context, sample int) (ScrubStats, error) {
 		return st, err
 	}
 	return st, nil
+}
+
+// selfAndAncestors names an entity and the containers above it.
+func selfAndAncestors(r *semcat.EntityRecord) []catalogdb.EntityRef {
+	return []catalogdb.EntityRef{{Kind: r.Kind, ID: r.ID}, {Kind: semcat.KindMetalake, ID: r.MetalakeID},
+		{Kind: semcat.KindCatalog, ID: r.CatalogID}, {Kind: semcat.KindSchema, ID: r.SchemaID}, {Kind: semcat.KindSemanticModel, ID: r.ModelID}}
 }
 
 // storedPayload returns a document's stored payload, or "" if the index has
