@@ -143,6 +143,17 @@ func seed(tb testing.TB, s *catalogdb.Store) {
 	}
 }
 
+// seededIndexer opens a fresh database seeded as seed does and an indexer
+// on it, closed when the test ends.
+func seededIndexer(tb testing.TB) (*catalogdb.Store, *indexer.Indexer) {
+	tb.Helper()
+	s := openStore(tb, pgtest.NewDatabase(tb))
+	seed(tb, s)
+	x := openIndexer(tb, s, tb.TempDir())
+	tb.Cleanup(func() { x.Close(context.Background()) })
+	return s, x
+}
+
 var ns = semcat.Namespace{Metalake: "m", Catalog: "rel", Schema: "s"}
 
 func table(name string, cols ...string) semcat.TableCreate {
@@ -166,10 +177,7 @@ func model(name, source string, metrics ...string) semcat.SemanticModelCreate {
 // a rolled-back transaction never is.
 func TestOutOfOrderCommit(t *testing.T) {
 	t.Parallel()
-	s := openStore(t, pgtest.NewDatabase(t))
-	seed(t, s)
-	x := openIndexer(t, s, t.TempDir())
-	defer x.Close(context.Background())
+	s, x := seededIndexer(t)
 	var metalakeID int64
 	if err := s.Pool().QueryRow(context.Background(), `SELECT metalake_id FROM metalake_meta WHERE metalake_name = 'm'`).Scan(&metalakeID); err != nil {
 		t.Fatal(err)
@@ -229,10 +237,7 @@ func TestOutOfOrderCommit(t *testing.T) {
 // within one batch and across batches; the index ends equal to PostgreSQL.
 func TestChurnEndsEqual(t *testing.T) {
 	t.Parallel()
-	s := openStore(t, pgtest.NewDatabase(t))
-	seed(t, s)
-	x := openIndexer(t, s, t.TempDir())
-	defer x.Close(context.Background())
+	s, x := seededIndexer(t)
 	tag := func(name string) {
 		_, _, err := s.AssociateTags(ctx, "m", semcat.ObjectRef{Type: semcat.KindTable, FullName: "rel.s." + name}, semcat.TagAssociation{TagsToAdd: []string{"hot"}})
 		if err != nil {
@@ -351,10 +356,7 @@ func TestBrokenIndexIsRebuilt(t *testing.T) {
 // identity, carried across model updates.
 func TestMetricDocumentsFollowIdentity(t *testing.T) {
 	t.Parallel()
-	s := openStore(t, pgtest.NewDatabase(t))
-	seed(t, s)
-	x := openIndexer(t, s, t.TempDir())
-	defer x.Close(context.Background())
+	s, x := seededIndexer(t)
 	checker(t)(s.CreateTable(ctx, ns, table("t", "a")))
 	checker(t)(s.CreateSemanticModel(ctx, ns, model("sm", "t", "revenue", "orders")))
 	catchUp(t, x)

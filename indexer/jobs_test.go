@@ -20,10 +20,7 @@ import (
 // indexer's back; a scrub over the whole (small) catalog repairs both.
 func TestScrubRepairs(t *testing.T) {
 	t.Parallel()
-	s := openStore(t, pgtest.NewDatabase(t))
-	seed(t, s)
-	x := openIndexer(t, s, t.TempDir())
-	defer x.Close(context.Background())
+	s, x := seededIndexer(t)
 	checker(t)(s.CreateTable(ctx, ns, table("t", "a")))
 	catchUp(t, x)
 	var tableID int64
@@ -51,10 +48,7 @@ func TestScrubRepairs(t *testing.T) {
 // nothing to repair.
 func TestScrubLeavesPendingAlone(t *testing.T) {
 	t.Parallel()
-	s := openStore(t, pgtest.NewDatabase(t))
-	seed(t, s)
-	x := openIndexer(t, s, t.TempDir())
-	defer x.Close(context.Background())
+	s, x := seededIndexer(t)
 	check := checker(t)
 	check(s.CreateTable(ctx, ns, table("old", "a")))
 	check(s.CreateTable(ctx, ns, table("gone", "a")))
