@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/collector"
 	bq "github.com/blevesearch/bleve/v2/search/query"
@@ -35,9 +36,10 @@ type collectRequest struct {
 
 // collected is a search's answer.
 type collected struct {
-	total  uint64
-	hits   []collectedHit
-	facets map[string][]facetCount
+	bitmaps bool // answered from postings bitmaps (bitmaps.go)
+	total   uint64
+	hits    []collectedHit
+	facets  map[string][]facetCount
 }
 
 type collectedHit struct {
@@ -91,10 +93,20 @@ func (x *Indexer) collect(ctx context.Context, idx bleve.Index, req collectReque
 		facetFieldNames = append(facetFieldNames, field)
 	}
 
-	query := bq.NewBooleanQuery([]bq.Query{req.query}, nil, nil)
-	if filters, err := necessary(ctx, reader, req.filters); err != nil {
+	filters, err := necessary(ctx, reader, req.filters)
+	if err != nil {
 		return nil, err
-	} else if len(filters) > 0 {
+	}
+	if plan, ok := q.PlanOf(req.query); ok && !x.searchersOnly {
+		if border, ok := bitmapOrderOf(req.order); ok {
+			out, err := collectBitmaps(reader, cols, plan, border, req, filters, facetFieldNames)
+			if !errors.Is(err, errNoPlan) {
+				return out, err
+			}
+		}
+	}
+	query := bq.NewBooleanQuery([]bq.Query{req.query}, nil, nil)
+	if len(filters) > 0 {
 		query.AddFilter(bq.NewConjunctionQuery(filters))
 	}
 	s, err := query.Searcher(ctx, reader, idx.Mapping(), search.SearcherOptions{})
@@ -121,14 +133,7 @@ func (x *Indexer) collect(ctx context.Context, idx bleve.Index, req collectReque
 		// cost a dictionary lookup in every segment.
 		seg, local := cols.segment(d.IndexInternalID)
 		h := collectedHit{id: d.ID, score: d.Score, sort: d.Sort}
-		err := segs[seg].VisitDocument(local, func(field string, _ byte, value []byte, _ []uint64) bool {
-			if field != fieldStored {
-				return true
-			}
-			h.stored = string(value)
-			return false
-		})
-		if err != nil {
+		if h.stored, err = segmentPayload(segs[seg], local); err != nil {
 			return nil, fmt.Errorf("document %s: %w", d.ID, err)
 		}
 		out.hits = append(out.hits, h)
@@ -140,6 +145,19 @@ func (x *Indexer) collect(ctx context.Context, idx bleve.Index, req collectReque
 		}
 	}
 	return out, nil
+}
+
+// segmentPayload reads document local's fieldStored payload.
+func segmentPayload(seg *scorch.SegmentSnapshot, local uint64) (string, error) {
+	var stored string
+	err := seg.VisitDocument(local, func(field string, _ byte, value []byte, _ []uint64) bool {
+		if field != fieldStored {
+			return true
+		}
+		stored = string(value)
+		return false
+	})
+	return stored, err
 }
 
 // necessary drops the term filters that every live document of the
@@ -233,7 +251,10 @@ func (f *facetCounter) Advance(ctx *search.SearchContext, id index.IndexInternal
 }
 
 func (f *facetCounter) count(id index.IndexInternalID) {
-	seg, local := f.cols.segment(id)
+	f.countLocal(f.cols.segment(id))
+}
+
+func (f *facetCounter) countLocal(seg int, local uint64) {
 	c, counts := f.cols.segs[seg], f.counts[seg]
 	if counts == nil {
 		counts = make([][]int, len(c.facets))

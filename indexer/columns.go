@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -41,6 +42,9 @@ type segColumns struct {
 	keys    []byte
 	keyEnds []uint32
 	facets  []facetColumn // one per columnFacets entry
+	// byKey lists the documents in sort key order, equal keys in document
+	// order.
+	byKey []uint32
 }
 
 // facetColumn is one facet field of a segment: its distinct terms, and
@@ -112,6 +116,11 @@ func buildSegColumns(seg segment.Segment) (*segColumns, error) {
 			c.facets[i].ends[doc] = uint32(len(c.facets[i].ords))
 		}
 	}
+	c.byKey = make([]uint32, n)
+	for i := range c.byKey {
+		c.byKey[i] = uint32(i)
+	}
+	slices.SortStableFunc(c.byKey, func(a, b uint32) int { return strings.Compare(c.sortKey(uint64(a)), c.sortKey(uint64(b))) })
 	return c, nil
 }
 

@@ -29,12 +29,8 @@ type termQuery struct {
 func (t *termQuery) Searcher(ctx context.Context, i index.IndexReader, m mapping.IndexMapping, options search.SearcherOptions) (search.Searcher, error) {
 	child := options
 	child.Score = "none" // scores come from the kinds alone
-	s := &termSearcher{explain: options.Explain}
-	kinds := 0
+	s := &termSearcher{explain: options.Explain, scores: t.Clauses.scores()}
 	for k, qs := range t.Clauses {
-		if len(qs) > 0 {
-			kinds++
-		}
 		for _, q := range qs {
 			sub, err := q.Searcher(ctx, i, m, child)
 			if err != nil {
@@ -52,7 +48,21 @@ func (t *termQuery) Searcher(ctx context.Context, i index.IndexReader, m mapping
 	if len(s.subs) == 0 {
 		return searcher.NewMatchNoneSearcher(i)
 	}
-	for mask := range s.scores {
+	s.currs = make([]*search.DocumentMatch, len(s.subs))
+	return s, nil
+}
+
+// scores returns the score of a document by the mask of kinds it matched
+// (bit k set: it matched a clause of kind k). Kinds count when they have
+// clauses, whether or not the index holds their terms.
+func (m match) scores() (out [1 << numKinds]float64) {
+	kinds := 0
+	for _, qs := range m {
+		if len(qs) > 0 {
+			kinds++
+		}
+	}
+	for mask := range out {
 		matched, sum := 0.0, 0.0
 		for k := range numKinds {
 			if mask&(1<<k) != 0 {
@@ -63,10 +73,9 @@ func (t *termQuery) Searcher(ctx context.Context, i index.IndexReader, m mapping
 		// As a rescored kind disjunction: each matched kind's constant,
 		// times Bleve's coordination factor matched/kinds, computed as
 		// Bleve computes it so that scores stay equal to the bit.
-		s.scores[mask] = sum*(matched/float64(kinds)) + termScore
+		out[mask] = sum*(matched/float64(kinds)) + termScore
 	}
-	s.currs = make([]*search.DocumentMatch, len(s.subs))
-	return s, nil
+	return out
 }
 
 // MarshalJSON shows the query in Bleve's JSON dumps (logs, debugging).

@@ -137,6 +137,10 @@ func (r *rescored) MarshalJSON() ([]byte, error) {
 	return json.Marshal(map[string]*body{"semcat_rescore": (*body)(r)})
 }
 
+// rescaled is a score rescored by mul and add: one function, so that a
+// score computed without the searchers (PlanOf) is equal to the bit.
+func rescaled(score, mul, add float64) float64 { return mul*score + add }
+
 // rescoredSearcher is rescored's searcher: the child's, with each match's
 // score rewritten.
 type rescoredSearcher struct {
@@ -161,7 +165,7 @@ func (s *rescoredSearcher) apply(d *search.DocumentMatch) {
 	if d == nil {
 		return
 	}
-	d.Score = s.mul*d.Score + s.add
+	d.Score = rescaled(d.Score, s.mul, s.add)
 	if s.explain {
 		children := []*search.Explanation{}
 		if d.Expl != nil && s.mul != 0 {
