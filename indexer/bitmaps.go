@@ -76,8 +76,7 @@ type segBitmaps struct {
 // included, added to a bitmap.
 type orInto interface{ OrInto(*roaring.Bitmap) }
 
-// term returns the documents of the segment that hold term in field.
-func (b *segBitmaps) term(field, term string) (*roaring.Bitmap, error) {
+func (b *segBitmaps) dict(field string) (segment.TermDictionary, error) {
 	d, ok := b.dicts[field]
 	if !ok {
 		var err error
@@ -86,20 +85,67 @@ func (b *segBitmaps) term(field, term string) (*roaring.Bitmap, error) {
 		}
 		b.dicts[field] = d
 	}
+	return d, nil
+}
+
+// term returns the documents of the segment that hold term in field.
+func (b *segBitmaps) term(field, term string) (*roaring.Bitmap, error) {
 	out := roaring.New()
-	pl, err := d.PostingsList([]byte(term), nil, nil)
+	d, err := b.dict(field)
 	if err != nil {
 		return nil, err
 	}
-	if pl == nil {
-		return out, nil
+	return out, orPostings(out, d, term)
+}
+
+// prefix returns the documents of the segment that hold a term of field
+// starting with prefix.
+func (b *segBitmaps) prefix(field, prefix string) (*roaring.Bitmap, error) {
+	out := roaring.New()
+	d, err := b.dict(field)
+	if err != nil {
+		return nil, err
+	}
+	it := d.AutomatonIterator(nil, []byte(prefix), prefixEnd([]byte(prefix)))
+	for {
+		e, err := it.Next()
+		if err != nil {
+			return nil, err
+		}
+		if e == nil {
+			return out, nil
+		}
+		if err := orPostings(out, d, e.Term); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// prefixEnd is the first key after every key that starts with prefix, or
+// nil for none.
+func prefixEnd(prefix []byte) []byte {
+	end := slices.Clone(prefix)
+	for i := len(end) - 1; i >= 0; i-- {
+		if end[i] < 0xff {
+			end[i]++
+			return end[:i+1]
+		}
+	}
+	return nil
+}
+
+// orPostings adds the documents holding term in d to out.
+func orPostings(out *roaring.Bitmap, d segment.TermDictionary, term string) error {
+	pl, err := d.PostingsList([]byte(term), nil, nil)
+	if err != nil || pl == nil {
+		return err
 	}
 	o, ok := pl.(orInto)
 	if !ok {
-		return nil, fmt.Errorf("%w: postings %T", errNoPlan, pl)
+		return fmt.Errorf("%w: postings %T", errNoPlan, pl)
 	}
 	o.OrInto(out)
-	return out, nil
+	return nil
 }
 
 func (b *segBitmaps) all() *roaring.Bitmap {
@@ -228,7 +274,11 @@ func collectBitmaps(snap *scorch.IndexSnapshot, cols *snapshotColumns, plan *q.T
 			}
 			m.kinds[k] = roaring.New()
 			for _, c := range clauses {
-				bm, err := b.term(c.Field, c.Term)
+				term := b.term
+				if c.Prefix {
+					term = b.prefix
+				}
+				bm, err := term(c.Field, c.Term)
 				if err != nil {
 					return nil, err
 				}

@@ -2,13 +2,13 @@ package query
 
 import blevequery "github.com/blevesearch/bleve/v2/search/query"
 
-// TermPlan is a compiled query that is one term's clauses, each one exact
-// term of one field: a bare word, a whole value, a key:value, a tag, a
-// schema field, an indexed prefix. Its matches and scores follow from the
-// postings of those terms alone, so a search can compute them with bitmap
-// operations instead of Bleve's searchers (indexer/bitmaps.go). Everything
-// else (phrases spanning terms, and, or, not, prefixes the index has no
-// n-grams for) has no plan and runs through Bleve.
+// TermPlan is a compiled query that is one term's clauses, each a term of
+// one field or the terms of a field that start with a prefix: a bare word,
+// a prefix, a whole value, a key:value, a tag, a schema field. Its matches
+// and scores follow from the postings of those terms alone, so a search
+// can compute them with bitmap operations instead of Bleve's searchers
+// (indexer/bitmaps.go). Everything else (several terms, negation, *) has
+// no plan and runs through Bleve.
 type TermPlan struct {
 	// Clauses are the clauses by kind: a document matches kind k when it
 	// holds one of Clauses[k].
@@ -22,8 +22,12 @@ type TermPlan struct {
 // kinds has bit k set when it matched a clause of kind k.
 const NumKinds = int(numKinds)
 
-// FieldTerm is an exact term of a field.
-type FieldTerm struct{ Field, Term string }
+// FieldTerm is a term of a field or, with Prefix, every term of the field
+// that starts with Term.
+type FieldTerm struct {
+	Field, Term string
+	Prefix      bool
+}
 
 // Score is the score of a document that matched the kinds of mask, equal
 // to the bit to the score Bleve's searchers give it.
@@ -45,11 +49,19 @@ func PlanOf(compiled blevequery.Query) (*TermPlan, bool) {
 	p := &TermPlan{scores: t.Clauses.scores(), mul: r.Mul, add: r.Add}
 	for k, qs := range t.Clauses {
 		for _, q := range qs {
-			tq, ok := q.(*blevequery.TermQuery)
-			if !ok || tq.Field() == "" || tq.BoostVal != nil {
+			var ft FieldTerm
+			switch q := q.(type) {
+			case *blevequery.TermQuery:
+				ft = FieldTerm{Field: q.Field(), Term: q.Term}
+			case *blevequery.PrefixQuery:
+				ft = FieldTerm{Field: q.Field(), Term: q.Prefix, Prefix: true}
+			default:
 				return nil, false
 			}
-			p.Clauses[k] = append(p.Clauses[k], FieldTerm{Field: tq.Field(), Term: tq.Term})
+			if ft.Field == "" {
+				return nil, false
+			}
+			p.Clauses[k] = append(p.Clauses[k], ft)
 		}
 	}
 	return p, true
