@@ -1,6 +1,7 @@
 package analyzers_test
 
 import (
+	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -457,6 +458,54 @@ func TestPrefixAnalyzers(t *testing.T) {
 		got := analyze(t, tt.analyzer, tt.in)
 		if diff := cmp.Diff(tt.want, got); diff != "" {
 			t.Errorf("%s(%q) (-want +got):\n%s", tt.analyzer, tt.in, diff)
+		}
+	}
+}
+
+// TestValueHas checks ValueHas against AnalyzerValue's terms: for random
+// values over an alphabet of upper and lower case, non-ASCII letters whose
+// case mapping changes their length, Unicode and ASCII whitespace,
+// separators and invalid bytes, and for every term the analyzer makes,
+// every prefix of one, and random candidates, ValueHas answers as
+// "some term equals (or starts with) it" does.
+func TestValueHas(t *testing.T) {
+	alphabet := []string{"a", "B", "c", "é", "É", "İ", "ſ", " ", "\t", "\u00a0", "-", "_", ".", ",", ":", ";", "/", "\xff", "x1"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	randomValue := func(n int) string {
+		var b strings.Builder
+		for range n {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		return b.String()
+	}
+	long := strings.Repeat("ab", analyzers.MaxTermBytes) + "-cd " + strings.Repeat("é", analyzers.MaxTermBytes)
+	values := []string{"", " ", "tag12-tag33 X", "Alpha Tango Charlie", "a--b", "-a-", "KOFO-bar baz", long}
+	for range 3000 {
+		values = append(values, randomValue(rng.IntN(12)))
+	}
+	for _, v := range values {
+		terms := analyze(t, analyzers.AnalyzerValue, v)
+		want := func(term string, prefix bool) bool {
+			return slices.ContainsFunc(terms, func(t string) bool {
+				if prefix {
+					return strings.HasPrefix(t, term)
+				}
+				return t == term
+			})
+		}
+		candidates := []string{"", "a", "b", "x1", "ab", strings.ToLower(v), randomValue(2), randomValue(3)}
+		for _, term := range terms {
+			for i := range min(len(term), 8) {
+				candidates = append(candidates, term[:i])
+			}
+			candidates = append(candidates, term, term[:len(term)-1], term+"a")
+		}
+		for _, c := range candidates {
+			for _, prefix := range []bool{false, true} {
+				if got := analyzers.ValueHas(v, c, prefix); got != want(c, prefix) {
+					t.Fatalf("ValueHas(%q, %q, %v) = %v; the analyzer's terms %q say %v", v, c, prefix, got, terms, !got)
+				}
+			}
 		}
 	}
 }

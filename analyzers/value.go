@@ -1,6 +1,11 @@
 package analyzers
 
-import "github.com/blevesearch/bleve/v2/analysis"
+import (
+	"bytes"
+	"unsafe"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+)
 
 // valueTokenizer is AnalyzerValue's tokenizer (SPEC §5.2): each word
 // followed by its parts. The whole value is indexed whole by AnalyzerExact
@@ -82,4 +87,44 @@ func Normalize(value string) string {
 	var buf [wordsOnStack]span
 	low, _ := lowerWords(make([]byte, 0, len(value)), []byte(value), buf[:0])
 	return string(truncate(low))
+}
+
+// ValueHas reports whether AnalyzerValue makes of value a term equal to
+// term or, with prefix, a term that starts with term: what explaining a
+// search hit asks of each value. It builds no tokens, so it costs one pass
+// over value: a table's schema text has hundreds of terms, and analyzing
+// it for each hit was most of a search's time.
+func ValueHas(value, term string, prefix bool) bool {
+	var buf [wordsOnStack]span
+	var lowBuf [256]byte
+	// lowerWords only reads its input: the string's bytes serve as it.
+	input := unsafe.Slice(unsafe.StringData(value), len(value))
+	low, words := lowerWords(lowBuf[:0], input, buf[:0])
+	is := func(t []byte) bool {
+		t = truncate(t)
+		if len(t) == 0 {
+			return false // emit drops empty terms
+		}
+		if prefix {
+			return bytes.HasPrefix(t, []byte(term))
+		}
+		return string(t) == term
+	}
+	for _, w := range words {
+		word := low[w.lowStart:w.lowEnd]
+		if is(word) {
+			return true
+		}
+		// Its parts, split at separators as emitParts splits them.
+		start := 0
+		for i := 0; i <= len(word); i++ {
+			if i == len(word) || isSeparator(word[i]) {
+				if is(word[start:i]) {
+					return true
+				}
+				start = i + 1
+			}
+		}
+	}
+	return false
 }

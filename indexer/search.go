@@ -112,7 +112,7 @@ func (x *Indexer) search(ctx context.Context, req semcat.SearchRequest, visible 
 
 	position := x.Position()
 	var res *collected
-	var valueAnalyzer, fieldAnalyzer func(string) []string
+	var fieldAnalyzer func(string) []string
 	err = x.h.read(func(idx bleve.Index) error {
 		var err error
 		res, err = x.collect(ctx, idx, creq)
@@ -120,7 +120,6 @@ func (x *Indexer) search(ctx context.Context, req semcat.SearchRequest, visible 
 			return err
 		}
 		m := idx.Mapping()
-		valueAnalyzer = tokensOf(m.AnalyzerNamed(analyzers.AnalyzerValue))
 		fieldAnalyzer = tokensOf(m.AnalyzerNamed(analyzers.AnalyzerSchemaField))
 		return nil
 	})
@@ -135,7 +134,7 @@ func (x *Indexer) search(ctx context.Context, req semcat.SearchRequest, visible 
 			return nil, fmt.Errorf("search: document %s: %w", h.id, err)
 		}
 		out.Results = append(out.Results, semcat.SearchHit{Entity: st.Entity, Score: h.score, Metadata: st.Metadata,
-			Matches: matches(leaves, &st, valueAnalyzer, fieldAnalyzer)})
+			Matches: matches(leaves, &st, fieldAnalyzer)})
 	}
 	if len(req.Facets) > 0 {
 		out.Facets = map[string][]semcat.FacetValue{}
@@ -200,11 +199,13 @@ func tokensOf(a analysis.Analyzer) func(string) []string {
 // over the entity's stored metadata. It needs no term locations, so neither
 // the index nor the search carries them; a leaf the hit does not contain
 // adds nothing.
-func matches(leaves []q.Leaf, st *stored, values, fields func(string) []string) []semcat.Match {
-	// Each leaf of a bare word looks at every value again: analyze each
-	// string once, and only strings that can hold the leaf at all (a
-	// table's schema text and field list are most of its metadata).
-	values, fields = memoized(values), memoized(fields)
+func matches(leaves []q.Leaf, st *stored, fields func(string) []string) []semcat.Match {
+	// Each leaf of a bare word looks at every value again: look only at
+	// strings that can hold the leaf at all (a table's schema text and
+	// field list are most of its metadata), and analyze each schema entry
+	// once. Values are not analyzed: ValueHas asks of a value what its
+	// terms would answer.
+	fields = memoized(fields)
 	squashed := memoized(squash)
 	var leafText string // the current leaf's text, squashed
 	could := func(v string) bool { return strings.Contains(squashed(v), leafText) }
@@ -226,13 +227,15 @@ func matches(leaves []q.Leaf, st *stored, values, fields func(string) []string) 
 		return false
 	}
 	whole := func(v string) string { return strings.Join(strings.Fields(strings.ToLower(v)), " ") }
+	var leaf q.Leaf // the current leaf
+	valueHas := func(v string) bool { return analyzers.ValueHas(v, leaf.Text, leaf.Prefix) }
 	propMatches := func(props map[string]string, key string, is func(string) bool, exact bool) {
 		for _, k := range sortedKeys(props) {
 			v := props[k]
 			if key != "" && !strings.EqualFold(k, key) {
 				continue
 			}
-			if could(v) && (exact && is(whole(v)) || !exact && anyOf(values(v), is)) {
+			if could(v) && (exact && is(whole(v)) || !exact && valueHas(v)) {
 				add(k, v)
 			}
 		}
@@ -246,7 +249,7 @@ func matches(leaves []q.Leaf, st *stored, values, fields func(string) []string) 
 	}
 	tagMatches := func(tags []string, is func(string) bool, exact bool) {
 		for _, t := range tags {
-			if could(t) && (exact && is(whole(t)) || !exact && anyOf(values(t), is)) {
+			if could(t) && (exact && is(whole(t)) || !exact && valueHas(t)) {
 				add("tags", t)
 			}
 		}
@@ -254,7 +257,7 @@ func matches(leaves []q.Leaf, st *stored, values, fields func(string) []string) 
 	sys, user := st.Metadata.System, st.Metadata.User
 	sorted := append([]q.Leaf(nil), leaves...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Field < sorted[j].Field })
-	for _, leaf := range sorted {
+	for _, leaf = range sorted {
 		leafText = squash(leaf.Text)
 		is := func(t string) bool { return t == leaf.Text }
 		if leaf.Prefix {

@@ -17,15 +17,11 @@ import (
 // metadata: only what the entity holds, for exact fields only whole values
 // and tags, and nothing for negated terms.
 func TestMatches(t *testing.T) {
-	cache := registry.NewCache()
-	analyzer := func(name string) func(string) []string {
-		a, err := cache.AnalyzerNamed(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tokensOf(a)
+	a, err := registry.NewCache().AnalyzerNamed(analyzers.AnalyzerSchemaField)
+	if err != nil {
+		t.Fatal(err)
 	}
-	values, fields := analyzer(analyzers.AnalyzerValue), analyzer(analyzers.AnalyzerSchemaField)
+	fields := tokensOf(a)
 	st := &stored{
 		Entity: semcat.SearchEntity{Type: "table", Namespace: []string{"m", "c", "s"}, Name: "Employees"},
 		Metadata: semcat.Metadata{
@@ -61,7 +57,7 @@ func TestMatches(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := matches(q.Leaves(compiled), st, values, fields)
+		got := matches(q.Leaves(compiled), st, fields)
 		if diff := cmp.Diff(tt.want, got, cmpMatchSet); diff != "" {
 			t.Errorf("matches of %q (-want +got):\n%s", tt.query, diff)
 		}
