@@ -1,7 +1,6 @@
 package indexer
 
 import (
-	"encoding/json"
 	"maps"
 	"sort"
 	"strconv"
@@ -38,14 +37,11 @@ func idString(id int64) string {
 func Document(r *semcat.EntityRecord) (map[string]any, error) {
 	md := r.Metadata()
 	fields := r.SchemaFields()
-	payload, err := json.Marshal(stored{
+	payload := encodePayload(&stored{
 		Entity:   semcat.SearchEntity{Type: string(r.Kind), Namespace: r.Namespace(), Name: r.Name},
 		Metadata: md,
 		Fields:   fields,
 	})
-	if err != nil {
-		return nil, err
-	}
 	user, userKeys, userValues := properties(md.User.Properties)
 	// The system property "schema" (a table's columns, a model's dataset
 	// records) is searchable by its words and whole, like any value, but

@@ -2,7 +2,6 @@ package indexer_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -363,12 +362,12 @@ func TestMetricDocumentsFollowIdentity(t *testing.T) {
 	metricDocs := func() map[string]string {
 		out := map[string]string{}
 		for id, payload := range indexContents(t, x.Index()) {
-			var p struct {
-				Entity semcat.SearchEntity `json:"entity"`
+			e, err := indexer.PayloadEntity(payload)
+			if err != nil {
+				t.Fatal(err)
 			}
-			json.Unmarshal([]byte(payload), &p)
-			if p.Entity.Type == "metric" {
-				out[p.Entity.Name] = id
+			if e.Type == "metric" {
+				out[e.Name] = id
 			}
 		}
 		return out

@@ -129,12 +129,12 @@ func (x *Indexer) search(ctx context.Context, req semcat.SearchRequest, visible 
 	leaves := q.Leaves(text)
 	out := &semcat.SearchResult{Total: res.total, Position: position, Results: make([]semcat.SearchHit, 0, len(res.hits))}
 	for _, h := range res.hits {
-		var st stored
-		if err := json.Unmarshal([]byte(h.stored), &st); err != nil {
+		st, err := decodePayload(h.stored)
+		if err != nil {
 			return nil, fmt.Errorf("search: document %s: %w", h.id, err)
 		}
 		out.Results = append(out.Results, semcat.SearchHit{Entity: st.Entity, Score: h.score, Metadata: st.Metadata,
-			Matches: matches(leaves, &st, fieldAnalyzer)})
+			Matches: matches(leaves, st, fieldAnalyzer)})
 	}
 	if len(req.Facets) > 0 {
 		out.Facets = map[string][]semcat.FacetValue{}

@@ -1,0 +1,147 @@
+package indexer
+
+import (
+	"encoding/binary"
+	"errors"
+	"slices"
+
+	"github.com/semcat/semcat"
+)
+
+// The stored payload of a document (fieldStored) is what a search returns
+// for a hit: its entity, metadata and schema entries. It is written in a
+// compact binary form rather than JSON: a search decodes a page of them
+// (a table's metadata holds its whole column list), and decoding JSON was
+// a sixth of a search's CPU, validating and unquoting every string.
+//
+// The form: a version byte, then the entity (type, namespace, name), the
+// system and user metadata (properties in key order, then tags) and the
+// schema entries. A string is its length (uvarint) and bytes; a list or a
+// map is its length plus one (uvarint), 0 for nil, then its items, so that
+// a nil list and an empty one, which JSON tells apart, stay apart.
+
+const payloadVersion = 1
+
+var errPayload = errors.New("malformed stored payload")
+
+func encodePayload(st *stored) []byte {
+	b := []byte{payloadVersion}
+	b = appendString(b, st.Entity.Type)
+	b = appendStrings(b, st.Entity.Namespace)
+	b = appendString(b, st.Entity.Name)
+	for _, part := range []semcat.MetadataPart{st.Metadata.System, st.Metadata.User} {
+		if part.Properties == nil {
+			b = binary.AppendUvarint(b, 0)
+		} else {
+			b = binary.AppendUvarint(b, uint64(len(part.Properties))+1)
+			for _, k := range sortedKeys(part.Properties) {
+				b = appendString(b, k)
+				b = appendString(b, part.Properties[k])
+			}
+		}
+		b = appendStrings(b, part.Tags)
+	}
+	return appendStrings(b, st.Fields)
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+func appendStrings(b []byte, ss []string) []byte {
+	if ss == nil {
+		return binary.AppendUvarint(b, 0)
+	}
+	b = binary.AppendUvarint(b, uint64(len(ss))+1)
+	for _, s := range ss {
+		b = appendString(b, s)
+	}
+	return b
+}
+
+// decodePayload decodes a payload. Its strings share p's memory.
+func decodePayload(p string) (*stored, error) {
+	if len(p) == 0 || p[0] != payloadVersion {
+		return nil, errPayload
+	}
+	d := payloadDecoder{p: p[1:]}
+	st := &stored{}
+	st.Entity.Type = d.string()
+	st.Entity.Namespace = d.strings()
+	st.Entity.Name = d.string()
+	for _, part := range []*semcat.MetadataPart{&st.Metadata.System, &st.Metadata.User} {
+		if n := d.count(); n > 0 {
+			part.Properties = make(map[string]string, n-1)
+			for range n - 1 {
+				k := d.string()
+				part.Properties[k] = d.string()
+			}
+		}
+		part.Tags = d.strings()
+	}
+	st.Fields = d.strings()
+	if d.err || len(d.p) > 0 {
+		return nil, errPayload
+	}
+	return st, nil
+}
+
+type payloadDecoder struct {
+	p   string
+	err bool
+}
+
+// count reads a length or a count plus one, never more than the bytes
+// left could hold (each item takes at least one), so a corrupt length
+// cannot allocate much.
+func (d *payloadDecoder) count() int {
+	n, size := uvarint(d.p)
+	if size <= 0 || n > uint64(len(d.p)-size)+1 {
+		d.err, d.p = true, ""
+		return 0
+	}
+	d.p = d.p[size:]
+	return int(n)
+}
+
+func (d *payloadDecoder) string() string {
+	n := d.count()
+	if n > len(d.p) {
+		d.err, d.p = true, ""
+		return ""
+	}
+	s := d.p[:n]
+	d.p = d.p[n:]
+	return s
+}
+
+func (d *payloadDecoder) strings() []string {
+	n := d.count()
+	if n == 0 {
+		return nil
+	}
+	out := make([]string, 0, min(n-1, len(d.p)))
+	for range n - 1 {
+		out = append(out, d.string())
+	}
+	return slices.Clip(out)
+}
+
+// uvarint is binary.Uvarint over a string.
+func uvarint(s string) (uint64, int) {
+	var x uint64
+	var shift uint
+	for i := 0; i < len(s) && i < binary.MaxVarintLen64; i++ {
+		c := s[i]
+		if c < 0x80 {
+			if i == binary.MaxVarintLen64-1 && c > 1 {
+				return 0, -1
+			}
+			return x | uint64(c)<<shift, i + 1
+		}
+		x |= uint64(c&0x7f) << shift
+		shift += 7
+	}
+	return 0, 0
+}
