@@ -235,15 +235,31 @@ func (m *segMatch) mask(local uint32) int {
 	return mask
 }
 
-// class returns the hits that matched exactly the kinds of mask.
+// class returns the hits that matched exactly the kinds of mask (a
+// non-empty subset of the kinds with clauses). It starts from the
+// strongest kind, usually the rarest, so that a class of a few exact
+// matches costs little even when the hits are many.
 func (m *segMatch) class(mask int) *roaring.Bitmap {
-	out := m.hits.Clone()
-	for k, bm := range m.kinds {
-		switch {
-		case bm == nil:
-		case mask&(1<<k) != 0:
+	var out *roaring.Bitmap
+	for k := q.NumKinds - 1; k >= 0; k-- {
+		bm := m.kinds[k]
+		if bm == nil || mask&(1<<k) == 0 {
+			continue
+		}
+		if out == nil {
+			out = roaring.And(m.hits, bm)
+		} else {
 			out.And(bm)
-		default:
+		}
+		if out.IsEmpty() {
+			return out
+		}
+	}
+	if out == nil {
+		return roaring.New()
+	}
+	for k, bm := range m.kinds {
+		if bm != nil && mask&(1<<k) == 0 {
 			out.AndNot(bm)
 		}
 	}
@@ -406,6 +422,9 @@ func topPicks(cols *snapshotColumns, plan *q.TermPlan, order bitmapOrder, req co
 			}
 			classes := make([]*roaring.Bitmap, len(matches))
 			for i := range matches {
+				if matches[i].hits.IsEmpty() {
+					continue
+				}
 				for _, mask := range byScore[s] {
 					c := matches[i].class(mask)
 					if classes[i] == nil {
