@@ -535,7 +535,10 @@ func segTopByKey(c *segColumns, seg int, class *roaring.Bitmap, n int, desc bool
 		}
 		return out
 	}
-	// Visit the class, keeping the best n in order.
+	// Visit the class: keep the best n in order when n is a page, or take
+	// every document and sort when it is deep (an offset of thousands),
+	// where inserting into the kept ones would move thousands each time.
+	keep := n <= insertionPicks
 	it := class.ManyIterator()
 	buf := make([]uint32, 256)
 	for k := it.NextMany(buf); k > 0; k = it.NextMany(buf) {
@@ -545,6 +548,10 @@ func segTopByKey(c *segColumns, seg int, class *roaring.Bitmap, n int, desc bool
 				continue
 			}
 			p := pick{seg: seg, local: local, key: key}
+			if !keep {
+				out = append(out, p)
+				continue
+			}
 			if len(out) == n && comparePicks(p, out[n-1], desc) >= 0 {
 				continue
 			}
@@ -555,5 +562,12 @@ func segTopByKey(c *segColumns, seg int, class *roaring.Bitmap, n int, desc bool
 			}
 		}
 	}
+	if !keep {
+		slices.SortFunc(out, func(a, b pick) int { return comparePicks(a, b, desc) })
+		out = out[:min(n, len(out))]
+	}
 	return out
 }
+
+// insertionPicks is the most picks segTopByKey keeps in order as it goes.
+const insertionPicks = 64
