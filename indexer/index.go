@@ -96,13 +96,21 @@ func setCheckpoint(b *bleve.Batch, cp checkpoint) {
 
 // openBleve opens an index directory, turning a panic inside Bleve (which a
 // corrupt directory can cause) into an error.
-func openBleve(dir string) (idx bleve.Index, err error) {
+func openBleve(dir string, config map[string]any) (idx bleve.Index, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			idx, err = nil, fmt.Errorf("open %s: panic: %v", dir, p)
 		}
 	}()
-	return bleve.Open(dir)
+	return bleve.OpenUsing(dir, config)
+}
+
+// scorchConfig is the runtime configuration of every index the indexer
+// opens or creates.
+func (x *Indexer) scorchConfig() map[string]any {
+	return map[string]any{
+		"scorchMergePlanOptions": map[string]any{"MaxSegmentSize": x.opts.MaxSegmentDocs},
+	}
 }
 
 // store is the on-disk home of the index: <dir>/current is a symlink to the

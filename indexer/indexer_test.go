@@ -7,10 +7,13 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"testing"
+	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
 	bq "github.com/blevesearch/bleve/v2/search/query"
 	"github.com/google/go-cmp/cmp"
 
@@ -393,4 +396,54 @@ func currentGeneration(tb testing.TB, dir string) string {
 		tb.Fatal(err)
 	}
 	return gen
+}
+
+// TestMergedSegmentsStayUnderCap: Bleve's merges never make a segment of
+// MaxSegmentDocs documents or more. Many small tail batches make many
+// small segments; without the cap, merges combine them into ever larger
+// ones.
+func TestMergedSegmentsStayUnderCap(t *testing.T) {
+	t.Parallel()
+	s := openStore(t, pgtest.NewDatabase(t))
+	seed(t, s)
+	const maxDocs = 40
+	x, err := indexer.Open(ctx, indexer.Options{Dir: t.TempDir(), Store: s, Consumer: "test", Logger: quiet, BatchSize: 10, MaxSegmentDocs: maxDocs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close(ctx)
+	for i := range 400 {
+		checker(t)(s.CreateTable(ctx, ns, table(fmt.Sprintf("t%03d", i), "a")))
+		if i%10 == 9 {
+			catchUp(t, x)
+		}
+	}
+	segmentSizes := func() []uint64 {
+		adv, err := x.Index().Advanced()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := adv.Reader()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		var sizes []uint64
+		for _, seg := range r.(*scorch.IndexSnapshot).Segments() {
+			sizes = append(sizes, seg.Count())
+		}
+		slices.Sort(sizes)
+		return sizes
+	}
+	// Let the merges settle: the segments unchanged for a second.
+	sizes := segmentSizes()
+	for stable, deadline := time.Now(), time.Now().Add(30*time.Second); time.Since(stable) < time.Second && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if now := segmentSizes(); !slices.Equal(now, sizes) {
+			sizes, stable = now, time.Now()
+		}
+	}
+	if len(sizes) < 2 || sizes[len(sizes)-1] >= maxDocs {
+		t.Errorf("segment sizes %v: want several, each under %d documents", sizes, maxDocs)
+	}
+	assertMatchesDB(t, x, s)
 }
