@@ -24,14 +24,6 @@ import (
 // same facet counts. It also checks that the columns follow the index as
 // its segments change.
 func TestCollectAgreesWithBleve(t *testing.T) {
-	// Merging would leave one segment; the test wants many.
-	noMerge := map[string]any{"scorchMergePlanOptions": map[string]any{"MaxSegmentsPerTier": 1000, "FloorSegmentSize": 1},
-		"scorchPersisterOptions": map[string]any{"MaxSizeInMemoryMergePerWorker": 1}}
-	idx, err := bleve.NewUsing(filepath.Join(t.TempDir(), "idx"), newMapping(), bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, noMerge)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer idx.Close()
 	types := []string{q.TypeTable, q.TypeMetric, q.TypeSemanticModel}
 	doc := func(i, version int) map[string]any {
 		// Few distinct names, so the sort key's identifier part decides
@@ -51,24 +43,7 @@ func TestCollectAgreesWithBleve(t *testing.T) {
 			fieldStored: ident,
 		}
 	}
-	// Ten batches make ten segments; later batches delete and rewrite
-	// documents of earlier ones.
-	for b := 0; b < 10; b++ {
-		batch := idx.NewBatch()
-		for i := b * 40; i < (b+1)*40; i++ {
-			batch.Index(fmt.Sprint(i), doc(i, 0))
-		}
-		for i := 0; i < b*40; i += 7 + b {
-			if i%2 == 0 {
-				batch.Delete(fmt.Sprint(i))
-			} else {
-				batch.Index(fmt.Sprint(i), doc(i, b))
-			}
-		}
-		if err := idx.Batch(batch); err != nil {
-			t.Fatal(err)
-		}
-	}
+	idx, _ := manySegments(t, doc, 400)
 
 	x := &Indexer{}
 	ctx := context.Background()
