@@ -91,32 +91,33 @@ func (b *segBitmaps) dict(field string) (segment.TermDictionary, error) {
 // term returns the documents of the segment that hold term in field.
 func (b *segBitmaps) term(field, term string) (*roaring.Bitmap, error) {
 	out := roaring.New()
-	d, err := b.dict(field)
-	if err != nil {
-		return nil, err
-	}
-	return out, orPostings(out, d, term)
+	return out, b.orTerm(out, field, term)
 }
 
-// prefix returns the documents of the segment that hold a term of field
-// starting with prefix.
-func (b *segBitmaps) prefix(field, prefix string) (*roaring.Bitmap, error) {
-	out := roaring.New()
+// orTerm adds the documents of the segment that hold term in field to out.
+func (b *segBitmaps) orTerm(out *roaring.Bitmap, field, term string) error {
 	d, err := b.dict(field)
 	if err != nil {
-		return nil, err
+		return err
+	}
+	return orPostings(out, d, term)
+}
+
+// orPrefix adds the documents of the segment that hold a term of field
+// starting with prefix to out.
+func (b *segBitmaps) orPrefix(out *roaring.Bitmap, field, prefix string) error {
+	d, err := b.dict(field)
+	if err != nil {
+		return err
 	}
 	it := d.AutomatonIterator(nil, []byte(prefix), prefixEnd([]byte(prefix)))
 	for {
 		e, err := it.Next()
-		if err != nil {
-			return nil, err
-		}
-		if e == nil {
-			return out, nil
+		if err != nil || e == nil {
+			return err
 		}
 		if err := orPostings(out, d, e.Term); err != nil {
-			return nil, err
+			return err
 		}
 	}
 }
@@ -290,17 +291,18 @@ func collectBitmaps(snap *scorch.IndexSnapshot, cols *snapshotColumns, plan *q.T
 			}
 			m.kinds[k] = roaring.New()
 			for _, c := range clauses {
-				term := b.term
+				add := b.orTerm
 				if c.Prefix {
-					term = b.prefix
+					add = b.orPrefix
 				}
-				bm, err := term(c.Field, c.Term)
-				if err != nil {
+				if err := add(m.kinds[k], c.Field, c.Term); err != nil {
 					return nil, err
 				}
-				m.kinds[k].Or(bm)
 			}
 			m.hits.Or(m.kinds[k])
+		}
+		if m.hits.IsEmpty() {
+			continue // the filters cannot add any
 		}
 		for _, f := range filters {
 			bm, err := b.filter(f)
