@@ -462,12 +462,13 @@ func TestPrefixAnalyzers(t *testing.T) {
 	}
 }
 
-// TestValueHas checks ValueHas against AnalyzerValue's terms: for random
-// values over an alphabet of upper and lower case, non-ASCII letters whose
-// case mapping changes their length, Unicode and ASCII whitespace,
-// separators and invalid bytes, and for every term the analyzer makes,
-// every prefix of one, and random candidates, ValueHas answers as
-// "some term equals (or starts with) it" does.
+// TestValueHas checks ValueHas against AnalyzerValue's terms and ExactHas
+// against AnalyzerExact's. The values are random, over an alphabet of upper
+// and lower case, non-ASCII letters whose case mapping changes their
+// length, Unicode and ASCII whitespace, separators and invalid bytes. The
+// candidates are every term the analyzers make, prefixes of each, and
+// random strings. Both answer as "some term equals (or starts with) it"
+// does.
 func TestValueHas(t *testing.T) {
 	alphabet := []string{"a", "B", "c", "é", "É", "İ", "ſ", " ", "\t", "\u00a0", "-", "_", ".", ",", ":", ";", "/", "\xff", "x1"}
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -500,10 +501,18 @@ func TestValueHas(t *testing.T) {
 			}
 			candidates = append(candidates, term, term[:len(term)-1], term+"a")
 		}
+		exact := analyze(t, analyzers.AnalyzerExact, v)
+		wantExact := func(term string, prefix bool) bool {
+			return len(exact) == 1 && (exact[0] == term || prefix && strings.HasPrefix(exact[0], term))
+		}
+		candidates = append(candidates, exact...)
 		for _, c := range candidates {
 			for _, prefix := range []bool{false, true} {
 				if got := analyzers.ValueHas(v, c, prefix); got != want(c, prefix) {
 					t.Fatalf("ValueHas(%q, %q, %v) = %v; the analyzer's terms %q say %v", v, c, prefix, got, terms, !got)
+				}
+				if got := analyzers.ExactHas(v, c, prefix); got != wantExact(c, prefix) {
+					t.Fatalf("ExactHas(%q, %q, %v) = %v; the exact analyzer's terms %q say %v", v, c, prefix, got, exact, !got)
 				}
 			}
 		}

@@ -128,3 +128,22 @@ func ValueHas(value, term string, prefix bool) bool {
 	}
 	return false
 }
+
+// ExactHas reports whether AnalyzerExact's term for value (the whole value
+// lower-cased, whitespace collapsed, cut to MaxTermBytes) equals term or,
+// with prefix, starts with it, without allocating for a short value.
+func ExactHas(value, term string, prefix bool) bool {
+	var buf [wordsOnStack]span
+	var lowBuf [256]byte
+	// lowerWords only reads its input: the string's bytes serve as it.
+	input := unsafe.Slice(unsafe.StringData(value), len(value))
+	low, _ := lowerWords(lowBuf[:0], input, buf[:0])
+	low = truncate(low)
+	if len(low) == 0 {
+		return false // no term at all
+	}
+	if prefix {
+		return bytes.HasPrefix(low, []byte(term))
+	}
+	return string(low) == term
+}

@@ -200,11 +200,10 @@ func tokensOf(a analysis.Analyzer) func(string) []string {
 // the index nor the search carries them; a leaf the hit does not contain
 // adds nothing.
 func matches(leaves []q.Leaf, st *stored, fields func(string) []string) []semcat.Match {
-	// Each leaf of a bare word looks at every value again: look only at
-	// strings that can hold the leaf at all (a table's schema text and
-	// field list are most of its metadata), and analyze each schema entry
-	// once. Values are not analyzed: ValueHas asks of a value what its
-	// terms would answer.
+	// Values are not analyzed: ValueHas and ExactHas ask of a value, in
+	// one pass, what its terms would answer. Schema entries are analyzed,
+	// each once however many leaves look at it, and only when they can
+	// hold the leaf at all (a table's field list is most of its metadata).
 	fields = memoized(fields)
 	squashed := memoized(squash)
 	var leafText string // the current leaf's text, squashed
@@ -226,16 +225,16 @@ func matches(leaves []q.Leaf, st *stored, fields func(string) []string) []semcat
 		}
 		return false
 	}
-	whole := func(v string) string { return strings.Join(strings.Fields(strings.ToLower(v)), " ") }
 	var leaf q.Leaf // the current leaf
 	valueHas := func(v string) bool { return analyzers.ValueHas(v, leaf.Text, leaf.Prefix) }
+	exactHas := func(v string) bool { return analyzers.ExactHas(v, leaf.Text, leaf.Prefix) }
 	propMatches := func(props map[string]string, key string, is func(string) bool, exact bool) {
 		for _, k := range sortedKeys(props) {
 			v := props[k]
 			if key != "" && !strings.EqualFold(k, key) {
 				continue
 			}
-			if could(v) && (exact && is(whole(v)) || !exact && valueHas(v)) {
+			if exact && exactHas(v) || !exact && valueHas(v) {
 				add(k, v)
 			}
 		}
@@ -249,7 +248,7 @@ func matches(leaves []q.Leaf, st *stored, fields func(string) []string) []semcat
 	}
 	tagMatches := func(tags []string, is func(string) bool, exact bool) {
 		for _, t := range tags {
-			if could(t) && (exact && is(whole(t)) || !exact && valueHas(t)) {
+			if exact && exactHas(t) || !exact && valueHas(t) {
 				add("tags", t)
 			}
 		}
@@ -266,7 +265,7 @@ func matches(leaves []q.Leaf, st *stored, fields func(string) []string) []semcat
 		field := leaf.Field
 		switch {
 		case field == q.FieldNameExact:
-			if is(whole(st.Entity.Name)) {
+			if exactHas(st.Entity.Name) {
 				add("name", st.Entity.Name)
 			}
 		case field == q.FieldUserValues:
