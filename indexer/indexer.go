@@ -79,6 +79,11 @@ type Indexer struct {
 	rebuildMu sync.Mutex
 	rebuild   semcat.RebuildProgress
 	rebuilt   atomic.Int64
+	// stopping ends with Stop: a rebuild in progress gives up (its
+	// caller's context ignores shutdown, since a client going away must
+	// not stop it).
+	stopping context.Context
+	stop     context.CancelFunc
 }
 
 // RebuildProgress reports how far the latest rebuild (or the build at
@@ -135,6 +140,7 @@ func Open(ctx context.Context, opts Options) (*Indexer, error) {
 		return nil, errors.New("indexer: a consumer name is required")
 	}
 	x := &Indexer{opts: opts, store: opts.Store, logger: opts.Logger, disk: store{dir: opts.Dir}, prog: newProgress()}
+	x.stopping, x.stop = context.WithCancel(context.Background())
 	var err error
 	if x.database, err = x.store.DatabaseID(ctx); err != nil {
 		return nil, err
@@ -529,6 +535,9 @@ func (x *Indexer) Rebuild(ctx context.Context) error {
 		return semcat.Errorf(semcat.ECONFLICT, "a rebuild of the search index is already running")
 	}
 	defer x.building.Unlock()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(x.stopping, cancel)()
 	idx, cp, gen, err := x.buildGeneration(ctx)
 	if err != nil {
 		return err
@@ -575,6 +584,15 @@ func (x *Indexer) Rebuild(ctx context.Context) error {
 		}
 		return x.store.ReportConsumer(ctx, x.opts.Consumer, cursor)
 	}
+}
+
+// Stop makes a rebuild in progress give up and waits until it has: it
+// holds PostgreSQL connections and the request that started it, which a
+// shutdown would otherwise wait for as long as the rebuild takes.
+func (x *Indexer) Stop() {
+	x.stop()
+	x.building.Lock() // held by a rebuild until it returns
+	defer x.building.Unlock()
 }
 
 // Close closes the index after reporting the final cursor.

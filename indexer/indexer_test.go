@@ -2,6 +2,7 @@ package indexer_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -444,6 +445,36 @@ func TestMergedSegmentsStayUnderCap(t *testing.T) {
 	}
 	if len(sizes) < 2 || sizes[len(sizes)-1] >= maxDocs {
 		t.Errorf("segment sizes %v: want several, each under %d documents", sizes, maxDocs)
+	}
+	assertMatchesDB(t, x, s)
+}
+
+// TestStopEndsRebuild: after Stop, a rebuild gives up with the context's
+// error and leaves the serving index as it was; a rebuild running when
+// Stop is called has returned, whatever its outcome, by the time Stop
+// does. (A shutdown waited for a 1M rebuild to finish: its request and its
+// PostgreSQL connections ignore the request's cancellation on purpose.)
+func TestStopEndsRebuild(t *testing.T) {
+	t.Parallel()
+	s, x := seededIndexer(t)
+	for i := range 50 {
+		checker(t)(s.CreateTable(ctx, ns, table(fmt.Sprintf("t%02d", i), "a", "b")))
+	}
+	catchUp(t, x)
+	done := make(chan error, 1)
+	go func() { done <- x.Rebuild(context.WithoutCancel(ctx)) }()
+	x.Stop()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("the rebuild did not return after Stop")
+	}
+	before := indexContents(t, x.Index())
+	if err := x.Rebuild(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a rebuild after Stop: %v, want context.Canceled", err)
+	}
+	if diff := cmp.Diff(before, indexContents(t, x.Index())); diff != "" {
+		t.Errorf("the stopped rebuild changed the serving index (-before +after):\n%s", diff)
 	}
 	assertMatchesDB(t, x, s)
 }

@@ -411,6 +411,9 @@ func (m *Main) startJobs() error {
 // be called more than once.
 func (m *Main) Close(ctx context.Context) error {
 	var errs []error
+	if m.Indexer != nil {
+		m.Indexer.Stop() // a rebuild would hold its request and connections
+	}
 	if m.server != nil {
 		errs = append(errs, m.server.Shutdown(ctx))
 		if err := <-m.served; !errors.Is(err, http.ErrServerClosed) {
