@@ -97,29 +97,17 @@ func Normalize(value string) string {
 func ValueHas(value, term string, prefix bool) bool {
 	var buf [wordsOnStack]span
 	var lowBuf [256]byte
-	// lowerWords only reads its input: the string's bytes serve as it.
-	input := unsafe.Slice(unsafe.StringData(value), len(value))
-	low, words := lowerWords(lowBuf[:0], input, buf[:0])
-	is := func(t []byte) bool {
-		t = truncate(t)
-		if len(t) == 0 {
-			return false // emit drops empty terms
-		}
-		if prefix {
-			return bytes.HasPrefix(t, []byte(term))
-		}
-		return string(t) == term
-	}
+	low, words := lowerString(lowBuf[:0], value, buf[:0])
 	for _, w := range words {
 		word := low[w.lowStart:w.lowEnd]
-		if is(word) {
+		if termIs(word, term, prefix) {
 			return true
 		}
 		// Its parts, split at separators as emitParts splits them.
 		start := 0
 		for i := 0; i <= len(word); i++ {
 			if i == len(word) || isSeparator(word[i]) {
-				if is(word[start:i]) {
+				if termIs(word[start:i], term, prefix) {
 					return true
 				}
 				start = i + 1
@@ -135,15 +123,26 @@ func ValueHas(value, term string, prefix bool) bool {
 func ExactHas(value, term string, prefix bool) bool {
 	var buf [wordsOnStack]span
 	var lowBuf [256]byte
-	// lowerWords only reads its input: the string's bytes serve as it.
-	input := unsafe.Slice(unsafe.StringData(value), len(value))
-	low, _ := lowerWords(lowBuf[:0], input, buf[:0])
-	low = truncate(low)
-	if len(low) == 0 {
-		return false // no term at all
+	low, _ := lowerString(lowBuf[:0], value, buf[:0])
+	return termIs(low, term, prefix)
+}
+
+// lowerString is lowerWords over a string's bytes, which lowerWords only
+// reads.
+func lowerString(low []byte, value string, words []span) ([]byte, []span) {
+	return lowerWords(low, unsafe.Slice(unsafe.StringData(value), len(value)), words)
+}
+
+// termIs reports whether the term an analyzer emits for t (cut to
+// MaxTermBytes; none when empty) equals term or, with prefix, starts with
+// it.
+func termIs(t []byte, term string, prefix bool) bool {
+	t = truncate(t)
+	if len(t) == 0 {
+		return false
 	}
 	if prefix {
-		return bytes.HasPrefix(low, []byte(term))
+		return bytes.HasPrefix(t, []byte(term))
 	}
-	return string(low) == term
+	return string(t) == term
 }
