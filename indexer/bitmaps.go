@@ -55,11 +55,11 @@ const (
 
 func bitmapOrderOf(order []string) (bitmapOrder, bool) {
 	switch {
-	case slices.Equal(order, []string{"-_score", q.FieldSortKey}):
+	case slices.Equal(order, sortOrders["relevance"]):
 		return byScore, true
-	case slices.Equal(order, []string{q.FieldSortKey}):
+	case slices.Equal(order, sortOrders["name"]):
 		return byKeyAsc, true
-	case slices.Equal(order, []string{"-" + q.FieldSortKey}):
+	case slices.Equal(order, sortOrders["-name"]):
 		return byKeyDesc, true
 	}
 	return 0, false
@@ -328,10 +328,7 @@ func collectBitmaps(snap *scorch.IndexSnapshot, cols *snapshotColumns, plan *q.T
 				}
 			}
 		}
-		out.facets = map[string][]facetCount{}
-		for name, size := range req.facets {
-			out.facets[name] = counter.top(facetFields[name], size)
-		}
+		out.facets = counter.tops(req.facets)
 	}
 
 	picks, err := topPicks(cols, plan, order, req, matches)

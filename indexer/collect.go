@@ -67,23 +67,6 @@ func (x *Indexer) collect(ctx context.Context, idx bleve.Index, req collectReque
 		return nil, err
 	}
 
-	order := search.ParseSortOrderStrings(req.order)
-	for i, o := range order {
-		if f, ok := o.(*search.SortField); ok {
-			if f.Field == q.FieldSortKey {
-				order[i] = &sortKeySort{cols: cols, desc: f.Desc}
-			} else {
-				f.Type = search.SortFieldAsString // keys, never numbers
-			}
-		}
-	}
-	var coll *collector.TopNCollector
-	if req.after != nil {
-		coll = collector.NewTopNCollectorAfter(req.limit, order, req.after)
-	} else {
-		coll = collector.NewTopNCollector(req.limit, req.offset, order)
-	}
-
 	var facetFieldNames []string
 	for name := range req.facets {
 		field, ok := facetFields[name]
@@ -105,6 +88,23 @@ func (x *Indexer) collect(ctx context.Context, idx bleve.Index, req collectReque
 			}
 		}
 	}
+	order := search.ParseSortOrderStrings(req.order)
+	for i, o := range order {
+		if f, ok := o.(*search.SortField); ok {
+			if f.Field == q.FieldSortKey {
+				order[i] = &sortKeySort{cols: cols, desc: f.Desc}
+			} else {
+				f.Type = search.SortFieldAsString // keys, never numbers
+			}
+		}
+	}
+	var coll *collector.TopNCollector
+	if req.after != nil {
+		coll = collector.NewTopNCollectorAfter(req.limit, order, req.after)
+	} else {
+		coll = collector.NewTopNCollector(req.limit, req.offset, order)
+	}
+
 	query := bq.NewBooleanQuery([]bq.Query{req.query}, nil, nil)
 	if len(filters) > 0 {
 		query.AddFilter(bq.NewConjunctionQuery(filters))
@@ -139,10 +139,7 @@ func (x *Indexer) collect(ctx context.Context, idx bleve.Index, req collectReque
 		out.hits = append(out.hits, h)
 	}
 	if counter != nil {
-		out.facets = map[string][]facetCount{}
-		for name, size := range req.facets {
-			out.facets[name] = counter.top(facetFields[name], size)
-		}
+		out.facets = counter.tops(req.facets)
 	}
 	return out, nil
 }
@@ -273,6 +270,16 @@ func (f *facetCounter) countLocal(seg int, local uint64) {
 			counts[i][ord]++
 		}
 	}
+}
+
+// tops returns each requested facet's most frequent terms, at most the
+// requested number (facet name → size).
+func (f *facetCounter) tops(facets map[string]int) map[string][]facetCount {
+	out := map[string][]facetCount{}
+	for name, size := range facets {
+		out[name] = f.top(facetFields[name], size)
+	}
+	return out
 }
 
 // top returns field's most frequent terms over the hits, most frequent
