@@ -228,7 +228,7 @@ func matches(leaves []q.Leaf, st *stored, fields func(string) []string) []semcat
 	var leaf q.Leaf // the current leaf
 	valueHas := func(v string) bool { return analyzers.ValueHas(v, leaf.Text, leaf.Prefix) }
 	exactHas := func(v string) bool { return analyzers.ExactHas(v, leaf.Text, leaf.Prefix) }
-	propMatches := func(props map[string]string, key string, is func(string) bool, exact bool) {
+	propMatches := func(props map[string]string, key string, exact bool) {
 		for _, k := range sortedKeys(props) {
 			v := props[k]
 			if key != "" && !strings.EqualFold(k, key) {
@@ -246,7 +246,7 @@ func matches(leaves []q.Leaf, st *stored, fields func(string) []string) []semcat
 			}
 		}
 	}
-	tagMatches := func(tags []string, is func(string) bool, exact bool) {
+	tagMatches := func(tags []string, exact bool) {
 		for _, t := range tags {
 			if exact && exactHas(t) || !exact && valueHas(t) {
 				add("tags", t)
@@ -269,19 +269,19 @@ func matches(leaves []q.Leaf, st *stored, fields func(string) []string) []semcat
 				add("name", st.Entity.Name)
 			}
 		case field == q.FieldUserValues:
-			propMatches(user.Properties, "", is, false)
-			tagMatches(user.Tags, is, false)
+			propMatches(user.Properties, "", false)
+			tagMatches(user.Tags, false)
 		case field == q.FieldUserExact:
-			propMatches(user.Properties, "", is, true)
-			tagMatches(user.Tags, is, true)
+			propMatches(user.Properties, "", true)
+			tagMatches(user.Tags, true)
 		case field == q.FieldSystemValues:
-			propMatches(sys.Properties, "", is, false)
-			tagMatches(sys.Tags, is, false)
+			propMatches(sys.Properties, "", false)
+			tagMatches(sys.Tags, false)
 		case field == q.FieldSystemExact:
-			propMatches(sys.Properties, "", is, true)
-			tagMatches(sys.Tags, is, true)
+			propMatches(sys.Properties, "", true)
+			tagMatches(sys.Tags, true)
 		case field == q.FieldTagsExact:
-			tagMatches(append(append([]string{}, user.Tags...), sys.Tags...), is, true)
+			tagMatches(append(append([]string{}, user.Tags...), sys.Tags...), true)
 		case field == q.FieldUserKeys:
 			keyMatches(user.Properties, is)
 		case field == q.FieldSystemKeys:
@@ -297,13 +297,13 @@ func matches(leaves []q.Leaf, st *stored, fields func(string) []string) []semcat
 				}
 			}
 		case strings.HasPrefix(field, q.UserPropertyExactPrefix):
-			propMatches(user.Properties, strings.TrimPrefix(field, q.UserPropertyExactPrefix), is, true)
+			propMatches(user.Properties, strings.TrimPrefix(field, q.UserPropertyExactPrefix), true)
 		case strings.HasPrefix(field, q.UserPropertyPrefix):
-			propMatches(user.Properties, strings.TrimPrefix(field, q.UserPropertyPrefix), is, false)
+			propMatches(user.Properties, strings.TrimPrefix(field, q.UserPropertyPrefix), false)
 		case strings.HasPrefix(field, q.SystemPropertyExactPrefix):
-			propMatches(sys.Properties, strings.TrimPrefix(field, q.SystemPropertyExactPrefix), is, true)
+			propMatches(sys.Properties, strings.TrimPrefix(field, q.SystemPropertyExactPrefix), true)
 		case strings.HasPrefix(field, q.SystemPropertyPrefix):
-			propMatches(sys.Properties, strings.TrimPrefix(field, q.SystemPropertyPrefix), is, false)
+			propMatches(sys.Properties, strings.TrimPrefix(field, q.SystemPropertyPrefix), false)
 		}
 	}
 	return out

@@ -36,7 +36,7 @@ func (p *TermPlan) Score(mask int) float64 {
 }
 
 // PlanOf returns the plan of a query Compile returned, or false when the
-// query is not one term's exact clauses.
+// query is not one term's clauses of terms and prefixes.
 func PlanOf(compiled blevequery.Query) (*TermPlan, bool) {
 	r, ok := compiled.(*rescored)
 	if !ok {
