@@ -16,6 +16,7 @@ func NewMapping() mapping.IndexMapping {
 	im.DefaultAnalyzer = keywordanalyzer.Name
 	im.StoreDynamic = false
 	im.DocValuesDynamic = false
+	im.DefaultDateTimeParser = analyzers.DateTimeParserNone
 
 	keywordField := func(docValues bool) *mapping.FieldMapping {
 		f := bleve.NewKeywordFieldMapping()

@@ -353,3 +353,28 @@ func TestTwoServersConverge(t *testing.T) {
 		t.Errorf("the servers disagree or miss entities:\n%v\n%v", got1, got2)
 	}
 }
+
+// TestDateLikeValuesAreText: a property value that looks like a date or a
+// time is text like any other (SPEC §5.2), found by key through its words,
+// parts, prefixes and whole value; the system property creation-time too.
+func TestDateLikeValuesAreText(t *testing.T) {
+	m := startMain(t, testConfig(t))
+	c := client{t: t, base: m.URL()}
+	c.ok("POST", "/api/metalakes", `{"name":"m"}`)
+	c.ok("POST", "/api/metalakes/m/catalogs", `{"name":"rel","type":"relational"}`)
+	c.ok("POST", "/api/metalakes/m/catalogs/rel/schemas", `{"name":"s"}`)
+	hdr, _ := c.ok("POST", "/api/metalakes/m/catalogs/rel/schemas/s/tables",
+		`{"name":"t","columns":[{"name":"a","type":"long"}],"properties":{"released":"2024-01-15","reviewed":"2025-03-02T10:04:05Z"}}`)
+	pos := hdr.Get("X-Semcat-Position")
+	year := fmt.Sprint(time.Now().UTC().Year())
+	for _, query := range []string{
+		"released:2024", "released:2024-01-15", `released:"2024-01-15"`, "released:2024*", "released:15",
+		"reviewed:2025", `reviewed:"2025-03-02T10:04:05Z"`, "reviewed:2025-03*",
+		"creation-time:" + year, "creation-time:" + year + "*",
+	} {
+		_, got := c.search("m", url.Values{"query": {query}, "type": {"table"}, "minPosition": {pos}})
+		if len(got) != 1 || got[0] != "table:m.rel.s.t" {
+			t.Errorf("%s: %v, want the table", query, got)
+		}
+	}
+}
