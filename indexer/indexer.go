@@ -254,11 +254,7 @@ func (x *Indexer) buildGeneration(ctx context.Context) (bleve.Index, checkpoint,
 		for recs := range chunks {
 			b := idx.NewBatch()
 			for _, r := range recs {
-				doc, err := Document(r)
-				if err != nil {
-					return err
-				}
-				if err := b.Index(DocID(r.Kind, r.ID), doc); err != nil {
+				if err := addDocument(b, r); err != nil {
 					return err
 				}
 			}
@@ -470,11 +466,7 @@ func (x *Indexer) poll(ctx context.Context, idx bleve.Index, cursor catalogdb.Ou
 	b, err := x.store.PollOutbox(ctx, cursor, x.opts.BatchSize, x.opts.BatchSize, func(c catalogdb.OutboxChunk) error {
 		batch := idx.NewBatch()
 		for _, r := range c.Upserts {
-			doc, err := Document(r)
-			if err != nil {
-				return err
-			}
-			if err := batch.Index(DocID(r.Kind, r.ID), doc); err != nil {
+			if err := addDocument(batch, r); err != nil {
 				return err
 			}
 		}

@@ -69,7 +69,7 @@ func (x *Indexer) Scrub(ctx context.Context, sample int) (ScrubStats, error) {
 		if got, err := storedPayload(idx, id); err != nil {
 			return st, err
 		} else if got != doc[fieldStored] {
-			if err := batch.Index(id, doc); err != nil {
+			if err := addMapped(batch, id, doc); err != nil {
 				return st, err
 			}
 			st.Reindexed++

@@ -1,0 +1,141 @@
+package indexer
+
+import (
+	"fmt"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/document"
+	"github.com/blevesearch/bleve/v2/mapping"
+	index "github.com/blevesearch/bleve_index_api"
+
+	"github.com/semcat/semcat"
+)
+
+// mapper turns the field map Document builds into a Bleve document by the
+// index mapping's rules, as Batch.Index does, but without walking the map
+// by reflection on every write, and with one difference the mapping cannot
+// express: the fields of a property map (u.<key>, s.<key>, …), which Bleve
+// maps dynamically, are indexed without term vectors. Bleve's dynamic text
+// fields always keep them, and nothing reads them: search explains hits
+// from stored metadata (query.Leaves), and every location was one more
+// thing to build, merge and map for each of those fields' terms.
+type mapper struct {
+	// fields maps a document key to the fields it is indexed as (a field
+	// and its prefix field share a key).
+	fields map[string][]fieldRule
+	// dynamic maps a property map's key to the rule of each of its fields,
+	// named key + "." + property key.
+	dynamic map[string]fieldRule
+}
+
+// fieldRule is how one field is indexed.
+type fieldRule struct {
+	name     string // the field's name; "" for the document key's own
+	analyzer analysis.Analyzer
+	options  index.FieldIndexingOptions
+}
+
+// documents is the mapper of the indexer's mapping; mappings are fixed
+// when the package is built, so one is enough.
+var documents = newMapper(newMapping().(*mapping.IndexMappingImpl))
+
+// newMapper reads im's default document mapping.
+func newMapper(im *mapping.IndexMappingImpl) *mapper {
+	m := &mapper{fields: map[string][]fieldRule{}, dynamic: map[string]fieldRule{}}
+	analyzer := func(name string) analysis.Analyzer {
+		if name == "" {
+			name = im.DefaultAnalyzer
+		}
+		a := im.AnalyzerNamed(name)
+		if a == nil {
+			panic("indexer: the mapping names an unknown analyzer " + name)
+		}
+		return a
+	}
+	for key, dm := range im.DefaultMapping.Properties {
+		if !dm.Enabled {
+			continue
+		}
+		if dm.Dynamic && len(dm.Properties) == 0 && len(dm.Fields) == 0 {
+			m.dynamic[key] = fieldRule{analyzer: analyzer(dm.DefaultAnalyzer), options: index.IndexField}
+			continue
+		}
+		for _, fm := range dm.Fields {
+			m.fields[key] = append(m.fields[key], fieldRule{name: fm.Name, analyzer: analyzer(fm.Analyzer), options: fm.Options()})
+		}
+	}
+	return m
+}
+
+// document maps a document's fields: each value a string or a list of
+// strings, and each property map a map of them. A key the mapping does not
+// name is an error, not a field silently left out of the index.
+func (m *mapper) document(id string, fields map[string]any) (*document.Document, error) {
+	doc := document.NewDocument(id)
+	for key, v := range fields {
+		if rules, ok := m.fields[key]; ok {
+			if err := addValues(doc, key, rules, v); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		rule, ok := m.dynamic[key]
+		if !ok {
+			return nil, fmt.Errorf("indexer: document field %q is not in the index mapping", key)
+		}
+		props, ok := v.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("indexer: document field %q holds %T, want a property map", key, v)
+		}
+		rules := []fieldRule{rule}
+		for k, pv := range props {
+			if err := addValues(doc, key+"."+k, rules, pv); err != nil {
+				return nil, err
+			}
+		}
+	}
+	doc.SetIndexed()
+	return doc, nil
+}
+
+// addValues adds a string or each string of a list as the fields of rules.
+func addValues(doc *document.Document, key string, rules []fieldRule, v any) error {
+	var values []string
+	switch v := v.(type) {
+	case string:
+		values = []string{v}
+	case []string:
+		values = v
+	default:
+		return fmt.Errorf("indexer: document field %q holds %T, want a string or strings", key, v)
+	}
+	for _, r := range rules {
+		name := r.name
+		if name == "" {
+			name = key
+		}
+		for _, s := range values {
+			doc.AddField(document.NewTextFieldCustom(name, nil, []byte(s), r.options, r.analyzer))
+		}
+	}
+	return nil
+}
+
+// addDocument adds the search document of r to b.
+func addDocument(b *bleve.Batch, r *semcat.EntityRecord) error {
+	doc, err := Document(r)
+	if err != nil {
+		return err
+	}
+	return addMapped(b, DocID(r.Kind, r.ID), doc)
+}
+
+// addMapped adds a document's fields to b under id.
+func addMapped(b *bleve.Batch, id string, fields map[string]any) error {
+	doc, err := documents.document(id, fields)
+	if err != nil {
+		return err
+	}
+	return b.IndexAdvanced(doc)
+}

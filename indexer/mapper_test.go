@@ -1,0 +1,117 @@
+package indexer
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/blevesearch/bleve/v2/document"
+	"github.com/blevesearch/bleve/v2/mapping"
+	index "github.com/blevesearch/bleve_index_api"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/semcat/semcat"
+)
+
+// TestMapperAgreesWithMapping: the documents the indexer writes hold the
+// fields, analysed terms and stored values that Bleve's own mapping of the
+// same field map gives, field by field; only the property maps' fields
+// differ, in keeping no term vectors. A field the mapping does not know is
+// an error.
+func TestMapperAgreesWithMapping(t *testing.T) {
+	im := newMapping().(*mapping.IndexMappingImpl)
+	comment := "Who works here"
+	desc := "Revenue booked"
+	created := time.Date(2026, 11, 30, 6, 5, 12, 345678000, time.UTC)
+	records := []*semcat.EntityRecord{
+		{Kind: semcat.KindCatalog, ID: 1, MetalakeID: 1, CatalogID: 1, Metalake: "m", Catalog: "rel", Name: "rel",
+			CatalogType: semcat.CatalogRelational, Properties: map[string]string{}, Audit: semcat.Audit{Creator: "ann", CreateTime: created}},
+		{Kind: semcat.KindTable, ID: 7, MetalakeID: 1, CatalogID: 1, SchemaID: 3, Metalake: "m", Catalog: "rel", Schema: "hr",
+			Name: "Employees", Comment: &comment,
+			Properties: map[string]string{"Owner": "Alice Smith", "owner": "bob", "released": "2024-01-15", "Codename": "Alpha Tango-Charlie", "empty": ""},
+			Tags:       []string{"pii", "Tag22"},
+			Audit:      semcat.Audit{Creator: "ann", CreateTime: created},
+			Columns: []semcat.Column{
+				{Name: "EmpName", Type: &semcat.Type{Name: "string"}},
+				{Name: "EmpContact", Type: &semcat.Type{Name: "struct", Fields: []semcat.StructField{
+					{Name: "EmpTel", Type: &semcat.Type{Name: "integer"}}, {Name: "EmpAddr", Type: &semcat.Type{Name: "string"}}}}},
+			}},
+		{Kind: semcat.KindMetric, ID: 9, MetalakeID: 1, CatalogID: 1, SchemaID: 3, ModelID: 8, Metalake: "m", Catalog: "rel", Schema: "hr", Model: "sales",
+			Name: "revenue", Audit: semcat.Audit{Creator: "ann", CreateTime: created},
+			Metric: &semcat.Metric{Name: "revenue", Description: &desc, Expression: &semcat.Expression{Dialects: []semcat.DialectExpression{
+				{Dialect: "ANSI_SQL", Expression: "SUM(amount)"}, {Dialect: "SPARK", Expression: "sum(amount)"}}}}},
+	}
+	for _, r := range records {
+		fields, err := Document(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := DocID(r.Kind, r.ID)
+		want := document.NewDocument(id)
+		if err := im.MapDocument(want, fields); err != nil {
+			t.Fatal(err)
+		}
+		got, err := documents.document(id, fields)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(fieldsOf(want, true), fieldsOf(got, false)); diff != "" {
+			t.Errorf("%s (-Bleve's mapping +the indexer's):\n%s", id, diff)
+		}
+		for _, f := range fieldsOf(got, false) {
+			if strings.Contains(f, "vectors") {
+				t.Errorf("%s: %s keeps term vectors", id, f)
+			}
+		}
+		if !slices.ContainsFunc(fieldsOf(got, false), func(f string) bool { return strings.HasPrefix(f, "s.creation-time ") && strings.Contains(f, " 2026:1 ") }) {
+			t.Errorf("%s: creation-time is not indexed as text: %v", id, fieldsOf(got, false))
+		}
+	}
+
+	if _, err := documents.document("x", map[string]any{"nonsense": "a"}); err == nil {
+		t.Error("a field the mapping does not name was accepted")
+	}
+	if _, err := documents.document("x", map[string]any{"type": 3}); err == nil {
+		t.Error("a number was accepted as a field value")
+	}
+}
+
+// fieldsOf describes each field of doc after analysis as "name options
+// terms stored-value", sorted; dynamic says to ignore term vectors on the
+// property maps' fields, which only Bleve's mapping keeps.
+func fieldsOf(doc *document.Document, dynamic bool) []string {
+	var out []string
+	doc.VisitFields(func(f index.Field) {
+		opts := f.Options()
+		if dynamic && strings.Contains(f.Name(), ".") {
+			opts &^= index.IncludeTermVectors
+		}
+		var flags []string
+		for _, o := range []struct {
+			bit  index.FieldIndexingOptions
+			name string
+		}{{index.IndexField, "indexed"}, {index.StoreField, "stored"}, {index.IncludeTermVectors, "vectors"}, {index.DocValues, "docvalues"}} {
+			if opts&o.bit != 0 {
+				flags = append(flags, o.name)
+			}
+		}
+		var terms []string
+		if opts.IsIndexed() {
+			f.Analyze()
+			for term, tf := range f.AnalyzedTokenFrequencies() {
+				terms = append(terms, fmt.Sprintf("%s:%d", term, tf.Frequency()))
+			}
+			sort.Strings(terms)
+		}
+		stored := ""
+		if opts.IsStored() {
+			stored = string(f.Value())
+		}
+		out = append(out, fmt.Sprintf("%s %s [ %s ] %q", f.Name(), strings.Join(flags, ","), strings.Join(terms, " "), stored))
+	})
+	sort.Strings(out)
+	return out
+}
