@@ -66,7 +66,9 @@ func TestMapperAgreesWithMapping(t *testing.T) {
 				t.Errorf("%s: %s keeps term vectors", id, f)
 			}
 		}
-		if !slices.ContainsFunc(fieldsOf(got, false), func(f string) bool { return strings.HasPrefix(f, "s.creation-time ") && strings.Contains(f, " 2026:1 ") }) {
+		if !slices.ContainsFunc(fieldsOf(got, false), func(f string) bool {
+			return strings.HasPrefix(f, "s.creation-time ") && strings.Contains(f, " 2026:1 ")
+		}) {
 			t.Errorf("%s: creation-time is not indexed as text: %v", id, fieldsOf(got, false))
 		}
 	}
