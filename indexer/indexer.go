@@ -229,7 +229,7 @@ func (x *Indexer) buildGeneration(ctx context.Context) (bleve.Index, checkpoint,
 		return nil, checkpoint{}, "", err
 	}
 	os.Remove(gen) // bleve.New wants to create it
-	idx, err := bleve.NewUsing(gen, newMapping(), bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, x.scorchConfig())
+	idx, err := bleve.NewUsing(gen, newMapping(), bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, x.buildConfig())
 	if err != nil {
 		return nil, checkpoint{}, "", fmt.Errorf("indexer: create index: %w", err)
 	}
@@ -285,11 +285,26 @@ func (x *Indexer) buildGeneration(ctx context.Context) (bleve.Index, checkpoint,
 	if err != nil {
 		return fail(fmt.Errorf("indexer: build: %w", err))
 	}
+	if err := x.mergeBuilt(ctx, idx); err != nil {
+		return fail(fmt.Errorf("indexer: build: merging: %w", err))
+	}
+	// The checkpoint comes after the merges: a safe batch returns once
+	// its snapshot, which holds the merged segments, is on disk, so the
+	// reopened index is the merged one.
 	cp := checkpoint{Cursor: start, Horizon: 0, Database: x.database}
 	b := idx.NewBatch()
 	setCheckpoint(b, cp)
 	if err := idx.Batch(b); err != nil {
 		return fail(fmt.Errorf("indexer: build: %w", err))
+	}
+	// Reopened with the serving configuration, the index merges again.
+	if err := idx.Close(); err != nil {
+		os.RemoveAll(gen)
+		return nil, checkpoint{}, "", fmt.Errorf("indexer: build: %w", err)
+	}
+	if idx, err = openBleve(gen, x.scorchConfig()); err != nil {
+		os.RemoveAll(gen)
+		return nil, checkpoint{}, "", fmt.Errorf("indexer: build: reopening: %w", err)
 	}
 	x.logger.Info("built the search index", "documents", n.Load(), "took", time.Since(started).String(), "horizon", horizon)
 	return idx, cp, gen, nil
