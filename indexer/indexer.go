@@ -247,6 +247,14 @@ func (x *Indexer) buildGeneration(ctx context.Context) (bleve.Index, checkpoint,
 	// was slower, since safe batches wait for Bleve's single persister, and
 	// peak memory doubled.) The checkpoint is written once every chunk has
 	// landed; a generation is published only when complete.
+	merger, err := newBuiltMerger(idx, x.opts.MaxSegmentDocs)
+	if err != nil {
+		return fail(err)
+	}
+	// Merges outlive the scan's group: they run until the build is done,
+	// or stop when it fails.
+	mergeCtx, stopMerges := context.WithCancel(ctx)
+	defer stopMerges()
 	g, gctx := errgroup.WithContext(ctx)
 	chunks := make(chan []*semcat.EntityRecord, 1)
 	var n atomic.Int64
@@ -261,6 +269,7 @@ func (x *Indexer) buildGeneration(ctx context.Context) (bleve.Index, checkpoint,
 			if err := idx.Batch(b); err != nil {
 				return err
 			}
+			merger.afterBatch(mergeCtx)
 			n.Add(int64(len(recs)))
 			x.rebuilt.Add(int64(len(recs)))
 		}
@@ -282,12 +291,17 @@ func (x *Indexer) buildGeneration(ctx context.Context) (bleve.Index, checkpoint,
 		return err
 	})
 	err = g.Wait()
+	written := time.Since(started)
+	if err == nil {
+		err = merger.finish(mergeCtx)
+	} else {
+		stopMerges()
+		merger.running.Wait()
+	}
 	if err != nil {
 		return fail(fmt.Errorf("indexer: build: %w", err))
 	}
-	if err := x.mergeBuilt(ctx, idx); err != nil {
-		return fail(fmt.Errorf("indexer: build: merging: %w", err))
-	}
+	merged := time.Since(started) - written
 	// The checkpoint comes after the merges: a safe batch returns once
 	// its snapshot, which holds the merged segments, is on disk, so the
 	// reopened index is the merged one.
@@ -306,7 +320,7 @@ func (x *Indexer) buildGeneration(ctx context.Context) (bleve.Index, checkpoint,
 		os.RemoveAll(gen)
 		return nil, checkpoint{}, "", fmt.Errorf("indexer: build: reopening: %w", err)
 	}
-	x.logger.Info("built the search index", "documents", n.Load(), "took", time.Since(started).String(), "horizon", horizon)
+	x.logger.Info("built the search index", "documents", n.Load(), "took", time.Since(started).String(), "written in", written.String(), "then merged in", merged.String(), "horizon", horizon)
 	return idx, cp, gen, nil
 }
 
