@@ -229,7 +229,7 @@ func (x *Indexer) buildGeneration(ctx context.Context) (bleve.Index, checkpoint,
 		return nil, checkpoint{}, "", err
 	}
 	os.Remove(gen) // bleve.New wants to create it
-	idx, err := bleve.NewUsing(gen, newMapping(), bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, x.buildConfig())
+	idx, err := bleve.NewUsing(gen, newMapping(), bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, x.scorchConfig())
 	if err != nil {
 		return nil, checkpoint{}, "", fmt.Errorf("indexer: create index: %w", err)
 	}
@@ -243,18 +243,10 @@ func (x *Indexer) buildGeneration(ctx context.Context) (bleve.Index, checkpoint,
 	started := time.Now()
 	// Reading PostgreSQL and building segments overlap: the scan hands each
 	// chunk to a worker that applies it as one Bleve batch while the next
-	// chunk is read. (One worker: with two, the 100k rebuild took 18% less
-	// time, but the server's peak RSS rose from 1.1 to 2.0 GB.) The
-	// checkpoint is written once every chunk has landed; a generation is
-	// published only when complete.
-	merger, err := newBuiltMerger(idx, x.opts.MaxSegmentDocs)
-	if err != nil {
-		return fail(err)
-	}
-	// Merges outlive the scan's group: they run until the build is done,
-	// or stop when it fails.
-	mergeCtx, stopMerges := context.WithCancel(ctx)
-	defer stopMerges()
+	// chunk is read. (One worker: with a worker per core the 10k rebuild
+	// was slower, since safe batches wait for Bleve's single persister, and
+	// peak memory doubled.) The checkpoint is written once every chunk has
+	// landed; a generation is published only when complete.
 	g, gctx := errgroup.WithContext(ctx)
 	chunks := make(chan []*semcat.EntityRecord, 1)
 	var n atomic.Int64
@@ -269,7 +261,6 @@ func (x *Indexer) buildGeneration(ctx context.Context) (bleve.Index, checkpoint,
 			if err := idx.Batch(b); err != nil {
 				return err
 			}
-			merger.afterBatch(mergeCtx)
 			n.Add(int64(len(recs)))
 			x.rebuilt.Add(int64(len(recs)))
 		}
@@ -291,36 +282,16 @@ func (x *Indexer) buildGeneration(ctx context.Context) (bleve.Index, checkpoint,
 		return err
 	})
 	err = g.Wait()
-	written := time.Since(started)
-	if err == nil {
-		err = merger.finish(mergeCtx)
-	} else {
-		stopMerges()
-		merger.running.Wait()
-	}
 	if err != nil {
 		return fail(fmt.Errorf("indexer: build: %w", err))
 	}
-	merged := time.Since(started) - written
-	// The checkpoint comes after the merges: a safe batch returns once
-	// its snapshot, which holds the merged segments, is on disk, so the
-	// reopened index is the merged one.
 	cp := checkpoint{Cursor: start, Horizon: 0, Database: x.database}
 	b := idx.NewBatch()
 	setCheckpoint(b, cp)
 	if err := idx.Batch(b); err != nil {
 		return fail(fmt.Errorf("indexer: build: %w", err))
 	}
-	// Reopened with the serving configuration, the index merges again.
-	if err := idx.Close(); err != nil {
-		os.RemoveAll(gen)
-		return nil, checkpoint{}, "", fmt.Errorf("indexer: build: %w", err)
-	}
-	if idx, err = openBleve(gen, x.scorchConfig()); err != nil {
-		os.RemoveAll(gen)
-		return nil, checkpoint{}, "", fmt.Errorf("indexer: build: reopening: %w", err)
-	}
-	x.logger.Info("built the search index", "documents", n.Load(), "took", time.Since(started).String(), "written in", written.String(), "then merged in", merged.String(), "horizon", horizon)
+	x.logger.Info("built the search index", "documents", n.Load(), "took", time.Since(started).String(), "horizon", horizon)
 	return idx, cp, gen, nil
 }
 

@@ -449,65 +449,6 @@ func TestMergedSegmentsStayUnderCap(t *testing.T) {
 	assertMatchesDB(t, x, s)
 }
 
-// TestBuildMergesEachDocumentOnce: a build writes one segment per batch,
-// and each merge takes segments the build wrote, never one a merge made,
-// so each document is rewritten once; no merged segment reaches
-// MaxSegmentDocs. Bleve's tiered merges, running during the build, merged
-// merged segments again.
-func TestBuildMergesEachDocumentOnce(t *testing.T) {
-	t.Parallel()
-	s := openStore(t, pgtest.NewDatabase(t))
-	seed(t, s)
-	for i := range 400 {
-		checker(t)(s.CreateTable(ctx, ns, table(fmt.Sprintf("t%03d", i), "a")))
-	}
-	const batch = 10
-	built := 0 // segments the build writes: one per batch of the scan
-	if _, _, err := s.ScanEntities(ctx, batch, func([]*semcat.EntityRecord) error { built++; return nil }); err != nil {
-		t.Fatal(err)
-	}
-	for _, maxDocs := range []int{1000, 100} {
-		t.Run(fmt.Sprint(maxDocs), func(t *testing.T) {
-			x, err := indexer.Open(ctx, indexer.Options{Dir: t.TempDir(), Store: s, Consumer: fmt.Sprint("test", maxDocs), Logger: quiet, BatchSize: batch, MaxSegmentDocs: maxDocs})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer x.Close(ctx)
-			adv, err := x.Index().Advanced()
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := adv.Reader()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var ids []uint64
-			var docs uint64
-			for _, seg := range r.(*scorch.IndexSnapshot).Segments() {
-				ids = append(ids, seg.Id())
-				docs += seg.Count()
-				if seg.Count() >= uint64(maxDocs) {
-					t.Errorf("a merged segment holds %d documents, want fewer than %d", seg.Count(), maxDocs)
-				}
-			}
-			r.Close()
-			slices.Sort(ids)
-			// Every batch and every merge takes the next segment id, and
-			// creating an index writes its mapping in a batch of its
-			// own: if each merge made one of the segments left, none
-			// merging a merged segment again, the last id is that of
-			// the mapping, the built segments and the segments left.
-			if len(ids) == 0 || ids[len(ids)-1] != uint64(1+built+len(ids)) {
-				t.Errorf("segment ids %v after %d built segments: some merge's segment was merged again", ids, built)
-			}
-			if maxDocs == 1000 && len(ids) != 1 || maxDocs == 100 && len(ids) < int(docs)/100+1 {
-				t.Errorf("%d segments of %d documents under a cap of %d", len(ids), docs, maxDocs)
-			}
-			assertMatchesDB(t, x, s)
-		})
-	}
-}
-
 // TestStopEndsRebuild: after Stop, a rebuild gives up with the context's
 // error and leaves the serving index as it was; a rebuild running when
 // Stop is called has returned, whatever its outcome, by the time Stop
