@@ -102,6 +102,18 @@ func tempDataDir(t *testing.T) string {
 	return dir
 }
 
+// startWithSchema starts a server with metalake m, relational catalog rel
+// and schema s, and returns a client of it.
+func startWithSchema(t *testing.T) client {
+	t.Helper()
+	m := startMain(t, testConfig(t))
+	c := client{t: t, base: m.URL()}
+	c.ok("POST", "/api/metalakes", `{"name":"m"}`)
+	c.ok("POST", "/api/metalakes/m/catalogs", `{"name":"rel","type":"relational"}`)
+	c.ok("POST", "/api/metalakes/m/catalogs/rel/schemas", `{"name":"s"}`)
+	return c
+}
+
 // TestSearchExamples runs the query examples of the design against a live
 // server with the example catalog.
 func TestSearchExamples(t *testing.T) {
@@ -191,11 +203,7 @@ func TestSearchExamples(t *testing.T) {
 // TestReadYourWrites: 200 write-then-search pairs with minPosition all see
 // their write.
 func TestReadYourWrites(t *testing.T) {
-	m := startMain(t, testConfig(t))
-	c := client{t: t, base: m.URL()}
-	c.ok("POST", "/api/metalakes", `{"name":"m"}`)
-	c.ok("POST", "/api/metalakes/m/catalogs", `{"name":"rel","type":"relational"}`)
-	c.ok("POST", "/api/metalakes/m/catalogs/rel/schemas", `{"name":"s"}`)
+	c := startWithSchema(t)
 	for i := range 200 {
 		probe := fmt.Sprintf("probe%d", i)
 		hdr, _ := c.ok("POST", "/api/metalakes/m/catalogs/rel/schemas/s/tables",
@@ -358,11 +366,7 @@ func TestTwoServersConverge(t *testing.T) {
 // time is text like any other (SPEC §5.2), found by key through its words,
 // parts, prefixes and whole value; the system property creation-time too.
 func TestDateLikeValuesAreText(t *testing.T) {
-	m := startMain(t, testConfig(t))
-	c := client{t: t, base: m.URL()}
-	c.ok("POST", "/api/metalakes", `{"name":"m"}`)
-	c.ok("POST", "/api/metalakes/m/catalogs", `{"name":"rel","type":"relational"}`)
-	c.ok("POST", "/api/metalakes/m/catalogs/rel/schemas", `{"name":"s"}`)
+	c := startWithSchema(t)
 	hdr, _ := c.ok("POST", "/api/metalakes/m/catalogs/rel/schemas/s/tables",
 		`{"name":"t","columns":[{"name":"a","type":"long"}],"properties":{"released":"2024-01-15","reviewed":"2025-03-02T10:04:05Z"}}`)
 	pos := hdr.Get("X-Semcat-Position")
