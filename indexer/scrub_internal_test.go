@@ -13,7 +13,10 @@ import (
 // when the index has no more), and over many windows every live document
 // is seen, the first and the last included, and no deleted one.
 func TestRandomWindow(t *testing.T) {
-	idx, err := bleve.New(filepath.Join(t.TempDir(), "idx"), newMapping())
+	// Segments of 10 documents, at the merge cap: a merge would reorder
+	// the documents between windows.
+	config := map[string]any{"scorchMergePlanOptions": map[string]any{"MaxSegmentSize": 10}}
+	idx, err := bleve.NewUsing(filepath.Join(t.TempDir(), "idx"), newMapping(), bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, config)
 	if err != nil {
 		t.Fatal(err)
 	}
