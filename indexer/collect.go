@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"time"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
@@ -61,7 +60,7 @@ func (x *Indexer) collect(ctx context.Context, idx bleve.Index, req collectReque
 		return nil, err
 	}
 	defer reader.Close()
-	x.columns.searched.Store(time.Now().UnixNano())
+	x.columns.searchedBy(adv)
 	cols, err := x.columns.forSnapshot(adv, reader)
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package indexer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -129,8 +130,12 @@ func buildSegColumns(seg segment.Segment) (*segColumns, error) {
 type columnCache struct {
 	mu   sync.Mutex
 	segs map[segKey]*cachedColumns
-	// searched is when a search last asked for columns (Unix ns).
-	searched atomic.Int64
+	// searched is when a search last asked for columns (Unix ns), and
+	// searchedIndex the index it searched; incoming is a rebuilt index
+	// about to replace it.
+	searched      atomic.Int64
+	searchedIndex atomic.Pointer[scorch.Scorch]
+	incoming      atomic.Pointer[scorch.Scorch]
 }
 
 type segKey struct {
@@ -144,6 +149,61 @@ type cachedColumns struct {
 	cols  *segColumns
 	err   error
 	built atomic.Bool // once has run: cols and err are set
+	// live is when a snapshot last held the segment (or when it was
+	// warmed, before any snapshot held it); guarded by columnCache.mu.
+	live time.Time
+}
+
+func (e *cachedColumns) build(seg segment.Segment) {
+	e.once.Do(func() {
+		e.cols, e.err = buildSegColumns(seg)
+		e.built.Store(true)
+	})
+}
+
+// keepUnseen is how long the cache keeps the columns of a segment no
+// snapshot holds: a segment a merge replaced, which a search that opened
+// its snapshot earlier may still ask for, or one warmed before Scorch puts
+// it into a snapshot.
+const keepUnseen = 10 * time.Second
+
+// searchedBy records a search of owner.
+func (cc *columnCache) searchedBy(owner index.Index) {
+	cc.searched.Store(time.Now().UnixNano())
+	if s, ok := owner.(*scorch.Scorch); ok && cc.searchedIndex.Load() != s {
+		cc.searchedIndex.Store(s)
+	}
+}
+
+// recent reports whether a search asked for columns in the last minute.
+func (cc *columnCache) recent() bool {
+	return time.Since(time.Unix(0, cc.searched.Load())) <= time.Minute
+}
+
+// searching reports whether searches run and owner is the index they
+// search, or the one about to replace it.
+func (cc *columnCache) searching(owner *scorch.Scorch) bool {
+	return cc.recent() && (cc.searchedIndex.Load() == owner || cc.incoming.Load() == owner)
+}
+
+// warm builds the columns of segment id of owner, which no snapshot may
+// hold yet.
+func (cc *columnCache) warm(owner index.Index, id uint64, seg segment.Segment) {
+	k := segKey{owner: owner, id: id}
+	cc.mu.Lock()
+	if cc.segs == nil {
+		cc.segs = map[segKey]*cachedColumns{}
+	}
+	e := cc.segs[k]
+	if e == nil {
+		e = &cachedColumns{live: time.Now()}
+		cc.segs[k] = e
+	}
+	cc.mu.Unlock()
+	e.build(seg)
+	cc.mu.Lock()
+	e.live = time.Now()
+	cc.mu.Unlock()
 }
 
 // snapshotColumns maps a snapshot's global document numbers to the
@@ -175,29 +235,29 @@ func (s *snapshotColumns) locate(id index.IndexInternalID) (*segColumns, uint64)
 }
 
 // forSnapshot returns the columns of every segment of snap, building those
-// not yet cached, and forgets segments no longer in the index (merged away,
-// or of an index that was replaced).
+// not yet cached, and forgets segments no snapshot has held for keepUnseen
+// (merged away, or of an index that was replaced).
 func (cc *columnCache) forSnapshot(owner index.Index, snap *scorch.IndexSnapshot) (*snapshotColumns, error) {
 	segs := snap.Segments()
 	out := &snapshotColumns{offsets: make([]uint64, len(segs)), segs: make([]*segColumns, len(segs))}
 	entries := make([]*cachedColumns, len(segs))
+	now := time.Now()
 	cc.mu.Lock()
 	if cc.segs == nil {
 		cc.segs = map[segKey]*cachedColumns{}
 	}
-	live := make(map[segKey]bool, len(segs))
 	for i, s := range segs {
 		k := segKey{owner: owner, id: s.Id()}
-		live[k] = true
 		e := cc.segs[k]
 		if e == nil {
 			e = &cachedColumns{}
 			cc.segs[k] = e
 		}
+		e.live = now
 		entries[i] = e
 	}
-	for k := range cc.segs {
-		if !live[k] {
+	for k, e := range cc.segs {
+		if now.Sub(e.live) > keepUnseen {
 			delete(cc.segs, k)
 		}
 	}
@@ -206,10 +266,7 @@ func (cc *columnCache) forSnapshot(owner index.Index, snap *scorch.IndexSnapshot
 	var next uint64
 	for i, s := range segs {
 		e := entries[i]
-		e.once.Do(func() {
-			e.cols, e.err = buildSegColumns(s.Segment())
-			e.built.Store(true)
-		})
+		e.build(s.Segment())
 		if e.err != nil {
 			return nil, e.err
 		}
@@ -239,10 +296,21 @@ func openSnapshot(idx bleve.Index) (index.Index, *scorch.IndexSnapshot, error) {
 	return adv, snap, nil
 }
 
-// warmColumns builds the columns of new segments (written by the tail or
-// by Bleve's merges) every interval while searches run, so that the first
-// search after a merge of large segments does not wait for them. It stops
-// when ctx ends.
+// warmIndex builds the columns of every segment of the current snapshot of
+// idx.
+func (x *Indexer) warmIndex(idx bleve.Index) error {
+	adv, snap, err := openSnapshot(idx)
+	if err != nil {
+		return err
+	}
+	defer snap.Close()
+	_, err = x.columns.forSnapshot(adv, snap)
+	return err
+}
+
+// warmColumns builds the columns of new segments (written by the tail, or
+// by a merge the segment warmer missed) every interval while searches run.
+// It stops when ctx ends.
 func (x *Indexer) warmColumns(ctx context.Context, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
@@ -252,20 +320,62 @@ func (x *Indexer) warmColumns(ctx context.Context, interval time.Duration) {
 			return
 		case <-t.C:
 		}
-		if time.Since(time.Unix(0, x.columns.searched.Load())) > time.Minute {
+		if !x.columns.recent() {
 			continue // nobody searches: spend nothing
 		}
-		err := x.h.read(func(idx bleve.Index) error {
-			adv, snap, err := openSnapshot(idx)
-			if err != nil {
-				return err
-			}
-			defer snap.Close()
-			_, err = x.columns.forSnapshot(adv, snap)
-			return err
-		})
-		if err != nil && ctx.Err() == nil {
+		if err := x.h.read(x.warmIndex); err != nil && ctx.Err() == nil {
 			x.logger.Warn("indexer: building search columns", "err", err)
 		}
 	}
+}
+
+// prepareSwap builds, while searches run, the columns of a rebuilt index
+// about to replace the searched one, so that its first searches do not
+// build them all (several seconds at 1M entities). Its merges are warmed
+// from now on; commitSwap hands searches' warming over to it.
+func (x *Indexer) prepareSwap(idx bleve.Index) {
+	if !x.columns.recent() {
+		return
+	}
+	s, err := scorchOf(idx)
+	if err == nil {
+		x.columns.incoming.Store(s)
+		// Twice: the second pass builds any segment a merge wrote while
+		// the first ran but opened before the index was incoming.
+		for range 2 {
+			if err = x.warmIndex(idx); err != nil {
+				break
+			}
+		}
+	}
+	if err != nil {
+		x.logger.Warn("indexer: building search columns of the rebuilt index", "err", err)
+	}
+}
+
+// commitSwap records that idx replaced old: if searches were warming old,
+// they now warm idx.
+func (x *Indexer) commitSwap(old, idx bleve.Index) {
+	defer x.columns.incoming.Store(nil)
+	prev, err1 := scorchOf(old)
+	next, err2 := scorchOf(idx)
+	if err1 == nil && err2 == nil {
+		x.columns.searchedIndex.CompareAndSwap(prev, next)
+	}
+}
+
+// scorchOf returns the Scorch index under idx.
+func scorchOf(idx bleve.Index) (*scorch.Scorch, error) {
+	if idx == nil {
+		return nil, errors.New("no index")
+	}
+	adv, err := idx.Advanced()
+	if err != nil {
+		return nil, err
+	}
+	s, ok := adv.(*scorch.Scorch)
+	if !ok {
+		return nil, fmt.Errorf("index %T is not a scorch index", adv)
+	}
+	return s, nil
 }

@@ -11,3 +11,22 @@ func PayloadEntity(payload string) (semcat.SearchEntity, error) {
 	}
 	return st.Entity, nil
 }
+
+// ColumnsMissing counts the segments of x's current snapshot whose search
+// columns are not built.
+func ColumnsMissing(x *Indexer) (missing, segments int, err error) {
+	adv, snap, err := openSnapshot(x.Index())
+	if err != nil {
+		return 0, 0, err
+	}
+	defer snap.Close()
+	x.columns.mu.Lock()
+	defer x.columns.mu.Unlock()
+	for _, s := range snap.Segments() {
+		segments++
+		if e := x.columns.segs[segKey{owner: adv, id: s.Id()}]; e == nil || !e.built.Load() {
+			missing++
+		}
+	}
+	return missing, segments, nil
+}

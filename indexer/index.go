@@ -106,11 +106,15 @@ func openBleve(dir string, config map[string]any) (idx bleve.Index, err error) {
 }
 
 // scorchConfig is the runtime configuration of every index the indexer
-// opens or creates.
-func (x *Indexer) scorchConfig() map[string]any {
-	return map[string]any{
+// opens or creates, with w (if not nil) as its segment warmer.
+func (x *Indexer) scorchConfig(w *segWarmer) map[string]any {
+	config := map[string]any{
 		"scorchMergePlanOptions": map[string]any{"MaxSegmentSize": x.opts.MaxSegmentDocs},
 	}
+	if w != nil {
+		config["segmentConfig"] = map[string]any{warmKey: w}
+	}
+	return config
 }
 
 // store is the on-disk home of the index: <dir>/current is a symlink to the

@@ -172,7 +172,7 @@ func (x *Indexer) openCurrent(ctx context.Context) (bleve.Index, checkpoint, str
 	if dir == "" {
 		return nil, checkpoint{}, "no index yet"
 	}
-	idx, err := openBleve(dir, x.scorchConfig())
+	idx, err := x.openIndex(dir)
 	if err != nil {
 		moved := x.disk.quarantine(dir)
 		return nil, checkpoint{}, fmt.Sprintf("the index cannot be opened (%v); moved to %s", err, moved)
@@ -229,7 +229,7 @@ func (x *Indexer) buildGeneration(ctx context.Context) (bleve.Index, checkpoint,
 		return nil, checkpoint{}, "", err
 	}
 	os.Remove(gen) // bleve.New wants to create it
-	idx, err := bleve.NewUsing(gen, newMapping(), bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, x.scorchConfig())
+	idx, err := x.createIndex(gen)
 	if err != nil {
 		return nil, checkpoint{}, "", fmt.Errorf("indexer: create index: %w", err)
 	}
@@ -435,7 +435,10 @@ func (x *Indexer) heartbeat(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if old := x.h.swap(idx); old != nil {
+	x.prepareSwap(idx)
+	old := x.h.swap(idx)
+	x.commitSwap(old, idx)
+	if old != nil {
 		old.Close()
 	}
 	x.cursor = cp.Cursor
@@ -553,6 +556,7 @@ func (x *Indexer) Rebuild(ctx context.Context) error {
 			continue
 		}
 		if !locked {
+			x.prepareSwap(idx)
 			x.loop.Lock()
 			locked = true
 			continue
@@ -565,6 +569,7 @@ func (x *Indexer) Rebuild(ctx context.Context) error {
 			return err
 		}
 		old := x.h.swap(idx)
+		x.commitSwap(old, idx)
 		x.cursor = cursor
 		x.prog.advance(b.Horizon)
 		x.loop.Unlock()

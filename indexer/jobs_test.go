@@ -191,6 +191,32 @@ func TestRebuildWhileSearching(t *testing.T) {
 	assertMatchesDB(t, x, s)
 }
 
+// TestRebuildWarmsColumns: when searches run, a rebuilt index is swapped
+// in with the search columns of every segment built, so its first searches
+// do not wait for them.
+func TestRebuildWarmsColumns(t *testing.T) {
+	t.Parallel()
+	s, x := seededIndexer(t)
+	for i := range 30 {
+		checker(t)(s.CreateTable(ctx, ns, table(fmt.Sprintf("t%02d", i), "col")))
+	}
+	catchUp(t, x)
+	svc := &indexer.Service{Indexer: x, Store: s}
+	if _, err := svc.Search(ctx, semcat.SearchRequest{Metalake: "m", Query: "col", Limit: 5}); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Rebuild(ctx); err != nil {
+		t.Fatal(err)
+	}
+	missing, segments, err := indexer.ColumnsMissing(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if segments == 0 || missing != 0 {
+		t.Errorf("after the rebuild, %d of %d segments have no search columns", missing, segments)
+	}
+}
+
 // TestLargeSubtreeInChunks renames a schema whose subtree is many times the
 // batch size: the poll applies it in chunks and the index ends equal to
 // PostgreSQL, the renamed schema's tables carrying the new name.

@@ -1,0 +1,117 @@
+package indexer
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	segment "github.com/blevesearch/scorch_segment_api/v2"
+	zapv17 "github.com/blevesearch/zapx/v17"
+)
+
+// Segments warmed before searches see them.
+//
+// A merge of large segments writes one of up to MaxSegmentDocs documents.
+// The first search of a snapshot holding it used to build its columns while
+// it waited: at 1M entities, searches of 0.6 s and 1.8 s right after the
+// load, against a p50 of 2–5 ms. Lucene answers this with a merged-segment
+// warmer; Scorch has no such hook, but it opens every segment file it
+// writes (a merge, or a batch persisted from memory) through its segment
+// plugin before it puts the segment into a snapshot. So the indexer wraps
+// the plugin: when an index is the one being searched, the columns of each
+// segment it opens are built there, in Bleve's merger or persister, while
+// searches keep using the snapshot before.
+
+// warmKey names the segment configuration entry holding an index's warmer.
+const warmKey = "semcat.columns"
+
+// warmingPlugin is Bleve's default segment plugin (zap, version 17: the
+// same files), whose OpenUsing also hands the segment to the index's
+// warmer.
+type warmingPlugin struct{ scorch.SegmentPlugin }
+
+func (p warmingPlugin) OpenUsing(path string, config map[string]any) (segment.Segment, error) {
+	seg, err := p.SegmentPlugin.OpenUsing(path, config)
+	if err != nil {
+		return nil, err
+	}
+	if w, ok := config[warmKey].(*segWarmer); ok {
+		w.opened(path, seg)
+	}
+	return seg, nil
+}
+
+func init() {
+	scorch.RegisterSegmentPlugin(warmingPlugin{&zapv17.ZapPlugin{}}, true)
+}
+
+// segWarmer builds the columns of the segments one index opens, while that
+// index is being searched.
+type segWarmer struct {
+	cache *columnCache
+	owner atomic.Pointer[scorch.Scorch] // set once the index is open
+}
+
+// attach makes idx the warmer's index.
+func (w *segWarmer) attach(idx bleve.Index) error {
+	s, err := scorchOf(idx)
+	if err != nil {
+		return err
+	}
+	w.owner.Store(s)
+	return nil
+}
+
+func (w *segWarmer) opened(path string, seg segment.Segment) {
+	owner := w.owner.Load()
+	if owner == nil || !w.cache.searching(owner) {
+		return
+	}
+	id, err := segmentIDOfPath(path)
+	if err != nil {
+		return // not a file Scorch names; the first search builds it
+	}
+	w.cache.warm(owner, id, seg)
+}
+
+// segmentIDOfPath returns the id of the segment in a Scorch segment file:
+// the file is named by the id, in 12 hexadecimal digits.
+func segmentIDOfPath(path string) (uint64, error) {
+	name, ok := strings.CutSuffix(filepath.Base(path), ".zap")
+	if !ok {
+		return 0, fmt.Errorf("%s is not a segment file", path)
+	}
+	return strconv.ParseUint(name, 16, 64)
+}
+
+// openIndex opens the index in dir, with a warmer.
+func (x *Indexer) openIndex(dir string) (bleve.Index, error) {
+	w := &segWarmer{cache: &x.columns}
+	idx, err := openBleve(dir, x.scorchConfig(w))
+	if err != nil {
+		return nil, err
+	}
+	if err := w.attach(idx); err != nil {
+		idx.Close()
+		return nil, err
+	}
+	return idx, nil
+}
+
+// createIndex creates an empty index in dir and opens it with a warmer.
+// (Bleve saves the configuration an index is created with, and a warmer
+// is no configuration to save.)
+func (x *Indexer) createIndex(dir string) (bleve.Index, error) {
+	idx, err := bleve.NewUsing(dir, newMapping(), bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, x.scorchConfig(nil))
+	if err != nil {
+		return nil, err
+	}
+	if err := idx.Close(); err != nil {
+		return nil, err
+	}
+	return x.openIndex(dir)
+}
