@@ -225,10 +225,13 @@ func chain(next http.Handler, mws ...Middleware) http.Handler {
 type loggerKey struct{}
 
 // withRequestContext gives the request its deadline and carries the logger
-// for Error.
+// for Error. A search that first waits for a position (minPosition, up to
+// waitMs) gets the wait on top of the usual deadline: waitMs may be as
+// long as the request timeout, and a wait that succeeds must leave the
+// search time to answer.
 func (h *handler) withRequestContext(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), h.cfg.RequestTimeout)
+		ctx, cancel := context.WithTimeout(r.Context(), h.cfg.RequestTimeout+requestedWait(r))
 		defer cancel()
 		ctx = context.WithValue(ctx, loggerKey{}, h.cfg.Logger)
 		next.ServeHTTP(w, r.WithContext(ctx))

@@ -442,6 +442,47 @@ func TestRequestContext(t *testing.T) {
 	}
 }
 
+// deadlineSearch is a search service that records the time left before
+// the deadline of the context Search is called with.
+type deadlineSearch struct{ left time.Duration }
+
+func (d *deadlineSearch) Search(ctx context.Context, _ semcat.SearchRequest) (*semcat.SearchResult, error) {
+	if dl, ok := ctx.Deadline(); ok {
+		d.left = time.Until(dl)
+	}
+	return &semcat.SearchResult{}, nil
+}
+
+func (d *deadlineSearch) WaitFor(context.Context, semcat.Position) error { return nil }
+
+// TestSearchWaitKeepsSearchTime: a search waiting for a position gets the
+// wait it asked for on top of the request deadline, so a wait as long as
+// the request timeout still leaves the search its time. (A bulk load's
+// final search, waitMs=30000 against a 30 s request timeout, caught up
+// after 29.9 s and then failed with 500 "context deadline exceeded".)
+func TestSearchWaitKeepsSearchTime(t *testing.T) {
+	search := &deadlineSearch{}
+	svc := services(newFake())
+	svc.Search = search
+	h := api.NewHandler(svc, api.Config{RequestTimeout: 5 * time.Second})
+	for _, c := range []struct {
+		query    string
+		min, max time.Duration
+	}{
+		{"query=x", 4 * time.Second, 5 * time.Second},
+		{"query=x&minPosition=t1&waitMs=20000", 24 * time.Second, 25 * time.Second},
+		{"query=x&minPosition=t1", 9 * time.Second, 10 * time.Second}, // the default wait, 5 s
+	} {
+		search.left = 0
+		if res := do(t, h, "GET", "/api/metalakes/m/search?"+c.query, ""); res.status != http.StatusOK {
+			t.Fatalf("%s: status %d %v", c.query, res.status, res.body)
+		}
+		if search.left <= c.min || search.left > c.max {
+			t.Errorf("%s: the search had %v before its deadline, want in (%v, %v]", c.query, search.left, c.min, c.max)
+		}
+	}
+}
+
 // panicking is a metalake service that panics.
 type panicking struct{ *fake }
 

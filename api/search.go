@@ -120,6 +120,21 @@ func searchRequest(r *http.Request) (semcat.SearchRequest, error) {
 	return req, nil
 }
 
+// requestedWait is how long a request asks to wait for a position
+// (minPosition and waitMs), within the limits; 0 if it asks for none or
+// names an invalid wait, which search rejects.
+func requestedWait(r *http.Request) time.Duration {
+	q := r.URL.Query()
+	if q.Get("minPosition") == "" {
+		return 0
+	}
+	ms, err := intParam(r, "waitMs", int(defaultWait/time.Millisecond), 0, int(maxWait/time.Millisecond))
+	if err != nil {
+		return 0
+	}
+	return time.Duration(ms) * time.Millisecond
+}
+
 // search answers GET /api/metalakes/{metalake}/search. With minPosition it
 // first waits until the index covers that write (at most waitMs), and fails
 // with 503/1013 rather than answer without it.
