@@ -31,11 +31,16 @@ type Options struct {
 	PollInterval time.Duration
 	Wake         <-chan struct{}
 	// BatchDelay is how long the tail waits after applying changes before
-	// it polls again (default 50ms), so that under a stream of writes the
+	// it polls again (default 200ms), so that under a stream of writes the
 	// commits of that interval land in one Bleve batch: every batch becomes
 	// a segment the index must later merge, and one batch per commit spent
-	// half the server's CPU on merging during a bulk load. An idle index
-	// still polls as soon as a commit wakes it.
+	// half the server's CPU on merging during a bulk load. Bleve's merge
+	// planner, replayed on segments of 60 documents (about what 50ms
+	// gathered during a load) up to 1,000,000, rewrites each document 5.5
+	// times; on segments of 150, 3.4 times. At 100k entities, 200ms against
+	// 50ms: ingest 608 against 484 entities/s, with 25% less CPU; write →
+	// searchable at 200 writes/s 133/238 against 36/66 ms (p50/p99). An
+	// idle index still polls as soon as a commit wakes it.
 	BatchDelay time.Duration
 	// BatchSize is the most outbox rows read per poll and the most entities
 	// applied per Bleve batch
@@ -131,7 +136,7 @@ func Open(ctx context.Context, opts Options) (*Indexer, error) {
 		opts.BatchSize = 1000
 	}
 	if opts.BatchDelay <= 0 {
-		opts.BatchDelay = 50 * time.Millisecond
+		opts.BatchDelay = 200 * time.Millisecond
 	}
 	if opts.MaxSegmentDocs <= 0 {
 		opts.MaxSegmentDocs = 200_000
