@@ -481,19 +481,17 @@ func (s *Store) PendingRefs(ctx context.Context, after OutboxCursor) (map[Entity
 	return pending, err
 }
 
-// LiveRefs reports which of refs are live entities now.
-func (s *Store) LiveRefs(ctx context.Context, refs []EntityRef) (map[EntityRef]bool, error) {
+// Records returns the current records of the live entities among refs.
+func (s *Store) Records(ctx context.Context, refs []EntityRef) ([]*semcat.EntityRecord, error) {
 	set := map[EntityRef]bool{}
 	for _, r := range refs {
 		set[r] = true
 	}
-	live := map[EntityRef]bool{}
+	var recs []*semcat.EntityRecord
 	err := s.read(ctx, func(tx pgx.Tx) error {
-		recs, _, err := loadRecords(ctx, tx, set)
-		for _, r := range recs {
-			live[EntityRef{r.Kind, r.ID}] = true
-		}
+		var err error
+		recs, _, err = loadRecords(ctx, tx, set)
 		return err
 	})
-	return live, err
+	return recs, err
 }

@@ -88,6 +88,64 @@ func TestScrubLeavesPendingAlone(t *testing.T) {
 	}
 }
 
+// TestScrubLetsTheTailRun: while a scrub compares its samples (here held
+// up by a lock on the metrics table, which it samples last), the tail
+// keeps applying writes; it used to wait for the whole scrub.
+func TestScrubLetsTheTailRun(t *testing.T) {
+	t.Parallel()
+	s, x := seededIndexer(t)
+	// Committed before the lock below, which takes a transaction id and so
+	// holds back the horizon of anything written after it.
+	_, pos, err := s.CreateTable(ctx, ns, table("during", "a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	blocker, err := s.Pool().Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer blocker.Rollback(ctx)
+	if _, err := blocker.Exec(ctx, `LOCK TABLE semantic_model_metric_meta IN ACCESS EXCLUSIVE MODE`); err != nil {
+		t.Fatal(err)
+	}
+	scrubbed := make(chan error, 1)
+	go func() {
+		_, err := x.Scrub(context.Background(), 1000)
+		scrubbed <- err
+	}()
+	for waiting := 0; waiting == 0; time.Sleep(10 * time.Millisecond) {
+		if err := s.Pool().QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%semantic_model_metric_meta%'`).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// The scrub is waiting for the lock: the tail applies the write.
+	polled := make(chan error, 1)
+	go func() { polled <- x.PollOnce(context.Background()) }()
+	select {
+	case err := <-polled:
+		if err != nil {
+			t.Fatal(err)
+		}
+		covered, cancel := context.WithTimeout(ctx, time.Millisecond)
+		defer cancel()
+		if x.WaitFor(covered, pos) != nil {
+			t.Errorf("the tail polled during the scrub but did not apply the write (index at %v, write at %v)", x.Position(), pos)
+		}
+	case <-time.After(20 * time.Second): // a deadlock guard, not a time limit
+		t.Errorf("the tail could not poll while a scrub ran")
+	}
+	if err := blocker.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-scrubbed; err != nil {
+		t.Fatal(err)
+	}
+	catchUp(t, x)
+	assertMatchesDB(t, x, s)
+}
+
 // TestPruneAndWatermark: pruning removes only rows every live consumer has
 // passed; an index whose cursor falls below the watermark rebuilds on open.
 func TestPruneAndWatermark(t *testing.T) {

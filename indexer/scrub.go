@@ -15,9 +15,9 @@ import (
 )
 
 // ScrubStats says what a scrub looked at and what it repaired. Pending
-// counts what it left alone because the tail has yet to apply a change to
-// it: during a bulk load the index may lag by minutes, and an entity
-// written since is not a missing document.
+// counts the differences it left alone because the tail has yet to apply a
+// change to them: during a bulk load the index may lag by minutes, and an
+// entity written since is not a missing document.
 type ScrubStats struct {
 	Checked, Reindexed, Deleted, Pending int
 }
@@ -25,22 +25,36 @@ type ScrubStats struct {
 // Scrub compares a sample of entities in PostgreSQL and a sample of
 // documents in the index, and repairs differences: a live entity whose
 // document is missing or differs is reindexed from current state, a
-// document whose entity no longer exists is deleted. It holds the tail
-// loop's lock, so a repair never overwrites a newer document.
+// document whose entity no longer exists is deleted.
+//
+// The samples are compared without holding the tail loop: at 1,000,000
+// entities, with PostgreSQL busy, that takes seconds (6.8 s once, while
+// the tail waited and write → searchable reached 7 s). Only the suspects,
+// usually none, are checked again under the tail loop's lock, from their
+// current rows and against the changes the tail has yet to apply, so a
+// repair never overwrites a newer document.
 func (x *Indexer) Scrub(ctx context.Context, sample int) (ScrubStats, error) {
 	var st ScrubStats
-	x.loop.Lock()
-	defer x.loop.Unlock()
 	idx := x.h.get()
 	if idx == nil {
 		return st, nil
 	}
-	recs, err := x.store.SampleEntities(ctx, sample)
+	suspects, malformed, err := x.scrubSuspects(ctx, idx, sample, &st)
+	if err != nil || len(suspects) == 0 && len(malformed) == 0 {
+		return st, err
+	}
+
+	x.loop.Lock()
+	defer x.loop.Unlock()
+	if idx = x.h.get(); idx == nil {
+		return st, nil
+	}
+	recs, err := x.store.Records(ctx, suspects)
 	if err != nil {
 		return st, err
 	}
-	// Read after the sample, so that every change the sample reflects
-	// and the index lacks is listed.
+	// Read after the records, so that every change they reflect and the
+	// index lacks is listed.
 	pending, err := x.store.PendingRefs(ctx, x.cursor)
 	if err != nil {
 		return st, err
@@ -55,12 +69,17 @@ func (x *Indexer) Scrub(ctx context.Context, sample int) (ScrubStats, error) {
 		}
 	}
 	batch := idx.NewBatch()
+	for _, id := range malformed {
+		batch.Delete(id)
+		st.Deleted++
+	}
+	live := map[catalogdb.EntityRef]bool{}
 	for _, r := range recs {
+		live[catalogdb.EntityRef{Kind: r.Kind, ID: r.ID}] = true
 		if slices.ContainsFunc(selfAndAncestors(r), func(ref catalogdb.EntityRef) bool { return pending[ref] }) {
 			st.Pending++
 			continue
 		}
-		st.Checked++
 		doc, err := Document(r)
 		if err != nil {
 			return st, err
@@ -75,36 +94,16 @@ func (x *Indexer) Scrub(ctx context.Context, sample int) (ScrubStats, error) {
 			st.Reindexed++
 		}
 	}
-	// Documents whose entity is gone: a window of the index.
-	ids, err := randomWindow(idx, sample)
-	if err != nil {
-		return st, err
-	}
-	var refs []catalogdb.EntityRef
-	for _, docID := range ids {
-		kind, id, ok := strings.Cut(docID, ":")
-		n, err := strconv.ParseInt(id, 10, 64)
-		if !ok || err != nil {
-			batch.Delete(docID)
-			st.Deleted++
+	for _, r := range suspects {
+		if live[r] {
 			continue
 		}
-		refs = append(refs, catalogdb.EntityRef{Kind: semcat.EntityKind(kind), ID: n})
-	}
-	live, err := x.store.LiveRefs(ctx, refs)
-	if err != nil {
-		return st, err
-	}
-	for _, r := range refs {
 		if pending[r] || containerPending {
 			st.Pending++
 			continue
 		}
-		st.Checked++
-		if !live[r] {
-			batch.Delete(refDocID(r))
-			st.Deleted++
-		}
+		batch.Delete(refDocID(r))
+		st.Deleted++
 	}
 	if batch.Size() == 0 {
 		return st, nil
@@ -114,6 +113,65 @@ func (x *Indexer) Scrub(ctx context.Context, sample int) (ScrubStats, error) {
 		return st, err
 	}
 	return st, nil
+}
+
+// scrubSuspects compares the samples without holding the tail loop. It
+// returns the entities whose document is missing, differs or outlives
+// them, and the documents whose id names no entity.
+func (x *Indexer) scrubSuspects(ctx context.Context, idx bleve.Index, sample int, st *ScrubStats) (suspects []catalogdb.EntityRef, malformed []string, err error) {
+	seen := map[catalogdb.EntityRef]bool{}
+	suspect := func(r catalogdb.EntityRef) {
+		if !seen[r] {
+			seen[r] = true
+			suspects = append(suspects, r)
+		}
+	}
+	recs, err := x.store.SampleEntities(ctx, sample)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, r := range recs {
+		st.Checked++
+		doc, err := Document(r)
+		if err != nil {
+			return nil, nil, err
+		}
+		if got, err := storedPayload(idx, DocID(r.Kind, r.ID)); err != nil {
+			return nil, nil, err
+		} else if got != doc[fieldStored] {
+			suspect(catalogdb.EntityRef{Kind: r.Kind, ID: r.ID})
+		}
+	}
+	// Documents whose entity is gone: a window of the index.
+	ids, err := randomWindow(idx, sample)
+	if err != nil {
+		return nil, nil, err
+	}
+	var refs []catalogdb.EntityRef
+	for _, docID := range ids {
+		kind, id, ok := strings.Cut(docID, ":")
+		n, err := strconv.ParseInt(id, 10, 64)
+		if !ok || err != nil {
+			malformed = append(malformed, docID)
+			continue
+		}
+		refs = append(refs, catalogdb.EntityRef{Kind: semcat.EntityKind(kind), ID: n})
+	}
+	recs, err = x.store.Records(ctx, refs)
+	if err != nil {
+		return nil, nil, err
+	}
+	live := map[catalogdb.EntityRef]bool{}
+	for _, r := range recs {
+		live[catalogdb.EntityRef{Kind: r.Kind, ID: r.ID}] = true
+	}
+	for _, r := range refs {
+		st.Checked++
+		if !live[r] {
+			suspect(r)
+		}
+	}
+	return suspects, malformed, nil
 }
 
 // randomWindow returns the ids of up to n documents in a row of idx, from
