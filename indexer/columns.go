@@ -189,16 +189,8 @@ func (cc *columnCache) searching(owner *scorch.Scorch) bool {
 // warm builds the columns of segment id of owner, which no snapshot may
 // hold yet.
 func (cc *columnCache) warm(owner index.Index, id uint64, seg segment.Segment) {
-	k := segKey{owner: owner, id: id}
 	cc.mu.Lock()
-	if cc.segs == nil {
-		cc.segs = map[segKey]*cachedColumns{}
-	}
-	e := cc.segs[k]
-	if e == nil {
-		e = &cachedColumns{live: time.Now()}
-		cc.segs[k] = e
-	}
+	e := cc.entry(segKey{owner: owner, id: id}, time.Now())
 	cc.mu.Unlock()
 	e.build(seg)
 	cc.mu.Lock()
@@ -234,6 +226,21 @@ func (s *snapshotColumns) locate(id index.IndexInternalID) (*segColumns, uint64)
 	return s.segs[i], local
 }
 
+// entry returns the cache entry of k, made if missing, and marks it held
+// at now; cc.mu is held.
+func (cc *columnCache) entry(k segKey, now time.Time) *cachedColumns {
+	if cc.segs == nil {
+		cc.segs = map[segKey]*cachedColumns{}
+	}
+	e := cc.segs[k]
+	if e == nil {
+		e = &cachedColumns{}
+		cc.segs[k] = e
+	}
+	e.live = now
+	return e
+}
+
 // forSnapshot returns the columns of every segment of snap, building those
 // not yet cached, and forgets segments no snapshot has held for keepUnseen
 // (merged away, or of an index that was replaced).
@@ -243,18 +250,8 @@ func (cc *columnCache) forSnapshot(owner index.Index, snap *scorch.IndexSnapshot
 	entries := make([]*cachedColumns, len(segs))
 	now := time.Now()
 	cc.mu.Lock()
-	if cc.segs == nil {
-		cc.segs = map[segKey]*cachedColumns{}
-	}
 	for i, s := range segs {
-		k := segKey{owner: owner, id: s.Id()}
-		e := cc.segs[k]
-		if e == nil {
-			e = &cachedColumns{}
-			cc.segs[k] = e
-		}
-		e.live = now
-		entries[i] = e
+		entries[i] = cc.entry(segKey{owner: owner, id: s.Id()}, now)
 	}
 	for k, e := range cc.segs {
 		if now.Sub(e.live) > keepUnseen {
