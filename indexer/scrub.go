@@ -80,14 +80,11 @@ func (x *Indexer) Scrub(ctx context.Context, sample int) (ScrubStats, error) {
 			st.Pending++
 			continue
 		}
-		doc, err := Document(r)
+		id, doc, stale, err := staleDocument(idx, r)
 		if err != nil {
 			return st, err
 		}
-		id := DocID(r.Kind, r.ID)
-		if got, err := storedPayload(idx, id); err != nil {
-			return st, err
-		} else if got != doc[fieldStored] {
+		if stale {
 			if err := addMapped(batch, id, doc); err != nil {
 				return st, err
 			}
@@ -132,13 +129,11 @@ func (x *Indexer) scrubSuspects(ctx context.Context, idx bleve.Index, sample int
 	}
 	for _, r := range recs {
 		st.Checked++
-		doc, err := Document(r)
+		_, _, stale, err := staleDocument(idx, r)
 		if err != nil {
 			return nil, nil, err
 		}
-		if got, err := storedPayload(idx, DocID(r.Kind, r.ID)); err != nil {
-			return nil, nil, err
-		} else if got != doc[fieldStored] {
+		if stale {
 			suspect(catalogdb.EntityRef{Kind: r.Kind, ID: r.ID})
 		}
 	}
@@ -172,6 +167,20 @@ func (x *Indexer) scrubSuspects(ctx context.Context, idx bleve.Index, sample int
 		}
 	}
 	return suspects, malformed, nil
+}
+
+// staleDocument returns r's document id and current document, and whether
+// the document in idx is missing or differs from it.
+func staleDocument(idx bleve.Index, r *semcat.EntityRecord) (id string, doc map[string]any, stale bool, err error) {
+	if doc, err = Document(r); err != nil {
+		return "", nil, false, err
+	}
+	id = DocID(r.Kind, r.ID)
+	got, err := storedPayload(idx, id)
+	if err != nil {
+		return "", nil, false, err
+	}
+	return id, doc, got != doc[fieldStored], nil
 }
 
 // randomWindow returns the ids of up to n documents in a row of idx, from
