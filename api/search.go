@@ -124,8 +124,7 @@ func searchRequest(r *http.Request) (semcat.SearchRequest, error) {
 // (minPosition and waitMs), within the limits; 0 if it asks for none or
 // names an invalid wait, which search rejects.
 func requestedWait(r *http.Request) time.Duration {
-	q := r.URL.Query()
-	if q.Get("minPosition") == "" {
+	if r.URL.Query().Get("minPosition") == "" {
 		return 0
 	}
 	ms, err := intParam(r, "waitMs", int(defaultWait/time.Millisecond), 0, int(maxWait/time.Millisecond))
