@@ -248,7 +248,7 @@ func bench(ctx context.Context, o options, n int, root, tmp string, srv **Server
 
 	logf("search by query kind: %d queries each, semcat over HTTP vs PostgreSQL FTS", o.iterations)
 	rss.Phase("search")
-	if res.Queries, failures, err = runQueries(ctx, client, pg, g, o.iterations, o.warmup, o.seed, logf); err != nil {
+	if res.Queries, failures, err = runQueries(ctx, client, pg, g, o.iterations, o.warmup, o.seed, s.majorFaults, logf); err != nil {
 		return nil, err
 	}
 	for _, f := range failures {

@@ -325,14 +325,18 @@ func (r *Results) Markdown() string {
 	}
 
 	p("\n**Where semcat's search time goes**: semcat's own duration per search (from its audit log) against the client's:\n\n")
-	p("| kind | client p50 / p99 | server p50 / p99 | HTTP + JSON share of p50 |\n|---|---|---|---|\n")
+	p("| kind | client p50 / p99 | server p50 / p99 | HTTP + JSON share of p50 | searches with major page faults (faults; their client p50 / max) |\n|---|---|---|---|---|\n")
 	for _, q := range r.Queries {
 		share := 0.0
 		if q.Semcat.P50 > 0 {
 			share = 100 * (q.Semcat.P50 - q.Server.P50) / q.Semcat.P50
 		}
-		p("| %s | %s / %s | %s / %s (n=%d) | %.0f%% |\n", q.Kind, fmtMs(q.Semcat.P50), fmtMs(q.Semcat.P99),
-			fmtMs(q.Server.P50), fmtMs(q.Server.P99), q.Server.N, share)
+		faulted := "0"
+		if q.Faulted > 0 {
+			faulted = fmt.Sprintf("%d (%d; %s / %s ms)", q.Faulted, q.MajorFaults, fmtMs(q.FaultedP50), fmtMs(q.FaultedMax))
+		}
+		p("| %s | %s / %s | %s / %s (n=%d) | %.0f%% | %s |\n", q.Kind, fmtMs(q.Semcat.P50), fmtMs(q.Semcat.P99),
+			fmtMs(q.Server.P50), fmtMs(q.Server.P99), q.Server.N, share, faulted)
 	}
 
 	p("\n**Result agreement** (totals equal in both engines, of %d queries; exact kinds must agree or the run fails):\n\n", r.Iterations)

@@ -173,19 +173,28 @@ type QueryResult struct {
 	Disagreements []string `json:"disagreements,omitempty"`
 	// Server is semcat's own time per search, from its audit log.
 	Server Stats `json:"semcatServerSide"`
-	window window
+	// Faulted counts the measured searches during which the server read
+	// index pages back from disk (major page faults), MajorFaults those
+	// faults, and FaultedP50 / FaultedMax the client time of those
+	// searches: slow searches that faulted waited for the disk.
+	Faulted     int     `json:"faultedSearches"`
+	MajorFaults int64   `json:"majorFaults"`
+	FaultedP50  float64 `json:"faultedP50Ms,omitempty"`
+	FaultedMax  float64 `json:"faultedMaxMs,omitempty"`
+	window      window
 }
 
 // runQueries runs n queries of every kind (after warmup unmeasured ones) in
 // both engines, alternating which engine goes first. Wrong results of exact
-// kinds are returned as failures.
-func runQueries(ctx context.Context, c *Client, pg *PGFTS, g *Generator, n, warmup int, seed uint64, logf func(string, ...any)) ([]QueryResult, []string, error) {
+// kinds are returned as failures. faults returns the server's major page
+// faults so far.
+func runQueries(ctx context.Context, c *Client, pg *PGFTS, g *Generator, n, warmup int, seed uint64, faults func() int64, logf func(string, ...any)) ([]QueryResult, []string, error) {
 	var results []QueryResult
 	var failures []string
 	for ki, kind := range queryKinds {
 		s := newSampler(g, rand.New(rand.NewPCG(seed, 1000+uint64(ki))))
 		res := QueryResult{Kind: kind.Name, Exact: kind.Exact}
-		var semT, pgT []time.Duration
+		var semT, pgT, faultedT []time.Duration
 		var semSum, pgSum float64
 		bad := 0
 		for i := range warmup + n {
@@ -208,11 +217,13 @@ func runQueries(ctx context.Context, c *Client, pg *PGFTS, g *Generator, n, warm
 			var sr *SearchResponse
 			var pa pgAnswer
 			var semD, pgD time.Duration
+			var semFaults int64
 			runSemcat := func() error {
-				t0 := time.Now()
+				f0, t0 := faults(), time.Now()
 				var err error
 				sr, err = c.Search(ctx, g.Plan.Metalake, qc.semcat)
 				semD = time.Since(t0)
+				semFaults = faults() - f0
 				return err
 			}
 			runPG := func() error {
@@ -249,6 +260,11 @@ func runQueries(ctx context.Context, c *Client, pg *PGFTS, g *Generator, n, warm
 				continue
 			}
 			semT, pgT = append(semT, semD), append(pgT, pgD)
+			if semFaults > 0 {
+				res.Faulted++
+				res.MajorFaults += semFaults
+				faultedT = append(faultedT, semD)
+			}
 			semSum += float64(sr.Total)
 			pgSum += float64(pa.Total)
 			if sr.Total == uint64(pa.Total) {
@@ -263,10 +279,14 @@ func runQueries(ctx context.Context, c *Client, pg *PGFTS, g *Generator, n, warm
 			failures = append(failures, fmt.Sprintf("search %s: %d more wrong results", kind.Name, bad-5))
 		}
 		res.Semcat, res.PG = summarize(semT), summarize(pgT)
+		if len(faultedT) > 0 {
+			ft := summarize(faultedT)
+			res.FaultedP50, res.FaultedMax = ft.P50, ft.Max
+		}
 		res.RatioP50, res.RatioP99 = res.PG.P50/res.Semcat.P50, res.PG.P99/res.Semcat.P99
 		res.MeanSemcatTotal, res.MeanPGTotal = semSum/float64(n), pgSum/float64(n)
-		logf("  %-20s semcat p50 %7.2f ms p99 %8.2f ms | PostgreSQL p50 %8.2f ms p99 %8.2f ms | totals agree %d/%d",
-			kind.Name, res.Semcat.P50, res.Semcat.P99, res.PG.P50, res.PG.P99, res.Agree, n)
+		logf("  %-20s semcat p50 %7.2f ms p99 %8.2f ms | PostgreSQL p50 %8.2f ms p99 %8.2f ms | totals agree %d/%d | %d searches with %d major faults",
+			kind.Name, res.Semcat.P50, res.Semcat.P99, res.PG.P50, res.PG.P99, res.Agree, n, res.Faulted, res.MajorFaults)
 		results = append(results, res)
 	}
 	return results, failures, nil

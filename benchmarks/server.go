@@ -420,22 +420,40 @@ type PhaseRSS struct {
 // cpuSeconds is the user + system CPU time of the server process so far,
 // from /proc/<pid>/stat (fields 14 and 15, in clock ticks of 1/100 s).
 func (s *Server) cpuSeconds() float64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
-	if err != nil {
-		return 0
-	}
-	// The command name (field 2) is parenthesised and may hold spaces.
-	i := strings.LastIndexByte(string(b), ')')
-	if i < 0 {
-		return 0
-	}
-	f := strings.Fields(string(b)[i+1:]) // f[0] is field 3
+	f := s.procStat()
 	if len(f) < 13 {
 		return 0
 	}
 	utime, _ := strconv.ParseFloat(f[11], 64)
 	stime, _ := strconv.ParseFloat(f[12], 64)
 	return (utime + stime) / 100
+}
+
+// majorFaults is the number of page faults of the server process so far
+// that had to read from disk (/proc/<pid>/stat field 12): a search that
+// adds to it waited for index pages the kernel had dropped.
+func (s *Server) majorFaults() int64 {
+	f := s.procStat()
+	if len(f) < 10 {
+		return 0
+	}
+	n, _ := strconv.ParseInt(f[9], 10, 64)
+	return n
+}
+
+// procStat returns the fields of /proc/<pid>/stat from field 3 on (f[0]
+// is field 3), or nil if it cannot be read.
+func (s *Server) procStat() []string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
+	if err != nil {
+		return nil
+	}
+	// The command name (field 2) is parenthesised and may hold spaces.
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return nil
+	}
+	return strings.Fields(string(b)[i+1:])
 }
 
 // profileCPU records the server's CPU profile for the given time into
