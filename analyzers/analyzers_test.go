@@ -518,3 +518,81 @@ func TestValueHas(t *testing.T) {
 		}
 	}
 }
+
+// TestWordsNotIn checks that leaving a schema text's field names out of its
+// value terms loses nothing a search can see: for random schema entries and
+// texts made of their names, types and other words, the terms of the value
+// and its prefixes, together with the entries' terms and prefixes, are the
+// same with WordsNotIn as without. And that it does leave words out.
+func TestWordsNotIn(t *testing.T) {
+	// SPEC §5.3's schema, as a table's schema text and its entries.
+	entries := []string{"EmpName:string", "EmpContact:struct", "EmpContact.EmpTel:integer", "EmpContact.EmpAddr:string"}
+	text := "EmpName string, EmpContact struct<EmpTel integer, EmpAddr string>"
+	if got, want := analyzers.WordsNotIn(text, names(entries)), "string, struct<EmpTel integer, string>"; got != want {
+		t.Errorf("WordsNotIn(%q) = %q, want %q", text, got, want)
+	}
+
+	rng := rand.New(rand.NewPCG(3, 4))
+	alphabet := []string{"a", "B", "é", "İ", "ſ", "_", "-", ".", ":", "<", "\xff", "x1"}
+	randomName := func() string {
+		var b strings.Builder
+		for range 1 + rng.IntN(5) {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		return b.String()
+	}
+	for range 2000 {
+		var entries, words []string
+		for range 1 + rng.IntN(6) {
+			path := randomName()
+			if rng.IntN(3) == 0 {
+				path = randomName() + "." + path
+			}
+			entries = append(entries, path+":"+[]string{"int", "String", "struct"}[rng.IntN(3)])
+			name := analyzers.SchemaFieldName(entries[len(entries)-1])
+			if terms := analyze(t, analyzers.AnalyzerSchemaField, entries[len(entries)-1]); name != "" && terms[0] != name {
+				t.Fatalf("SchemaFieldName(%q) = %q; the analyzer's name term is %q", entries[len(entries)-1], name, terms[0])
+			}
+			// The text names the field as written, in another case, or
+			// inside another word.
+			switch w := path[strings.LastIndexByte(path, '.')+1:]; rng.IntN(4) {
+			case 0:
+				words = append(words, w)
+			case 1:
+				words = append(words, strings.ToUpper(w))
+			case 2:
+				words = append(words, "struct<"+w)
+			default:
+				words = append(words, randomName())
+			}
+		}
+		text := strings.Join(words, []string{" ", "  ", ", ", "\t"}[rng.IntN(4)])
+		reduced := analyzers.WordsNotIn(text, names(entries))
+		for _, pair := range [][2]string{
+			{analyzers.AnalyzerValue, analyzers.AnalyzerSchemaField},
+			{analyzers.AnalyzerValuePrefix, analyzers.AnalyzerSchemaFieldPrefix},
+		} {
+			var fieldTerms []string
+			for _, e := range entries {
+				fieldTerms = append(fieldTerms, analyze(t, pair[1], e)...)
+			}
+			union := func(value string) []string {
+				terms := append(analyze(t, pair[0], value), fieldTerms...)
+				slices.Sort(terms)
+				return slices.Compact(terms)
+			}
+			if diff := cmp.Diff(union(text), union(reduced)); diff != "" {
+				t.Fatalf("%s: the terms of %q and %q with entries %q differ (-text +reduced):\n%s", pair[0], text, reduced, entries, diff)
+			}
+		}
+	}
+}
+
+// names is the set of the entries' field names.
+func names(entries []string) map[string]struct{} {
+	out := map[string]struct{}{}
+	for _, e := range entries {
+		out[analyzers.SchemaFieldName(e)] = struct{}{}
+	}
+	return out
+}

@@ -2,6 +2,7 @@ package analyzers
 
 import (
 	"bytes"
+	"strings"
 
 	"github.com/blevesearch/bleve/v2/analysis"
 )
@@ -67,4 +68,46 @@ func lowerPiece(buf, input []byte, start, end int) ([]byte, piece) {
 		p.end = start + ws[len(ws)-1].end
 	}
 	return buf, p
+}
+
+// SchemaFieldName returns the field name AnalyzerSchemaField indexes for a
+// schema entry ("dotted.path:type"): the path's last segment, lower-cased,
+// trimmed and whitespace-collapsed.
+func SchemaFieldName(entry string) string {
+	input := []byte(entry)
+	pathEnd := len(input)
+	if i := bytes.LastIndexByte(input, ':'); i >= 0 {
+		pathEnd = i
+	}
+	nameStart := bytes.LastIndexByte(input[:pathEnd], '.') + 1
+	buf, name := lowerPiece(nil, input, nameStart, pathEnd)
+	return string(buf[name.low:name.lowEnd])
+}
+
+// WordsNotIn returns value without the words whose only term under
+// AnalyzerValue is one of terms: words without a separator whose
+// lower-cased form is in terms. The other words are kept as they are, one
+// space apart, so AnalyzerValue (and AnalyzerValuePrefix) index the result
+// as they index value, less those words' terms. A table's schema text
+// repeats its field names, which its schema entries index already
+// (AnalyzerSchemaField emits each name, and AnalyzerSchemaFieldPrefix its
+// prefixes, since a name without a separator holds no '.' or ':'); indexing
+// them twice was most of a table's terms.
+func WordsNotIn(value string, terms map[string]struct{}) string {
+	var buf [wordsOnStack]span
+	low, words := lowerString(make([]byte, 0, len(value)), value, buf[:0])
+	out := make([]byte, 0, len(value))
+	for _, w := range words {
+		word := value[w.start:w.end]
+		if !strings.ContainsAny(word, separators) {
+			if _, ok := terms[string(low[w.lowStart:w.lowEnd])]; ok {
+				continue
+			}
+		}
+		if len(out) > 0 {
+			out = append(out, ' ')
+		}
+		out = append(out, word...)
+	}
+	return string(out)
 }

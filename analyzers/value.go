@@ -56,7 +56,10 @@ func emitParts(s *stream, input, low []byte, w span) {
 	}
 }
 
-// isSeparator reports whether c splits a word into parts (SPEC §5.2).
+// separators are the characters that split a word into parts (SPEC §5.2).
+const separators = "-_.,:;/"
+
+// isSeparator reports whether c is one of separators.
 func isSeparator(c byte) bool {
 	switch c {
 	case '-', '_', '.', ',', ':', ';', '/':

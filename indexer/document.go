@@ -2,11 +2,13 @@ package indexer
 
 import (
 	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/semcat/semcat"
+	"github.com/semcat/semcat/analyzers"
 	"github.com/semcat/semcat/catalogdb"
 	q "github.com/semcat/semcat/query"
 )
@@ -55,12 +57,19 @@ func Document(r *semcat.EntityRecord) (map[string]any, error) {
 		delete(sysProps, schemaProperty)
 	}
 	system, systemKeys, systemValues := properties(sysProps)
+	systemValues = append(systemValues, md.System.Tags...)
+	// Whole values keep the schema text whole; its words leave out the
+	// field names, which the schema entries index (for words and prefixes)
+	// already: WordsNotIn says why no search sees the difference.
+	systemExact := systemValues
 	if hasDDL {
 		systemKeys = append(systemKeys, schemaProperty)
-		systemValues = append(systemValues, ddl)
+		systemExact = append(slices.Clip(systemValues), ddl)
+		if rest := analyzers.WordsNotIn(ddl, fieldNames(fields)); rest != "" {
+			systemValues = append(slices.Clip(systemValues), rest)
+		}
 	}
 	userValues = append(userValues, md.User.Tags...)
-	systemValues = append(systemValues, md.System.Tags...)
 	tagsExact := append(append([]string{}, md.User.Tags...), md.System.Tags...)
 
 	doc := map[string]any{
@@ -75,7 +84,7 @@ func Document(r *semcat.EntityRecord) (map[string]any, error) {
 		q.FieldUserValues:                 userValues,
 		q.FieldUserExact:                  userValues,
 		q.FieldSystemValues:               systemValues,
-		q.FieldSystemExact:                systemValues,
+		q.FieldSystemExact:                systemExact,
 		q.FieldUserKeys:                   userKeys,
 		q.FieldSystemKeys:                 systemKeys,
 		q.FieldTags:                       md.User.Tags,
@@ -105,6 +114,16 @@ func Document(r *semcat.EntityRecord) (map[string]any, error) {
 
 // schemaProperty is the system property holding an entity's schema as text.
 const schemaProperty = "schema"
+
+// fieldNames is the set of the field names of schema entries, as the
+// schema field analyzer indexes them.
+func fieldNames(entries []string) map[string]struct{} {
+	out := make(map[string]struct{}, len(entries))
+	for _, e := range entries {
+		out[analyzers.SchemaFieldName(e)] = struct{}{}
+	}
+	return out
+}
 
 func trim(prefix string) string { return strings.TrimSuffix(prefix, ".") }
 
