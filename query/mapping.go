@@ -47,10 +47,16 @@ func NewMapping() mapping.IndexMapping {
 		doc.AddFieldMappingsAt(name, keywordField(false))
 	}
 
-	// A field and its prefix field index the same document value.
+	// A field and its prefix field index the same document value. Prefix
+	// fields keep no term frequencies or norms: nothing scores by them
+	// (rank.go), and their terms are shared by many documents, whose
+	// postings each carried them. (Fields whose terms are mostly in one
+	// document keep them: Bleve stores such a term's one posting in its
+	// dictionary only when its frequency is 1.)
 	prefixField := func(name, analyzer string) *mapping.FieldMapping {
 		f := textField(analyzer)
 		f.Name = name
+		f.SkipFreqNorm = true
 		return f
 	}
 	for _, name := range []string{FieldUserValues, FieldSystemValues} {
