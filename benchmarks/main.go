@@ -235,9 +235,11 @@ func bench(ctx context.Context, o options, n int, root, tmp string, srv **Server
 		len(cp.Schemas[g.Plan.Discovery.Schema].Metrics), discoveryMetrics, cp.Name, cp.Schemas[g.Plan.Discovery.Schema].Name, o.discoveryRounds)
 	rss.Phase("metric discovery")
 	var failures []string
-	if res.Discovery, failures, err = runDiscovery(ctx, client, g, o.discoveryRounds, 2); err != nil {
+	discoveryWindow := window{from: time.Now()}
+	if res.Discovery, failures, err = runDiscovery(ctx, client, g, o.discoveryRounds, discoveryWarmup); err != nil {
 		return nil, err
 	}
+	discoveryWindow.to = time.Now()
 	res.Discovery.Agreed = len(failures) == 0
 	res.Discovery.BeforeAnalyze = before.Identifiers
 	for _, f := range failures {
@@ -259,12 +261,18 @@ func bench(ctx context.Context, o options, n int, root, tmp string, srv **Server
 		windows[i] = q.window
 	}
 	time.Sleep(200 * time.Millisecond) // the audit listener writes asynchronously
-	if server, err := serverDurations(filepath.Join(s.DataDir, "audit.log"), "search", windows); err != nil {
+	audit := filepath.Join(s.DataDir, "audit.log")
+	if server, err := serverDurations(audit, "search", windows); err != nil {
 		logf("  warning: reading the audit log: %v", err)
 	} else {
 		for i := range res.Queries {
 			res.Queries[i].Server = summarize(server[i])
 		}
+	}
+	if server, err := serverDurations(audit, "listSemanticModelMetrics", []window{discoveryWindow}); err != nil {
+		logf("  warning: reading the audit log: %v", err)
+	} else {
+		res.Discovery.ServerIdentifiers, res.Discovery.ServerDetails = splitRounds(server[0], discoveryWarmup)
 	}
 
 	logf("write → searchable: %.0f writes/s for %s, polling every %s", o.writeRate, o.writeDuration, o.poll)

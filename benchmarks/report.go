@@ -324,8 +324,18 @@ func (r *Results) Markdown() string {
 		p("| %s | %s | %s | %.1f s | %.1f s | %.2f |\n", ph.Phase, fmtBytes(ph.PeakBytes), fmtBytes(ph.PeakAnonBytes), ph.CPUSeconds, ph.WallSeconds, ph.CPUSeconds/max(ph.WallSeconds, 1e-9))
 	}
 
-	p("\n**Where semcat's search time goes**: semcat's own duration per search (from its audit log) against the client's:\n\n")
+	p("\n**Where semcat's time goes**: semcat's own duration per call (from its audit log) against the client's, which adds HTTP and decoding the JSON:\n\n")
 	p("| kind | client p50 / p99 | server p50 / p99 | HTTP + JSON share of p50 | searches with major page faults (faults; their client p50 / max) |\n|---|---|---|---|---|\n")
+	d = r.Discovery
+	for _, row := range []struct {
+		kind           string
+		client, server Stats
+	}{{"discovery, details=false", d.Identifiers, d.ServerIdentifiers}, {"discovery, details=true", d.Details, d.ServerDetails}} {
+		if row.server.N > 0 {
+			p("| %s | %s / %s | %s / %s (n=%d) | %.0f%% | |\n", row.kind, fmtMs(row.client.P50), fmtMs(row.client.P99),
+				fmtMs(row.server.P50), fmtMs(row.server.P99), row.server.N, 100*(row.client.P50-row.server.P50)/row.client.P50)
+		}
+	}
 	for _, q := range r.Queries {
 		share := 0.0
 		if q.Semcat.P50 > 0 {

@@ -324,6 +324,30 @@ type DiscoveryResult struct {
 	// BeforeAnalyze is details=false right after the load, before the
 	// harness ran ANALYZE in semcat's database.
 	BeforeAnalyze Stats `json:"identifiersBeforeAnalyze"`
+	// ServerIdentifiers and ServerDetails are semcat's own time for each
+	// call, from its audit log.
+	ServerIdentifiers Stats `json:"serverIdentifiers"`
+	ServerDetails     Stats `json:"serverDetails"`
+}
+
+// discoveryWarmup is how many unmeasured rounds discovery runs first.
+const discoveryWarmup = 2
+
+// splitRounds splits the server durations of the discovery calls, which
+// each round makes in turn (details=false, then details=true), into the
+// measured rounds' two kinds.
+func splitRounds(ds []time.Duration, warmup int) (identifiers, details Stats) {
+	var ids, det []time.Duration
+	for i, d := range ds {
+		switch {
+		case i < 2*warmup:
+		case i%2 == 0:
+			ids = append(ids, d)
+		default:
+			det = append(det, d)
+		}
+	}
+	return summarize(ids), summarize(det)
 }
 
 // discovered is one metric as a client ends up with it.
