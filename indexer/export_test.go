@@ -1,6 +1,10 @@
 package indexer
 
-import "github.com/semcat/semcat"
+import (
+	"context"
+
+	"github.com/semcat/semcat"
+)
 
 // PayloadEntity decodes the entity of a stored payload, for the external
 // tests.
@@ -29,4 +33,11 @@ func ColumnsMissing(x *Indexer) (missing, segments int, err error) {
 		}
 	}
 	return missing, segments, nil
+}
+
+// SweepCache runs one page cache sweep at once and returns how many
+// segment files it read, their cached bytes and their size.
+func SweepCache(x *Indexer) (files int, cached, size int64, err error) {
+	st, err := x.sweepCache(context.Background(), 0)
+	return st.files, st.cached, st.size, err
 }

@@ -54,6 +54,11 @@ type Options struct {
 	// one segment over five (the bitmap search costs a few dictionary
 	// lookups per segment).
 	MaxSegmentDocs int
+	// CacheSweep is how often the searched index's cached pages are read
+	// to keep them in the page cache (pagecache.go; default 20s, below the
+	// minute after which this project's benchmark machine drops idle file
+	// pages). Negative turns it off.
+	CacheSweep time.Duration
 }
 
 // Indexer follows the outbox into a Bleve index and serves searches from it.
@@ -140,6 +145,9 @@ func Open(ctx context.Context, opts Options) (*Indexer, error) {
 	}
 	if opts.MaxSegmentDocs <= 0 {
 		opts.MaxSegmentDocs = 200_000
+	}
+	if opts.CacheSweep == 0 {
+		opts.CacheSweep = 20 * time.Second
 	}
 	if opts.Consumer == "" {
 		return nil, errors.New("indexer: a consumer name is required")
@@ -317,6 +325,9 @@ func (x *Indexer) Run(ctx context.Context) error {
 	warmCtx, stopWarming := context.WithCancel(ctx)
 	var warming sync.WaitGroup
 	warming.Go(func() { x.warmColumns(warmCtx, time.Second) })
+	if x.opts.CacheSweep > 0 {
+		warming.Go(func() { x.keepCached(warmCtx, x.opts.CacheSweep) })
+	}
 	defer func() {
 		stopWarming()
 		warming.Wait()

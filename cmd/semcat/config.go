@@ -62,6 +62,9 @@ type Config struct {
 	ConsumerTimeout time.Duration `yaml:"consumer-timeout"`
 	ScrubSchedule   string        `yaml:"scrub-schedule"`
 	ScrubSample     int           `yaml:"scrub-sample"`
+	// IndexCacheSweep is how often the index's cached pages are read to
+	// keep them cached; 0 turns it off.
+	IndexCacheSweep time.Duration `yaml:"index-cache-sweep"`
 	// PprofAddr, when set, serves Go's runtime profiles (net/http/pprof)
 	// on a second, loopback-only listener, for profiling a live server.
 	PprofAddr string `yaml:"pprof-addr"`
@@ -85,6 +88,7 @@ func DefaultConfig() Config {
 		ConsumerTimeout:       time.Hour,
 		ScrubSchedule:         "@every 10m",
 		ScrubSample:           100,
+		IndexCacheSweep:       20 * time.Second,
 	}
 }
 
@@ -156,6 +160,14 @@ func settings(c *Config) []setting {
 			return nil
 		}},
 		{"scrub-schedule", "SEMCAT_SCRUB_SCHEDULE", "when to check a sample of index documents against PostgreSQL", func(c *Config, v string) error { c.ScrubSchedule = v; return nil }},
+		{"index-cache-sweep", "SEMCAT_INDEX_CACHE_SWEEP", "how often to read the index's cached pages so the kernel keeps them (e.g. 20s; 0: off)", func(c *Config, v string) error {
+			d, err := time.ParseDuration(v)
+			if err != nil || d < 0 {
+				return fmt.Errorf("index-cache-sweep: want a duration such as 20s, or 0, got %q", v)
+			}
+			c.IndexCacheSweep = d
+			return nil
+		}},
 		{"pprof-addr", "SEMCAT_PPROF_ADDR", "serve Go runtime profiles (/debug/pprof/) on this loopback address; empty: off", func(c *Config, v string) error { c.PprofAddr = v; return nil }},
 		{"scrub-sample", "SEMCAT_SCRUB_SAMPLE", "how many entities of each kind a scrub checks", func(c *Config, v string) error {
 			n, err := strconv.Atoi(v)

@@ -69,6 +69,8 @@ func TestConfigErrors(t *testing.T) {
 		{[]string{"--pprof-addr", "6060"}, "pprof-addr"},
 		{[]string{"--addr", "nonsense"}, "addr:"},
 		{[]string{"--max-body-bytes", "-1"}, "max-body-bytes"},
+		{[]string{"--index-cache-sweep", "-5s"}, "index-cache-sweep: want a duration"},
+		{[]string{"--index-cache-sweep", "often"}, "index-cache-sweep: want a duration"},
 		{[]string{"extra"}, "unexpected argument"},
 	}
 	for _, tt := range tests {
@@ -79,6 +81,9 @@ func TestConfigErrors(t *testing.T) {
 	}
 	if _, err := LoadConfig([]string{"--addr", "0.0.0.0:8090", "--allow-remote"}, none); err != nil {
 		t.Errorf("--allow-remote: %v", err)
+	}
+	if c, err := LoadConfig([]string{"--index-cache-sweep", "0"}, none); err != nil || c.IndexCacheSweep != 0 || cacheSweep(c.IndexCacheSweep) >= 0 {
+		t.Errorf("--index-cache-sweep 0 (off): %+v, %v", c.IndexCacheSweep, err)
 	}
 	for _, args := range [][]string{
 		{"--auth", "simple", "--addr", "0.0.0.0:8090"},

@@ -288,6 +288,15 @@ func (m *Main) services() api.Services {
 
 // startIndexer opens (or builds) the search index under <data-dir>/index
 // and starts tailing the outbox into it.
+// cacheSweep is the indexer's CacheSweep for the configured interval,
+// where 0 means off.
+func cacheSweep(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
+}
+
 func (m *Main) startIndexer(ctx context.Context, dataDir string) error {
 	dir := filepath.Join(dataDir, "index")
 	host, _ := os.Hostname()
@@ -295,7 +304,8 @@ func (m *Main) startIndexer(ctx context.Context, dataDir string) error {
 	var err error
 	m.Indexer, err = indexer.Open(ctx, indexer.Options{
 		Dir: dir, Store: m.Store, Logger: m.Logger, Wake: m.Store.Commits(),
-		Consumer: host + ":" + hex.EncodeToString(sum[:6]),
+		Consumer:   host + ":" + hex.EncodeToString(sum[:6]),
+		CacheSweep: cacheSweep(m.Config.IndexCacheSweep),
 	})
 	if err != nil {
 		return err

@@ -1,0 +1,119 @@
+package indexer
+
+import (
+	"context"
+	"errors"
+	"os"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+)
+
+// Keeping the index in the page cache.
+//
+// Searches read the index through memory-mapped segment files, so a page
+// the kernel has dropped from its page cache costs a disk read inside a
+// search. Some machines drop idle file pages on their own, without memory
+// pressure: a DAMON pageout scheme (this project's benchmark machine: pages
+// unread for about a minute), or proactive reclaim in a memory cgroup. At
+// 1,000,000 entities half of the word searches then waited for the disk
+// (benchmarks: "searches with major page faults"), and the slowest took
+// ten times their median.
+//
+// So every CacheSweep the indexer reads the searched index's segment files,
+// but only the pages the page cache holds: reading a page marks it used,
+// which keeps it from looking idle. It never reads a page from disk (one
+// that was dropped for memory stays dropped), and the pages are read with
+// pread into a small buffer, not touched through the mapping, so they do
+// not become part of the process's resident memory.
+
+// sweepStats is what one sweep read.
+type sweepStats struct {
+	files  int
+	cached int64 // bytes read: the files' pages that the page cache held
+	size   int64 // the files' total size
+}
+
+// keepCached sweeps the searched index every interval until ctx ends.
+func (x *Indexer) keepCached(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		// Spread the reading over half the interval, so that a sweep of a
+		// large index does not take a core away from searches at once.
+		if _, err := x.sweepCache(ctx, interval/2); err != nil && ctx.Err() == nil {
+			if errors.Is(err, errNoCacheSweep) {
+				x.logger.Warn("indexer: cannot keep the index in the page cache on this system", "err", err)
+				return
+			}
+			x.logger.Warn("indexer: keeping the index in the page cache", "err", err)
+		}
+	}
+}
+
+// sweepCache reads the cached pages of the searched index's segment files,
+// taking at least spread to do it.
+func (x *Indexer) sweepCache(ctx context.Context, spread time.Duration) (sweepStats, error) {
+	var paths []string
+	err := x.h.read(func(idx bleve.Index) error {
+		var err error
+		paths, err = segmentPaths(idx)
+		return err
+	})
+	if err != nil {
+		return sweepStats{}, err
+	}
+	var st sweepStats
+	sizes := make([]int64, len(paths))
+	for i, p := range paths {
+		if fi, err := os.Stat(p); err == nil {
+			sizes[i] = fi.Size()
+			st.size += fi.Size()
+		}
+	}
+	start := time.Now()
+	buf := make([]byte, 1<<20)
+	var done int64 // bytes of the files swept so far, for pacing
+	for i, p := range paths {
+		n, err := readCached(p, buf)
+		if errors.Is(err, os.ErrNotExist) {
+			continue // merged away since the snapshot
+		}
+		if err != nil {
+			return st, err
+		}
+		st.files++
+		st.cached += n
+		done += sizes[i]
+		if st.size > 0 {
+			due := time.Duration(float64(spread) * float64(done) / float64(st.size))
+			select {
+			case <-ctx.Done():
+				return st, ctx.Err()
+			case <-time.After(due - time.Since(start)):
+			}
+		}
+	}
+	return st, nil
+}
+
+// segmentPaths lists the files of the segments of idx's current snapshot.
+func segmentPaths(idx bleve.Index) ([]string, error) {
+	_, snap, err := openSnapshot(idx)
+	if err != nil {
+		return nil, err
+	}
+	defer snap.Close()
+	var paths []string
+	for _, s := range snap.Segments() {
+		if p, ok := s.Segment().(interface{ Path() string }); ok && p.Path() != "" {
+			paths = append(paths, p.Path())
+		}
+	}
+	return paths, nil
+}

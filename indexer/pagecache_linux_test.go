@@ -1,0 +1,89 @@
+package indexer
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// cachedPages reports which pages of the file at path are in the page
+// cache.
+func cachedPages(tb testing.TB, path string) []bool {
+	tb.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	fi, _ := f.Stat()
+	page := int64(os.Getpagesize())
+	mem, err := unix.Mmap(int(f.Fd()), 0, int(fi.Size()), unix.PROT_READ, unix.MAP_SHARED)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer unix.Munmap(mem)
+	vec := make([]byte, (fi.Size()+page-1)/page)
+	if err := mincore(mem, vec); err != nil {
+		tb.Fatal(err)
+	}
+	out := make([]bool, len(vec))
+	for i, v := range vec {
+		out[i] = v&1 != 0
+	}
+	return out
+}
+
+// TestReadCachedReadsOnlyCachedPages: of a file whose second half the
+// kernel was told to drop, readCached reads the first half and leaves the
+// second half on disk.
+func TestReadCachedReadsOnlyCachedPages(t *testing.T) {
+	page := os.Getpagesize()
+	// 4 MiB, so that the dropped half starts at a 2 MiB boundary: the
+	// kernel caches a file in folios of up to that, and drops only whole
+	// ones.
+	pages := 4 << 20 / page
+	path := filepath.Join(t.TempDir(), "seg")
+	if err := os.WriteFile(path, bytes.Repeat([]byte{7}, pages*page+100), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	// Written pages are cached; drop the second half (and the tail page).
+	if err := unix.Fadvise(int(f.Fd()), int64(pages/2*page), 0, unix.FADV_DONTNEED); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	before := cachedPages(t, path)
+	for i := pages / 2; i < len(before); i++ {
+		if before[i] {
+			t.Skipf("the file system kept page %d cached after FADV_DONTNEED (tmpfs?)", i)
+		}
+	}
+	for i := range pages / 2 {
+		if !before[i] {
+			t.Skipf("page %d of a file just written is not cached", i)
+		}
+	}
+
+	n, err := readCached(path, make([]byte, 5*page)) // runs span several buffers
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := int64(pages / 2 * page); n != want {
+		t.Errorf("readCached read %d bytes, want the %d cached ones", n, want)
+	}
+	after := cachedPages(t, path)
+	for i := range after {
+		if after[i] != (i < pages/2) {
+			t.Errorf("after readCached, page %d cached: %v, want %v", i, after[i], i < pages/2)
+		}
+	}
+}
