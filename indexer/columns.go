@@ -309,6 +309,19 @@ func (x *Indexer) warmIndex(idx bleve.Index) error {
 // by a merge the segment warmer missed) every interval while searches run.
 // It stops when ctx ends.
 func (x *Indexer) warmColumns(ctx context.Context, interval time.Duration) {
+	every(ctx, interval, func() bool {
+		if !x.columns.recent() {
+			return true // nobody searches: spend nothing
+		}
+		if err := x.h.read(x.warmIndex); err != nil && ctx.Err() == nil {
+			x.logger.Warn("indexer: building search columns", "err", err)
+		}
+		return true
+	})
+}
+
+// every calls fn every interval until ctx ends or fn returns false.
+func every(ctx context.Context, interval time.Duration, fn func() bool) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -317,11 +330,8 @@ func (x *Indexer) warmColumns(ctx context.Context, interval time.Duration) {
 			return
 		case <-t.C:
 		}
-		if !x.columns.recent() {
-			continue // nobody searches: spend nothing
-		}
-		if err := x.h.read(x.warmIndex); err != nil && ctx.Err() == nil {
-			x.logger.Warn("indexer: building search columns", "err", err)
+		if !fn() {
+			return
 		}
 	}
 }

@@ -36,24 +36,20 @@ type sweepStats struct {
 
 // keepCached sweeps the searched index every interval until ctx ends.
 func (x *Indexer) keepCached(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	every(ctx, interval, func() bool {
 		// Spread the reading over half the interval, so that a sweep of a
 		// large index does not take a core away from searches at once.
-		if _, err := x.sweepCache(ctx, interval/2); err != nil && ctx.Err() == nil {
-			if errors.Is(err, errNoCacheSweep) {
-				x.logger.Warn("indexer: cannot keep the index in the page cache on this system", "err", err)
-				return
-			}
+		_, err := x.sweepCache(ctx, interval/2)
+		switch {
+		case err == nil || ctx.Err() != nil:
+		case errors.Is(err, errNoCacheSweep):
+			x.logger.Warn("indexer: cannot keep the index in the page cache on this system", "err", err)
+			return false
+		default:
 			x.logger.Warn("indexer: keeping the index in the page cache", "err", err)
 		}
-	}
+		return true
+	})
 }
 
 // sweepCache reads the cached pages of the searched index's segment files,
