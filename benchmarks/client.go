@@ -42,43 +42,54 @@ func (e *APIError) Error() string {
 // and decodes a 200 response into out (unless nil). It returns the write's
 // X-Semcat-Position, if any.
 func (c *Client) do(ctx context.Context, method, path string, body, out any) (string, error) {
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return "", err
-		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
+	data, position, err := c.fetch(ctx, method, path, body)
 	if err != nil {
 		return "", err
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := c.hc.Do(req)
-	if err != nil {
-		return "", err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return "", err
-	}
-	if resp.StatusCode != http.StatusOK {
-		e := &APIError{Status: resp.StatusCode, Path: method + " " + path}
-		if json.Unmarshal(data, e) != nil {
-			e.Message = string(data)
-		}
-		return "", e
 	}
 	if out != nil {
 		if err := json.Unmarshal(data, out); err != nil {
 			return "", fmt.Errorf("%s %s: decoding the response: %w", method, path, err)
 		}
 	}
-	return resp.Header.Get("X-Semcat-Position"), nil
+	return position, nil
+}
+
+// fetch sends a request with body (JSON-encoded unless nil) to the API path
+// and returns the whole body of a 200 response, undecoded, and the write's
+// X-Semcat-Position, if any. Any other status is an *APIError.
+func (c *Client) fetch(ctx context.Context, method, path string, body any) ([]byte, string, error) {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return nil, "", err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
+	if err != nil {
+		return nil, "", err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return nil, "", err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, "", err
+	}
+	if resp.StatusCode != http.StatusOK {
+		e := &APIError{Status: resp.StatusCode, Path: method + " " + path}
+		if json.Unmarshal(data, e) != nil {
+			e.Message = string(data)
+		}
+		return nil, "", e
+	}
+	return data, resp.Header.Get("X-Semcat-Position"), nil
 }
 
 // Identifier is a name in a namespace, as listings return it.

@@ -246,7 +246,8 @@ func bench(ctx context.Context, o options, n int, root, tmp string, srv **Server
 		fail("%s", f)
 	}
 	d := res.Discovery
-	logf("  details=false p50 %s ms, details=true p50 %s ms, loop p50 %s ms", fmtMs(d.Identifiers.P50), fmtMs(d.Details.P50), fmtMs(d.Loop.P50))
+	logf("  as HTTP calls: details=false p50 %s ms, details=true p50 %s ms, loop p50 %s ms", fmtMs(d.Identifiers.P50), fmtMs(d.Details.P50), fmtMs(d.Loop.P50))
+	logf("  with encoding/json decoding: details=false p50 %s ms, details=true p50 %s ms, loop p50 %s ms", fmtMs(d.IdentifiersDecoded.P50), fmtMs(d.DetailsDecoded.P50), fmtMs(d.LoopDecoded.P50))
 
 	logf("search by query kind: %d queries each, semcat over HTTP vs PostgreSQL FTS", o.iterations)
 	rss.Phase("search")
