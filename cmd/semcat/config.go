@@ -112,6 +112,31 @@ func parseBool(name string, dst *bool) func(*Config, string) error {
 	}
 }
 
+// parseDuration parses a duration setting into dst: never negative, and
+// zero only where zeroOK; want describes a valid value in the error.
+func parseDuration(name, want string, zeroOK bool, dst *time.Duration) func(*Config, string) error {
+	return func(_ *Config, v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 || d == 0 && !zeroOK {
+			return fmt.Errorf("%s: want %s, got %q", name, want, v)
+		}
+		*dst = d
+		return nil
+	}
+}
+
+// parseCount parses a setting that counts something, at least 1.
+func parseCount(name string, dst *int) func(*Config, string) error {
+	return func(_ *Config, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return fmt.Errorf("%s: want a number >= 1, got %q", name, v)
+		}
+		*dst = n
+		return nil
+	}
+}
+
 func settings(c *Config) []setting {
 	return []setting{
 		{"addr", "SEMCAT_ADDR", "listen address", func(c *Config, v string) error { c.Addr = v; return nil }},
@@ -142,49 +167,14 @@ func settings(c *Config) []setting {
 		{"default-metalake", "SEMCAT_DEFAULT_METALAKE", "the metalake MCP tools use when a call names none", func(c *Config, v string) error { c.DefaultMetalake = v; return nil }},
 		{"audit-log", "SEMCAT_AUDIT_LOG", "file the audit log of operation events is appended to (default <data-dir>/audit.log; - for none)", func(c *Config, v string) error { c.AuditLog = v; return nil }},
 		{"retention-schedule", "SEMCAT_RETENTION_SCHEDULE", "when to purge dropped rows and old model versions (cron or @every)", func(c *Config, v string) error { c.RetentionSchedule = v; return nil }},
-		{"retention-deleted-after", "SEMCAT_RETENTION_DELETED_AFTER", "how long dropped rows and retired metric identities are kept (e.g. 168h)", func(c *Config, v string) error {
-			d, err := time.ParseDuration(v)
-			if err != nil || d < 0 {
-				return fmt.Errorf("retention-deleted-after: want a duration such as 168h, got %q", v)
-			}
-			c.RetentionDeletedAfter = d
-			return nil
-		}},
+		{"retention-deleted-after", "SEMCAT_RETENTION_DELETED_AFTER", "how long dropped rows and retired metric identities are kept (e.g. 168h)", parseDuration("retention-deleted-after", "a duration such as 168h", true, &c.RetentionDeletedAfter)},
 		{"prune-schedule", "SEMCAT_PRUNE_SCHEDULE", "when to prune outbox rows every live index has passed", func(c *Config, v string) error { c.PruneSchedule = v; return nil }},
-		{"consumer-timeout", "SEMCAT_CONSUMER_TIMEOUT", "how long a silent index node still holds outbox rows back (e.g. 1h)", func(c *Config, v string) error {
-			d, err := time.ParseDuration(v)
-			if err != nil || d <= 0 {
-				return fmt.Errorf("consumer-timeout: want a positive duration such as 1h, got %q", v)
-			}
-			c.ConsumerTimeout = d
-			return nil
-		}},
+		{"consumer-timeout", "SEMCAT_CONSUMER_TIMEOUT", "how long a silent index node still holds outbox rows back (e.g. 1h)", parseDuration("consumer-timeout", "a positive duration such as 1h", false, &c.ConsumerTimeout)},
 		{"scrub-schedule", "SEMCAT_SCRUB_SCHEDULE", "when to check a sample of index documents against PostgreSQL", func(c *Config, v string) error { c.ScrubSchedule = v; return nil }},
-		{"index-cache-sweep", "SEMCAT_INDEX_CACHE_SWEEP", "how often to read the index's cached pages so the kernel keeps them (e.g. 20s; 0: off)", func(c *Config, v string) error {
-			d, err := time.ParseDuration(v)
-			if err != nil || d < 0 {
-				return fmt.Errorf("index-cache-sweep: want a duration such as 20s, or 0, got %q", v)
-			}
-			c.IndexCacheSweep = d
-			return nil
-		}},
+		{"index-cache-sweep", "SEMCAT_INDEX_CACHE_SWEEP", "how often to read the index's cached pages so the kernel keeps them (e.g. 20s; 0: off)", parseDuration("index-cache-sweep", "a duration such as 20s, or 0", true, &c.IndexCacheSweep)},
 		{"pprof-addr", "SEMCAT_PPROF_ADDR", "serve Go runtime profiles (/debug/pprof/) on this loopback address; empty: off", func(c *Config, v string) error { c.PprofAddr = v; return nil }},
-		{"scrub-sample", "SEMCAT_SCRUB_SAMPLE", "how many entities of each kind a scrub checks", func(c *Config, v string) error {
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 {
-				return fmt.Errorf("scrub-sample: want a number >= 1, got %q", v)
-			}
-			c.ScrubSample = n
-			return nil
-		}},
-		{"retention-keep-versions", "SEMCAT_RETENTION_KEEP_VERSIONS", "how many newest version snapshots of each model are kept (at least 1)", func(c *Config, v string) error {
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 {
-				return fmt.Errorf("retention-keep-versions: want a number >= 1, got %q", v)
-			}
-			c.RetentionKeepVersions = n
-			return nil
-		}},
+		{"scrub-sample", "SEMCAT_SCRUB_SAMPLE", "how many entities of each kind a scrub checks", parseCount("scrub-sample", &c.ScrubSample)},
+		{"retention-keep-versions", "SEMCAT_RETENTION_KEEP_VERSIONS", "how many newest version snapshots of each model are kept (at least 1)", parseCount("retention-keep-versions", &c.RetentionKeepVersions)},
 	}
 }
 

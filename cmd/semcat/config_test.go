@@ -71,6 +71,10 @@ func TestConfigErrors(t *testing.T) {
 		{[]string{"--max-body-bytes", "-1"}, "max-body-bytes"},
 		{[]string{"--index-cache-sweep", "-5s"}, "index-cache-sweep: want a duration"},
 		{[]string{"--index-cache-sweep", "often"}, "index-cache-sweep: want a duration"},
+		{[]string{"--consumer-timeout", "0"}, "consumer-timeout: want a positive duration"},
+		{[]string{"--retention-deleted-after", "-1h"}, "retention-deleted-after: want a duration"},
+		{[]string{"--scrub-sample", "0"}, "scrub-sample: want a number >= 1"},
+		{[]string{"--retention-keep-versions", "two"}, "retention-keep-versions: want a number >= 1"},
 		{[]string{"extra"}, "unexpected argument"},
 	}
 	for _, tt := range tests {
@@ -84,6 +88,9 @@ func TestConfigErrors(t *testing.T) {
 	}
 	if c, err := LoadConfig([]string{"--index-cache-sweep", "0"}, none); err != nil || c.IndexCacheSweep != 0 || cacheSweep(c.IndexCacheSweep) >= 0 {
 		t.Errorf("--index-cache-sweep 0 (off): %+v, %v", c.IndexCacheSweep, err)
+	}
+	if c, err := LoadConfig([]string{"--retention-deleted-after", "0", "--scrub-sample", "3"}, none); err != nil || c.RetentionDeletedAfter != 0 || c.ScrubSample != 3 {
+		t.Errorf("--retention-deleted-after 0 --scrub-sample 3: %v, %v, %v", c.RetentionDeletedAfter, c.ScrubSample, err)
 	}
 	for _, args := range [][]string{
 		{"--auth", "simple", "--addr", "0.0.0.0:8090"},
