@@ -3,6 +3,8 @@ package semcat_test
 import (
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -87,6 +89,151 @@ func TestValidateName(t *testing.T) {
 	for _, bad := range []string{"", "*", "-a", "a b", "a.b", strings.Repeat("a", 65), "é"} {
 		if err := semcat.ValidateName("name", bad); semcat.ErrorCode(err) != semcat.EINVALID {
 			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+// TestTypeDecodedInOnePass: wherever decoding a nested type in one pass
+// succeeds, it gives what decoding it member by member gives, on random
+// types with random defects (members in other case, escaped or unknown,
+// values of other kinds, nulls, missing or empty "type") at any depth.
+func TestTypeDecodedInOnePass(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 11))
+	var onePass, byMembers int
+	for range 20000 {
+		in := randomTypeJSON(r, 0)
+		if !strings.HasPrefix(in, "{") {
+			continue
+		}
+		got, ok := semcat.TypeFromTree([]byte(in))
+		want, err := semcat.TypeByMembers([]byte(in))
+		if !ok {
+			byMembers++
+			continue
+		}
+		onePass++
+		if err != nil {
+			t.Fatalf("%s: decoded in one pass, but member by member: %v", in, err)
+		}
+		if !reflect.DeepEqual(*got, want) {
+			t.Fatalf("%s:\none pass   %+v\nby members %+v", in, *got, want)
+		}
+	}
+	if onePass < 1000 || byMembers < 1000 {
+		t.Errorf("%d types decoded in one pass, %d left to member by member: the sample misses a case", onePass, byMembers)
+	}
+}
+
+// randomTypeJSON returns the JSON of a random type, now and then with a
+// defect.
+func randomTypeJSON(r *rand.Rand, depth int) string {
+	odd := func() bool { return r.IntN(40) == 0 }
+	oddValue := func() string {
+		return []string{`null`, `5`, `true`, `[]`, `{}`, `""`, `"x"`, `[null]`}[r.IntN(8)]
+	}
+	if depth > 3 || r.IntN(3) == 0 {
+		if odd() {
+			return oddValue()
+		}
+		return []string{`"integer"`, `"string"`, `"decimal(10,2)"`, `""`, `"t\u00e9xt"`}[r.IntN(5)]
+	}
+	var members []string
+	member := func(key, value string) {
+		switch {
+		case odd():
+			key = strings.ToUpper(key[:1]) + key[1:]
+		case odd():
+			key = `\u00` + fmt.Sprintf("%x", key[0]) + key[1:]
+		case odd():
+			value = oddValue()
+		}
+		members = append(members, `"`+key+`":`+value)
+	}
+	kind := []string{"struct", "list", "map", "union"}[r.IntN(4)]
+	if !odd() {
+		member("type", `"`+kind+`"`)
+	}
+	optionalBool := func(key string) {
+		if r.IntN(2) == 0 {
+			member(key, []string{"true", "false", "null"}[r.IntN(3)])
+		}
+	}
+	switch kind {
+	case "struct":
+		var fields []string
+		for i := range r.IntN(4) {
+			var fm []string
+			fm = append(fm, fmt.Sprintf(`"name":"f%d"`, i), `"type":`+randomTypeJSON(r, depth+1))
+			if r.IntN(2) == 0 {
+				fm = append(fm, `"nullable":`+[]string{"true", "false", "null"}[r.IntN(3)])
+			}
+			if r.IntN(3) == 0 {
+				fm = append(fm, `"comment":`+[]string{`"c"`, `null`}[r.IntN(2)])
+			}
+			if odd() {
+				fm = append(fm, `"`+[]string{"Name", "bogus", "type"}[r.IntN(3)]+`":`+oddValue())
+			}
+			r.Shuffle(len(fm), func(i, j int) { fm[i], fm[j] = fm[j], fm[i] })
+			fields = append(fields, "{"+strings.Join(fm, ",")+"}")
+		}
+		if odd() {
+			fields = append(fields, oddValue())
+		}
+		member("fields", "["+strings.Join(fields, ",")+"]")
+	case "list":
+		member("elementType", randomTypeJSON(r, depth+1))
+		optionalBool("containsNull")
+	case "map":
+		member("keyType", randomTypeJSON(r, depth+1))
+		member("valueType", randomTypeJSON(r, depth+1))
+		optionalBool("valueContainsNull")
+	case "union":
+		var types []string
+		for range r.IntN(3) {
+			types = append(types, randomTypeJSON(r, depth+1))
+		}
+		member("types", "["+strings.Join(types, ",")+"]")
+	}
+	if odd() {
+		member("bogus", "1")
+	}
+	r.Shuffle(len(members), func(i, j int) { members[i], members[j] = members[j], members[i] })
+	return "{" + strings.Join(members, ",") + "}"
+}
+
+// nestedColumns returns the JSON of n columns, every third a struct of
+// structs and lists, like the benchmark's generated tables.
+func nestedColumns(n int) []byte {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		switch i % 3 {
+		case 0:
+			fmt.Fprintf(&b, `{"name":"col_%d","type":"decimal(10,2)","comment":"amount in cents","nullable":false}`, i)
+		case 1:
+			fmt.Fprintf(&b, `{"name":"col_%d","type":{"type":"list","elementType":"string","containsNull":true}}`, i)
+		default:
+			fmt.Fprintf(&b, `{"name":"col_%d","type":{"type":"struct","fields":[`+
+				`{"name":"street","type":"string","nullable":true},`+
+				`{"name":"geo","type":{"type":"struct","fields":[{"name":"lat","type":"double"},{"name":"lon","type":"double"}]}},`+
+				`{"name":"phones","type":{"type":"list","elementType":{"type":"struct","fields":[{"name":"kind","type":"string"},{"name":"number","type":"varchar(20)","comment":"E.164"}]}}}]}}`, i)
+		}
+	}
+	b.WriteByte(']')
+	return []byte(b.String())
+}
+
+func BenchmarkDecodeColumns(b *testing.B) {
+	in := nestedColumns(60)
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var cols []semcat.Column
+		if err := json.Unmarshal(in, &cols); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
