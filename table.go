@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -58,13 +59,16 @@ func (c Column) IsNullable() bool { return c.Nullable == nil || *c.Nullable }
 
 // MarshalJSON always writes nullable, defaulting to true.
 func (c Column) MarshalJSON() ([]byte, error) {
-	type plain struct {
-		Name     string  `json:"name"`
-		Type     *Type   `json:"type"`
-		Comment  *string `json:"comment,omitempty"`
-		Nullable bool    `json:"nullable"`
+	b := append(make([]byte, 0, 64), `{"name":`...)
+	b = appendJSONString(b, c.Name)
+	b = append(b, `,"type":`...)
+	b = c.Type.appendJSON(b)
+	if c.Comment != nil {
+		b = append(b, `,"comment":`...)
+		b = appendJSONString(b, *c.Comment)
 	}
-	return json.Marshal(plain{c.Name, c.Type, c.Comment, c.IsNullable()})
+	b = append(b, `,"nullable":`...)
+	return append(strconv.AppendBool(b, c.IsNullable()), '}'), nil
 }
 
 // Type is a column type: a primitive (Name set, e.g. "integer",
@@ -123,26 +127,99 @@ type typeJSON struct {
 	Types             []*Type       `json:"types,omitempty"`
 }
 
-// MarshalJSON writes a primitive as a string and a nested type as an object.
+// MarshalJSON writes a primitive as a string and a nested type as an
+// object: the bytes encoding/json writes for typeJSON (a struct with only
+// "type" and "fields", an empty struct with "fields": [], other kinds
+// without "fields"), in one pass.
+// (Marshalling the nested types through encoding/json made it check and
+// copy the text of a type nested n deep n times.)
 func (t *Type) MarshalJSON() ([]byte, error) {
+	return t.appendJSON(make([]byte, 0, 64)), nil
+}
+
+// appendJSON appends t's JSON; nil is null.
+func (t *Type) appendJSON(b []byte) []byte {
+	if t == nil {
+		return append(b, "null"...)
+	}
 	if !t.IsNested() {
-		return json.Marshal(t.Name)
+		return appendJSONString(b, t.Name)
 	}
-	w := typeJSON{Type: t.Name, ElementType: t.ElementType, ContainsNull: t.ContainsNull,
-		KeyType: t.KeyType, ValueType: t.ValueType, ValueContainsNull: t.ValueContainsNull, Types: t.Types}
+	b = append(b, `{"type":`...)
+	b = appendJSONString(b, t.Name)
 	if t.Name == "struct" {
-		w.Fields = t.Fields
-		if w.Fields == nil {
-			w.Fields = []StructField{}
+		b = append(b, `,"fields":[`...)
+		for i := range t.Fields {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = t.Fields[i].appendJSON(b)
 		}
-		// An empty struct keeps "fields": [] on the wire.
-		b, err := json.Marshal(struct {
-			Type   string        `json:"type"`
-			Fields []StructField `json:"fields"`
-		}{w.Type, w.Fields})
-		return b, err
+		return append(b, "]}"...)
 	}
-	return json.Marshal(w)
+	b = appendTypeMember(b, "elementType", t.ElementType)
+	b = appendBoolMember(b, "containsNull", t.ContainsNull)
+	b = appendTypeMember(b, "keyType", t.KeyType)
+	b = appendTypeMember(b, "valueType", t.ValueType)
+	b = appendBoolMember(b, "valueContainsNull", t.ValueContainsNull)
+	if len(t.Types) > 0 {
+		b = append(b, `,"types":[`...)
+		for i, e := range t.Types {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = e.appendJSON(b)
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}')
+}
+
+// appendJSON appends f's JSON, as encoding/json writes a StructField.
+func (f *StructField) appendJSON(b []byte) []byte {
+	b = append(b, `{"name":`...)
+	b = appendJSONString(b, f.Name)
+	b = append(b, `,"type":`...)
+	b = f.Type.appendJSON(b)
+	b = appendBoolMember(b, "nullable", f.Nullable)
+	if f.Comment != nil {
+		b = append(b, `,"comment":`...)
+		b = appendJSONString(b, *f.Comment)
+	}
+	return append(b, '}')
+}
+
+// appendTypeMember appends ,"name":t unless t is nil.
+func appendTypeMember(b []byte, name string, t *Type) []byte {
+	if t == nil {
+		return b
+	}
+	b = append(append(append(b, `,"`...), name...), `":`...)
+	return t.appendJSON(b)
+}
+
+// appendBoolMember appends ,"name":v unless v is nil.
+func appendBoolMember(b []byte, name string, v *bool) []byte {
+	if v == nil {
+		return b
+	}
+	b = append(append(append(b, `,"`...), name...), `":`...)
+	return strconv.AppendBool(b, *v)
+}
+
+// appendJSONString appends s as encoding/json's Marshal writes it: plain
+// printable ASCII as is, anything else (escapes, HTML characters, other
+// runes) through Marshal.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s) // a string always encodes
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 // typeMembers are the members a nested type object may have; JSON keys

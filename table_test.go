@@ -201,6 +201,151 @@ func randomTypeJSON(r *rand.Rand, depth int) string {
 	return "{" + strings.Join(members, ",") + "}"
 }
 
+// TestTypeEncodedInOnePass: columns and types encode to the bytes that
+// encoding/json writes for their wire structs (refType, the former
+// encoding), on random types with odd strings and members.
+func TestTypeEncodedInOnePass(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 5))
+	for range 5000 {
+		col := semcat.Column{Name: randomText(r), Type: randomType(r, 0), Comment: maybe(r, randomText(r)), Nullable: maybe(r, r.IntN(2) == 0)}
+		got, err := col.MarshalJSON() // as is: json.Marshal would compact it
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := json.Marshal(struct {
+			Name     string  `json:"name"`
+			Type     refType `json:"type"`
+			Comment  *string `json:"comment,omitempty"`
+			Nullable bool    `json:"nullable"`
+		}{col.Name, refType{col.Type}, col.Comment, col.IsNullable()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Fatalf("column encoded as\n%s\nwant\n%s", got, want)
+		}
+	}
+}
+
+// refType encodes a type through encoding/json's wire structs.
+type refType struct{ t *semcat.Type }
+
+type refField struct {
+	Name     string  `json:"name"`
+	Type     refType `json:"type"`
+	Nullable *bool   `json:"nullable,omitempty"`
+	Comment  *string `json:"comment,omitempty"`
+}
+
+func (r refType) MarshalJSON() ([]byte, error) {
+	t := r.t
+	if t == nil {
+		return []byte("null"), nil
+	}
+	if !t.IsNested() {
+		return json.Marshal(t.Name)
+	}
+	if t.Name == "struct" {
+		fields := []refField{}
+		for _, f := range t.Fields {
+			fields = append(fields, refField{f.Name, refType{f.Type}, f.Nullable, f.Comment})
+		}
+		return json.Marshal(struct {
+			Type   string     `json:"type"`
+			Fields []refField `json:"fields"`
+		}{t.Name, fields})
+	}
+	ref := func(t *semcat.Type) *refType {
+		if t == nil {
+			return nil
+		}
+		return &refType{t}
+	}
+	var types []refType
+	for _, e := range t.Types {
+		types = append(types, refType{e})
+	}
+	return json.Marshal(struct {
+		Type              string    `json:"type"`
+		ElementType       *refType  `json:"elementType,omitempty"`
+		ContainsNull      *bool     `json:"containsNull,omitempty"`
+		KeyType           *refType  `json:"keyType,omitempty"`
+		ValueType         *refType  `json:"valueType,omitempty"`
+		ValueContainsNull *bool     `json:"valueContainsNull,omitempty"`
+		Types             []refType `json:"types,omitempty"`
+	}{t.Name, ref(t.ElementType), t.ContainsNull, ref(t.KeyType), ref(t.ValueType), t.ValueContainsNull, types})
+}
+
+// randomType returns a random type, nil now and then, with every member
+// set at random (also those its kind does not use).
+func randomType(r *rand.Rand, depth int) *semcat.Type {
+	if r.IntN(12) == 0 {
+		return nil
+	}
+	if depth > 3 || r.IntN(3) == 0 {
+		return &semcat.Type{Name: []string{"integer", "decimal(10,2)", randomText(r)}[r.IntN(3)]}
+	}
+	t := &semcat.Type{Name: []string{"struct", "list", "map", "union"}[r.IntN(4)]}
+	if r.IntN(4) > 0 {
+		t.Fields = []semcat.StructField{}
+		for range r.IntN(4) {
+			t.Fields = append(t.Fields, semcat.StructField{Name: randomText(r), Type: randomType(r, depth+1),
+				Nullable: maybe(r, r.IntN(2) == 0), Comment: maybe(r, randomText(r))})
+		}
+	}
+	if r.IntN(2) == 0 {
+		t.ElementType = randomType(r, depth+1)
+	}
+	t.ContainsNull = maybe(r, r.IntN(2) == 0)
+	if r.IntN(2) == 0 {
+		t.KeyType, t.ValueType = randomType(r, depth+1), randomType(r, depth+1)
+	}
+	t.ValueContainsNull = maybe(r, r.IntN(2) == 0)
+	if r.IntN(3) > 0 {
+		t.Types = []*semcat.Type{}
+		for range r.IntN(3) {
+			t.Types = append(t.Types, randomType(r, depth+1))
+		}
+	}
+	return t
+}
+
+// randomText returns a short string, now and then with characters JSON
+// or HTML escape, other runes or invalid UTF-8.
+func randomText(r *rand.Rand) string {
+	parts := []string{"emp", "Tel", "_", " ", "é", "<b>", "&", `"`, `\`, "\n", "\x00", "\xff", "\u2028", "日本"}
+	var b strings.Builder
+	for range r.IntN(4) {
+		if r.IntN(3) == 0 {
+			b.WriteString(parts[r.IntN(len(parts))])
+		} else {
+			b.WriteString(parts[r.IntN(3)])
+		}
+	}
+	return b.String()
+}
+
+// maybe returns &v or, half the time, nil.
+func maybe[T any](r *rand.Rand, v T) *T {
+	if r.IntN(2) == 0 {
+		return nil
+	}
+	return &v
+}
+
+func BenchmarkEncodeColumns(b *testing.B) {
+	var cols []semcat.Column
+	if err := json.Unmarshal(nestedColumns(60), &cols); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := json.Marshal(cols); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // nestedColumns returns the JSON of n columns, every third a struct of
 // structs and lists, like the benchmark's generated tables.
 func nestedColumns(n int) []byte {
