@@ -3,6 +3,7 @@ package catalogdb_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -180,6 +181,40 @@ func TestTagsFollowObjects(t *testing.T) {
 	must(t, w(s.CreateTable(ctx, salesNS, semcat.TableCreate{Name: "orders", Columns: cols("order_id")})))
 	if got, err := s.ListObjectTags(ctx, "m", obj); err != nil || len(got) != 0 {
 		t.Errorf("recreated table has tags %v (%v)", got, err)
+	}
+}
+
+// TestAssociateManyTags: tags are added in one lookup and one insert;
+// a request naming a tag twice still works, a dropped tag is gone, and the
+// first name in the request's order that is no tag fails the whole request.
+func TestAssociateManyTags(t *testing.T) {
+	t.Parallel()
+	s := MustOpenStore(t)
+	seed(t, s)
+	ctx := ctxAlice
+	for _, n := range []string{"a", "b", "c", "gone"} {
+		must(t, w(s.CreateTag(ctx, "m", semcat.TagCreate{Name: n})))
+	}
+	if dropped, _, err := s.DropTag(ctx, "m", "gone"); !dropped || err != nil {
+		t.Fatalf("drop tag: %v %v", dropped, err)
+	}
+	obj := semcat.ObjectRef{Type: semcat.KindTable, FullName: "rel.sales.orders"}
+	for _, names := range [][]string{{"a", "x2", "x1"}, {"b", "gone"}} {
+		_, _, err := s.AssociateTags(ctx, "m", obj, semcat.TagAssociation{TagsToAdd: names})
+		if msg := semcat.ErrorMessage(err); semcat.ErrorCode(err) != semcat.ENOTFOUND || !strings.Contains(msg, "'m."+names[1]+"'") {
+			t.Errorf("adding %v: %v, want ENOTFOUND naming %s", names, err, names[1])
+		}
+	}
+	if got, err := s.ListObjectTags(ctx, "m", obj); err != nil || len(got) != 0 {
+		t.Errorf("failed requests left tags %v (%v)", got, err)
+	}
+	got := must(t, w(s.AssociateTags(ctx, "m", obj, semcat.TagAssociation{TagsToAdd: []string{"c", "a", "c", "b"}})))
+	if strings.Join(got, ",") != "a,b,c" {
+		t.Errorf("tags %v, want [a b c]", got)
+	}
+	got = must(t, w(s.AssociateTags(ctx, "m", obj, semcat.TagAssociation{TagsToAdd: []string{"a"}, TagsToRemove: []string{"b"}})))
+	if strings.Join(got, ",") != "a,c" {
+		t.Errorf("tags %v, want [a c]", got)
 	}
 }
 

@@ -159,6 +159,43 @@ func (s *Store) ListObjectTags(ctx context.Context, metalake string, obj semcat.
 	return out, err
 }
 
+// addTags associates the named tags of a metalake with an object in two
+// statements however many they are (bulk loads tag nearly every entity):
+// one finds the tags and locks them against a concurrent drop, in id order,
+// and one inserts the relations. A name that is no live tag is ENOTFOUND,
+// the first such in the request's order.
+func addTags(ctx context.Context, tx querier, metalake string, mid int64, obj semcat.ObjectRef, id int64, names []string) error {
+	rows, err := tx.Query(ctx, `SELECT tag_id, tag_name FROM tag_meta
+		WHERE metalake_id = $1 AND tag_name = ANY($2) AND deleted_at = 0
+		ORDER BY tag_id FOR SHARE`, mid, names)
+	if err != nil {
+		return err
+	}
+	found := make(map[string]int64, len(names))
+	var (
+		tagID int64
+		name  string
+	)
+	_, err = pgx.ForEachRow(rows, []any{&tagID, &name}, func() error {
+		found[name] = tagID
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	ids := make([]int64, len(names))
+	for i, n := range names {
+		var ok bool
+		if ids[i], ok = found[n]; !ok {
+			return noSuchTag(metalake, n)
+		}
+	}
+	_, err = tx.Exec(ctx, `INSERT INTO tag_relation (tag_id, object_type, object_id)
+		SELECT unnest($1::bigint[]), $2, $3
+		ON CONFLICT DO NOTHING`, ids, string(obj.Type), id)
+	return err
+}
+
 // AssociateTags adds and removes tags of an object in one transaction and
 // returns its tags afterwards. Adding a tag that does not exist is
 // ENOTFOUND; adding a tag twice or removing one that is not there is fine.
@@ -176,13 +213,8 @@ func (s *Store) AssociateTags(ctx context.Context, metalake string, obj semcat.O
 		if err != nil {
 			return err
 		}
-		for _, name := range req.TagsToAdd {
-			t, err := tags.get(ctx, tx, mid, name, shareLock, noSuchTag(metalake, name))
-			if err != nil {
-				return err
-			}
-			if _, err := tx.Exec(ctx, `INSERT INTO tag_relation (tag_id, object_type, object_id) VALUES ($1, $2, $3)
-				ON CONFLICT DO NOTHING`, t.ID, string(obj.Type), id); err != nil {
+		if len(req.TagsToAdd) > 0 {
+			if err := addTags(ctx, tx, metalake, mid, obj, id, req.TagsToAdd); err != nil {
 				return err
 			}
 		}
