@@ -43,8 +43,8 @@ type Options struct {
 	// idle index still polls as soon as a commit wakes it.
 	BatchDelay time.Duration
 	// BatchSize is the most outbox rows read per poll and the most entities
-	// applied per Bleve batch
-	// (default 1000).
+	// applied per Bleve batch (default 1000; a build applies at most
+	// buildBatch).
 	BatchSize int
 	// MaxSegmentDocs caps the documents of a segment Bleve's merges make
 	// (default 200,000). Without a cap (Bleve's is 5,000,000) the last
@@ -236,6 +236,13 @@ func (x *Indexer) build(ctx context.Context) (bleve.Index, checkpoint, error) {
 	return idx, cp, nil
 }
 
+// buildBatch is the most entities a build applies as one Bleve batch. The
+// analysis of a whole batch is held in memory while its segment is built:
+// rebuilding 100k entities with batches of 1000, 500 and 250 took 76-80,
+// 75-76 and 78 s, with 119-125, 120-121 and 129 s of CPU, and a peak RSS
+// of 0.94, 0.62-0.65 and 0.47 GB. (Batches of 5000: 86 s and 3.1 GB.)
+const buildBatch = 500
+
 func (x *Indexer) buildGeneration(ctx context.Context) (bleve.Index, checkpoint, string, error) {
 	gen, err := x.disk.newGeneration()
 	if err != nil {
@@ -284,7 +291,7 @@ func (x *Indexer) buildGeneration(ctx context.Context) (bleve.Index, checkpoint,
 	g.Go(func() error {
 		defer close(chunks)
 		var err error
-		start, horizon, err = x.store.ScanEntities(gctx, x.opts.BatchSize, func(recs []*semcat.EntityRecord) error {
+		start, horizon, err = x.store.ScanEntities(gctx, min(x.opts.BatchSize, buildBatch), func(recs []*semcat.EntityRecord) error {
 			select {
 			case chunks <- recs:
 				return nil
