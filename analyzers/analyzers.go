@@ -23,7 +23,8 @@ const (
 	// "tag12-tag33", "tag12", "tag33", "x".
 	AnalyzerValue = "semcat_value"
 	// AnalyzerExact indexes the whole value, lower-cased and
-	// whitespace-collapsed, as one term; Normalize computes that term.
+	// whitespace-collapsed, as one term, a long value cut and hashed;
+	// WholeTerm(Normalize(v)) computes that term.
 	AnalyzerExact = "semcat_exact"
 	// AnalyzerSchemaField indexes one "dotted.path:type" schema entry as
 	// the field's name, its dotted path, name:type and path:type (SPEC

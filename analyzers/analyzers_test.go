@@ -1,6 +1,8 @@
 package analyzers_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
@@ -132,8 +134,13 @@ func TestExactAnalyzer(t *testing.T) {
 		{"--", []string{"--"}},
 		{"", nil},
 		{"   ", nil},
-		{longWords, []string{strings.Repeat("ab ", 1365) + "a"}},
-		{longUmlat, []string{"b" + strings.Repeat("ä", 2047)}},
+		// A value of up to MaxWholeBytes is kept whole; a longer one is cut
+		// (at a character boundary) and followed by a hash of all of it,
+		// first cut to MaxTermBytes.
+		{strings.Repeat("x", analyzers.MaxWholeBytes), []string{strings.Repeat("x", analyzers.MaxWholeBytes)}},
+		{strings.Repeat("x", analyzers.MaxWholeBytes+1), []string{long(strings.Repeat("x", analyzers.MaxWholeBytes+1))}},
+		{longWords, []string{long(strings.Repeat("ab ", 1365) + "a")}},
+		{longUmlat, []string{long("b" + strings.Repeat("ä", 2047))}},
 	}
 	for _, tt := range tests {
 		got := analyze(t, analyzers.AnalyzerExact, tt.in)
@@ -144,8 +151,64 @@ func TestExactAnalyzer(t *testing.T) {
 		if tt.want != nil {
 			want = tt.want[0]
 		}
-		if got := analyzers.Normalize(tt.in); got != want {
-			t.Errorf("Normalize(%.40q) = %.40q, want %.40q", tt.in, got, want)
+		if got := analyzers.WholeTerm(analyzers.Normalize(tt.in)); got != want {
+			t.Errorf("WholeTerm(Normalize(%.40q)) = %.40q, want %.40q", tt.in, got, want)
+		}
+	}
+	if got, want := long("b" + strings.Repeat("ä", 2047))[:analyzers.MaxWholeBytes], "b"+strings.Repeat("ä", 127); !strings.HasPrefix(got, want) || len(long("b"+strings.Repeat("ä", 2047))) != len(want)+32 {
+		t.Errorf("a long value's term starts %.40q…, want its first %d bytes, cut before a character", got, len(want))
+	}
+}
+
+// long is the exact analyzer's term for a normalized value longer than
+// MaxWholeBytes: its first MaxWholeBytes, not splitting a character, and
+// the first 16 bytes of its SHA-256 in hex.
+func long(norm string) string {
+	n := analyzers.MaxWholeBytes
+	for !utf8.RuneStart(norm[n]) {
+		n--
+	}
+	sum := sha256.Sum256([]byte(norm))
+	return norm[:n] + hex.EncodeToString(sum[:16])
+}
+
+// TestWholePrefix checks that a prefix query term on an exact field
+// (WholePrefix) finds exactly the values starting with it, long ones
+// included, up to MaxWholePrefixBytes: for every prefix of values whose
+// characters of one to four bytes fall across the cut in every way.
+func TestWholePrefix(t *testing.T) {
+	for _, c := range []string{"a", "é", "日", "😀"} {
+		for pad := range 4 {
+			value := strings.Repeat("x", analyzers.MaxWholeBytes-8+pad) + strings.Repeat(c, 12) + " tail"
+			other := value[:len(value)-1] + "x"
+			term := analyze(t, analyzers.AnalyzerExact, value)[0]
+			otherTerm := analyze(t, analyzers.AnalyzerExact, other)[0]
+			if term == otherTerm {
+				t.Fatalf("values differing in their last byte share the term %.40q…", term)
+			}
+			for n := 1; n <= len(value); n++ {
+				if !utf8.RuneStart(value[n%len(value)]) && n < len(value) {
+					continue
+				}
+				p := analyzers.WholePrefix(analyzers.Normalize(value[:n]))
+				if len(p) > analyzers.MaxWholePrefixBytes {
+					t.Fatalf("WholePrefix of %d bytes is %d bytes long", n, len(p))
+				}
+				if !strings.HasPrefix(term, p) || !analyzers.ExactHas(value, p, true) {
+					t.Fatalf("the term of %q… does not start with WholePrefix of its first %d bytes", value[:20], n)
+				}
+				if n <= analyzers.MaxWholePrefixBytes {
+					_, size := utf8.DecodeLastRuneInString(value[:n])
+					bad := analyzers.WholePrefix(analyzers.Normalize(value[:n-size] + "!"))
+					if strings.HasPrefix(term, bad) || analyzers.ExactHas(value, bad, true) {
+						t.Fatalf("the term of %q… starts with %q…, which the value does not", value[:20], bad[max(0, len(bad)-10):])
+					}
+				}
+			}
+			if !analyzers.ExactHas(value, analyzers.WholeTerm(analyzers.Normalize(value)), false) ||
+				analyzers.ExactHas(other, analyzers.WholeTerm(analyzers.Normalize(value)), false) {
+				t.Fatalf("ExactHas does not tell %q… from a value differing in its last byte", value[:20])
+			}
 		}
 	}
 }

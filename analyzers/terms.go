@@ -77,11 +77,13 @@ func appendLower(dst []byte, r rune) []byte {
 }
 
 // truncate cuts term to at most MaxTermBytes without splitting a character.
-func truncate(term []byte) []byte {
-	if len(term) <= MaxTermBytes {
+func truncate(term []byte) []byte { return cut(term, MaxTermBytes) }
+
+// cut cuts term to at most n bytes without splitting a character.
+func cut(term []byte, n int) []byte {
+	if len(term) <= n {
 		return term
 	}
-	n := MaxTermBytes
 	for n > 0 && !utf8.RuneStart(term[n]) {
 		n--
 	}

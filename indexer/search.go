@@ -239,9 +239,10 @@ func matches(leaves []q.Leaf, st *stored, fields func(string) []string) []semcat
 			}
 		}
 	}
-	keyMatches := func(props map[string]string, is func(string) bool) {
+	// Keys are indexed lower-cased, by AnalyzerExact (Document).
+	keyMatches := func(props map[string]string) {
 		for _, k := range sortedKeys(props) {
-			if is(strings.ToLower(k)) {
+			if exactHas(strings.ToLower(k)) {
 				add(k, props[k])
 			}
 		}
@@ -283,9 +284,9 @@ func matches(leaves []q.Leaf, st *stored, fields func(string) []string) []semcat
 		case field == q.FieldTagsExact:
 			tagMatches(append(append([]string{}, user.Tags...), sys.Tags...), true)
 		case field == q.FieldUserKeys:
-			keyMatches(user.Properties, is)
+			keyMatches(user.Properties)
 		case field == q.FieldSystemKeys:
-			keyMatches(sys.Properties, is)
+			keyMatches(sys.Properties)
 		case field == q.FieldSchemaFields:
 			for _, f := range st.Fields {
 				if could(f) && anyOf(fields(f), is) {

@@ -22,10 +22,13 @@ func TestMatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	fields := tokensOf(a)
+	// Longer than analyzers.MaxWholeBytes: indexed cut and hashed.
+	longValue := strings.Repeat("Alpha ", 60) + "end"
+	longKey := strings.Repeat("鍵", 100)
 	st := &stored{
 		Entity: semcat.SearchEntity{Type: "table", Namespace: []string{"m", "c", "s"}, Name: "Employees"},
 		Metadata: semcat.Metadata{
-			User: semcat.MetadataPart{Properties: map[string]string{"owner": "Foo Bar", "Codename": "x-ray"}, Tags: []string{"tango", "x-tag"}},
+			User: semcat.MetadataPart{Properties: map[string]string{"owner": "Foo Bar", "Codename": "x-ray", "ddl": longValue, longKey: "v"}, Tags: []string{"tango", "x-tag"}},
 			System: semcat.MetadataPart{Properties: map[string]string{"entity-name": "Employees", "schema": "EmpTel integer"},
 				Tags: []string{}},
 		},
@@ -47,6 +50,12 @@ func TestMatches(t *testing.T) {
 		{"employees", []semcat.Match{{Key: "name", Value: "Employees"}, {Key: "entity-name", Value: "Employees"}}},
 		{"foo -tags:tango", []semcat.Match{{Key: "owner", Value: "Foo Bar"}}},
 		{"nothing", nil},
+		{`"` + longValue + `"`, []semcat.Match{{Key: "ddl", Value: longValue}}},
+		{`DDL:"` + strings.ToLower(longValue) + `"`, []semcat.Match{{Key: "ddl", Value: longValue}}},
+		{`"` + longValue + `x"`, nil},
+		{`"` + longValue[:280] + `*"`, []semcat.Match{{Key: "ddl", Value: longValue}}},
+		{`"alpha alpha*"`, []semcat.Match{{Key: "ddl", Value: longValue}}},
+		{"properties:" + longKey, []semcat.Match{{Key: longKey, Value: "v"}}},
 	}
 	for _, tt := range tests {
 		parsed, err := q.Parse(tt.query)

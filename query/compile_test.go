@@ -13,6 +13,8 @@ import (
 	"github.com/blevesearch/bleve/v2/search"
 	blevequery "github.com/blevesearch/bleve/v2/search/query"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/semcat/semcat/analyzers"
 )
 
 // entity is a test entity; doc lays it out as fields.go describes.
@@ -355,6 +357,84 @@ func groups(hits []hit) [][]string {
 		slices.Sort(g)
 	}
 	return out
+}
+
+// TestCompileLongWholeValues checks whole-value and whole-prefix queries
+// on values longer than analyzers.MaxWholeBytes, which the index holds cut
+// and hashed: equality stays exact (two values sharing their first 300
+// bytes are told apart), and a prefix finds every value it starts, up to
+// MaxWholePrefixBytes and across a character cut at the boundary.
+func TestCompileLongWholeValues(t *testing.T) {
+	// 249 ASCII bytes, then three 3-byte characters across byte 256, so a
+	// long value's cut falls at 255.
+	head := strings.Repeat("ab ", 83) + "日本語"
+	longA := head + " shared middle words that run well past the cut alpha end"
+	longB := head + " shared middle words that run well past the cut beta end"
+	x256 := strings.Repeat("c", analyzers.MaxWholeBytes)
+	longKey := strings.Repeat("鍵", 100) // 100 characters, 300 bytes
+	idx := mustOpenIndex(t, []entity{
+		{id: "a", typ: TypeTable, name: "a", user: map[string]string{"ddl": longA}},
+		{id: "b", typ: TypeTable, name: "b", user: map[string]string{"ddl": longB, longKey: "v"}},
+		{id: "x256", typ: TypeTable, name: "x256", user: map[string]string{"note": x256}},
+		{id: "x257", typ: TypeTable, name: "x257", user: map[string]string{"note": x256 + "d"}},
+		{id: "short", typ: TypeTable, name: "short", user: map[string]string{"note": "ab ab"}},
+	})
+	// The dictionary holds no value whole past the bound: the cut and the
+	// hash, 32 hex digits.
+	for _, field := range []string{FieldUserExact, UserPropertyExactPrefix + "ddl", FieldUserKeys} {
+		dict, err := idx.FieldDict(field)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for e, err := dict.Next(); e != nil || err != nil; e, err = dict.Next() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(e.Term) > analyzers.MaxWholeBytes+32 {
+				t.Errorf("%s holds a term of %d bytes: %.60q…", field, len(e.Term), e.Term)
+			}
+			n++
+		}
+		dict.Close()
+		if n == 0 {
+			t.Errorf("%s holds no terms", field)
+		}
+	}
+	upperSpaced := strings.ReplaceAll(strings.ToUpper(longA), " ", "  ")
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{`"` + longA + `"`, []string{"a"}},
+		{`"` + upperSpaced + `"`, []string{"a"}},
+		{`ddl:"` + longA + `"`, []string{"a"}},
+		{`ddl:"` + longB + `"`, []string{"b"}},
+		{`"` + longA + ` more"`, nil},
+		{`"` + longA[:100] + `*"`, []string{"a", "b"}},
+		{`"` + head[:252] + `*"`, []string{"a", "b"}}, // 249 bytes and 日
+		{`ddl:"` + head + `*"`, []string{"a", "b"}},
+		{`"` + strings.Repeat("ab ", 60) + `x*"`, nil},
+		{`"ab ab*"`, []string{"a", "b", "short"}},
+		// A prefix longer than MaxWholePrefixBytes is cut to it.
+		{`"` + longA[:300] + `*"`, []string{"a", "b"}},
+		// At the boundary: 256 bytes are kept whole, 257 cut and hashed.
+		{`"` + x256 + `"`, []string{"x256"}},
+		{`"` + x256 + `d"`, []string{"x257"}},
+		{`"` + x256 + `*"`, []string{"x256", "x257"}},
+		{`note:"` + x256[:200] + `*"`, []string{"x256", "x257"}},
+		// Keys are whole values too.
+		{"properties:" + longKey, []string{"b"}},
+		{longKey + ":*", []string{"b"}},
+		{longKey + ":v", []string{"b"}},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%.40s", tt.in), func(t *testing.T) {
+			if got := sorted(find(t, idx, tt.in, Options{})); !slices.Equal(got, tt.want) {
+				t.Errorf("%q found %v, want %v", tt.in, got, tt.want)
+			}
+		})
+	}
 }
 
 // TestCompileManyTerms checks that one more matched term outranks any

@@ -2,6 +2,8 @@ package query
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -104,6 +106,17 @@ func SortKey(name, identifier, typ string) string {
 // time order.
 func CreatedKey(t time.Time) string {
 	return fmt.Sprintf("%020d", uint64(t.UnixNano())^(1<<63))
+}
+
+// wholeFields are the fields AnalyzerExact indexes, besides the property
+// fields under UserPropertyExactPrefix and SystemPropertyExactPrefix.
+var wholeFields = []string{FieldNameExact, FieldUserExact, FieldSystemExact, FieldUserKeys, FieldSystemKeys, FieldTagsExact}
+
+// isWholeField reports whether AnalyzerExact indexes field, whose terms
+// are then WholeTerm's (a long value is cut and hashed).
+func isWholeField(field string) bool {
+	return slices.Contains(wholeFields, field) ||
+		strings.HasPrefix(field, UserPropertyExactPrefix) || strings.HasPrefix(field, SystemPropertyExactPrefix)
 }
 
 // PrefixFields maps each field that has a prefix field to it.

@@ -63,7 +63,7 @@ func NewMapping() mapping.IndexMapping {
 		doc.AddFieldMappingsAt(name, textField(analyzers.AnalyzerValue),
 			prefixField(PrefixFields[name], analyzers.AnalyzerValuePrefix))
 	}
-	for _, name := range []string{FieldNameExact, FieldUserExact, FieldSystemExact, FieldUserKeys, FieldSystemKeys, FieldTagsExact} {
+	for _, name := range wholeFields {
 		doc.AddFieldMappingsAt(name, textField(analyzers.AnalyzerExact))
 	}
 	doc.AddFieldMappingsAt(FieldSchemaFields, textField(analyzers.AnalyzerSchemaField),

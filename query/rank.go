@@ -54,7 +54,12 @@ var kindWeight = [numKinds]float64{prefixMatch: 1, tokenMatch: 10, wholeMatch: 1
 // match collects one term's clauses by the kind of match they make.
 type match [numKinds][]blevequery.Query
 
+// term adds a term: text is a normalized value (exact), which on a field
+// of whole values becomes the term AnalyzerExact makes of it.
 func (m *match) term(k kind, field, text string) {
+	if isWholeField(field) {
+		text = analyzers.WholeTerm(text)
+	}
 	q := blevequery.NewTermQuery(text)
 	q.SetField(field)
 	m[k] = append(m[k], q)
@@ -67,6 +72,9 @@ func (m *match) prefix(k kind, field, text string) {
 	if pf, ok := PrefixFields[field]; ok && prefixIndexed(field, text) {
 		m.term(k, pf, text)
 		return
+	}
+	if isWholeField(field) {
+		text = analyzers.WholePrefix(text)
 	}
 	q := blevequery.NewPrefixQuery(text)
 	q.SetField(field)
