@@ -354,12 +354,24 @@ func validateOwner(o semcat.Owner) error {
 // metalake; SetOwner checks that first. It writes no outbox row: its
 // callers emit one for the object.
 func setOwner(ctx context.Context, tx *writeTx, metalakeID int64, kind semcat.EntityKind, id int64, user string) error {
-	_, err := tx.Exec(ctx, `INSERT INTO owner_meta (metalake_id, object_type, object_id, owner_type, owner_name)
+	_, err := tx.Exec(ctx, setOwnerSQL, metalakeID, string(kind), id, ownerTypeUser, user)
+	return err
+}
+
+// setOwnerSQL makes $5, a user ($4 = ownerTypeUser), the owner of the
+// object of kind $2 and id $3 in metalake $1.
+const setOwnerSQL = `INSERT INTO owner_meta (metalake_id, object_type, object_id, owner_type, owner_name)
 		VALUES ($1, $2, $3, $4, $5)
 		ON CONFLICT (object_type, object_id) DO UPDATE SET metalake_id = EXCLUDED.metalake_id,
-			owner_type = EXCLUDED.owner_type, owner_name = EXCLUDED.owner_name`,
-		metalakeID, string(kind), id, ownerTypeUser, user)
-	return err
+			owner_type = EXCLUDED.owner_type, owner_name = EXCLUDED.owner_name`
+
+// emitCreated ends every create: it makes user the owner of the new entity
+// and writes the entity's outbox row, in one statement.
+func (t *writeTx) emitCreated(ctx context.Context, metalakeID int64, kind semcat.EntityKind, id int64, user string) error {
+	return t.QueryRow(ctx, `WITH owner AS (`+setOwnerSQL+`)
+		INSERT INTO outbox (entity_kind, entity_id, operation) VALUES ($2, $3, $6)
+		RETURNING txid::text::bigint`,
+		metalakeID, string(kind), id, ownerTypeUser, user, opUpsert).Scan(&t.txid)
 }
 
 // SetOwner makes an existing user of the metalake the owner of the

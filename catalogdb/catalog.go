@@ -33,10 +33,7 @@ func (s *Store) CreateCatalog(ctx context.Context, metalake string, req semcat.C
 			return err
 		}
 		out = catalogFromRow(r)
-		if err := setOwner(ctx, tx, mid, semcat.KindCatalog, r.ID, actor(ctx)); err != nil {
-			return err
-		}
-		return tx.emit(ctx, semcat.KindCatalog, r.ID, opUpsert)
+		return tx.emitCreated(ctx, mid, semcat.KindCatalog, r.ID, actor(ctx))
 	})
 	return out, pos, err
 }

@@ -28,10 +28,7 @@ func (s *Store) CreateMetalake(ctx context.Context, req semcat.MetalakeCreate) (
 			return err
 		}
 		out = metalakeFromRow(r)
-		if err := setOwner(ctx, tx, r.ID, semcat.KindMetalake, r.ID, actor(ctx)); err != nil {
-			return err
-		}
-		return tx.emit(ctx, semcat.KindMetalake, r.ID, opUpsert)
+		return tx.emitCreated(ctx, r.ID, semcat.KindMetalake, r.ID, actor(ctx))
 	})
 	return out, pos, err
 }

@@ -61,8 +61,42 @@ func (s *Store) resolveCatalog(ctx context.Context, q querier, ns semcat.Namespa
 
 // resolveSchema finds a live schema; lock applies to the schema row. When
 // relationalFor is not empty, a non-relational catalog fails with
-// EUNSUPPORTED before the schema is looked up.
+// EUNSUPPORTED, whether or not the schema exists.
+//
+// A live schema is found in one statement that joins the path down from
+// the metalake, locking only the schema row (a write below a schema makes
+// this lookup before anything else: one round trip, not three). When that
+// finds nothing, the path is resolved level by level to report which part
+// is missing, or that the catalog is not relational.
 func (s *Store) resolveSchema(ctx context.Context, q querier, ns semcat.Namespace, lock, relationalFor string) (path, error) {
+	var p path
+	lockOf := ""
+	if lock != noLock {
+		lockOf = lock + " OF s"
+	}
+	err := q.QueryRow(ctx, `SELECT m.metalake_id, c.catalog_id, c.type, s.schema_id
+		FROM metalake_meta m
+		JOIN catalog_meta c ON c.metalake_id = m.metalake_id AND c.catalog_name = $2 AND c.deleted_at = 0
+		JOIN schema_meta s ON s.catalog_id = c.catalog_id AND s.schema_name = $3 AND s.deleted_at = 0
+		WHERE m.metalake_name = $1 AND m.deleted_at = 0`+lockOf,
+		ns.Metalake, ns.Catalog, ns.Schema).Scan(&p.metalakeID, &p.catalogID, &p.catalogType, &p.schemaID)
+	switch {
+	case err == nil:
+		if relationalFor != "" {
+			if err := semcat.RequireRelational(ns.Catalog, p.catalogType, relationalFor); err != nil {
+				return p, err
+			}
+		}
+		return p, nil
+	case !errors.Is(err, pgx.ErrNoRows):
+		return p, err
+	}
+	return s.resolveSchemaByLevel(ctx, q, ns, lock, relationalFor)
+}
+
+// resolveSchemaByLevel is resolveSchema one level at a time, which tells
+// what is missing.
+func (s *Store) resolveSchemaByLevel(ctx context.Context, q querier, ns semcat.Namespace, lock, relationalFor string) (path, error) {
 	p, err := s.resolveCatalog(ctx, q, ns, noLock)
 	if err != nil {
 		return p, err

@@ -32,10 +32,7 @@ func (s *Store) CreateSchema(ctx context.Context, ns semcat.Namespace, req semca
 			return err
 		}
 		out = schemaFromRow(r)
-		if err := setOwner(ctx, tx, p.metalakeID, semcat.KindSchema, r.ID, actor(ctx)); err != nil {
-			return err
-		}
-		return tx.emit(ctx, semcat.KindSchema, r.ID, opUpsert)
+		return tx.emitCreated(ctx, p.metalakeID, semcat.KindSchema, r.ID, actor(ctx))
 	})
 	return out, pos, err
 }

@@ -154,11 +154,8 @@ func (s *Store) CreateSemanticModel(ctx context.Context, ns semcat.Namespace, re
 		if err := reconcileMetrics(ctx, tx, p, m.ID, m.Definition.MetricNames(), s.nowMillis()); err != nil {
 			return err
 		}
-		if err := setOwner(ctx, tx, p.metalakeID, semcat.KindSemanticModel, m.ID, actor(ctx)); err != nil {
-			return err
-		}
 		out = m
-		return tx.emit(ctx, semcat.KindSemanticModel, m.ID, opUpsert)
+		return tx.emitCreated(ctx, p.metalakeID, semcat.KindSemanticModel, m.ID, actor(ctx))
 	})
 	return out, pos, err
 }

@@ -50,6 +50,12 @@ func Open(ctx context.Context, connString string, logger *slog.Logger) (*Store, 
 	if err != nil {
 		return nil, fmt.Errorf("catalogdb: parse connection string: %w", err)
 	}
+	return openConfig(ctx, cfg, logger)
+}
+
+// openConfig connects a pool configured by cfg, migrates the database and
+// returns the store.
+func openConfig(ctx context.Context, cfg *pgxpool.Config, logger *slog.Logger) (*Store, error) {
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("catalogdb: connect: %w", err)

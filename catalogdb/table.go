@@ -53,10 +53,7 @@ func (s *Store) CreateTable(ctx context.Context, ns semcat.Namespace, req semcat
 			return err
 		}
 		out = t
-		if err := setOwner(ctx, tx, p.metalakeID, semcat.KindTable, t.ID, actor(ctx)); err != nil {
-			return err
-		}
-		return tx.emit(ctx, semcat.KindTable, t.ID, opUpsert)
+		return tx.emitCreated(ctx, p.metalakeID, semcat.KindTable, t.ID, actor(ctx))
 	})
 	return out, pos, err
 }

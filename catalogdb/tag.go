@@ -109,17 +109,28 @@ func (s *Store) DropTag(ctx context.Context, metalake, name string) (bool, semca
 
 // resolveObject finds the id of a live taggable object.
 func (s *Store) resolveObject(ctx context.Context, q querier, metalake string, obj semcat.ObjectRef, lock string) (int64, error) {
+	_, id, err := s.resolveObjectPath(ctx, q, metalake, obj, lock)
+	return id, err
+}
+
+// resolveObjectPath finds a live taggable object: its id and the path of
+// ids down to it. A metalake that does not exist is reported before an
+// object name that does not parse.
+func (s *Store) resolveObjectPath(ctx context.Context, q querier, metalake string, obj semcat.ObjectRef, lock string) (path, int64, error) {
 	_, ns, name, err := semcat.ParseObjectRef(metalake, string(obj.Type), obj.FullName)
 	if err != nil {
-		return 0, err
+		if _, merr := s.resolveMetalake(ctx, q, metalake, noLock); merr != nil {
+			return path{}, 0, merr
+		}
+		return path{}, 0, err
 	}
 	switch obj.Type {
 	case semcat.KindCatalog:
 		p, err := s.resolveCatalog(ctx, q, semcat.Namespace{Metalake: metalake, Catalog: name}, lock)
-		return p.catalogID, err
+		return p, p.catalogID, err
 	case semcat.KindSchema:
 		p, err := s.resolveSchema(ctx, q, semcat.Namespace{Metalake: metalake, Catalog: ns.Catalog, Schema: name}, lock, "")
-		return p.schemaID, err
+		return p, p.schemaID, err
 	}
 	what := "tables"
 	table, idCol, nameCol := "table_meta", "table_id", "table_name"
@@ -130,14 +141,14 @@ func (s *Store) resolveObject(ctx context.Context, q querier, metalake string, o
 	}
 	p, err := s.resolveSchema(ctx, q, ns, noLock, what)
 	if err != nil {
-		return 0, err
+		return p, 0, err
 	}
 	var id int64
 	err = q.QueryRow(ctx, fmt.Sprintf(`SELECT %s FROM %s WHERE schema_id = $1 AND %s = $2 AND deleted_at = 0`, idCol, table, nameCol)+lock, p.schemaID, name).Scan(&id)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, notFound
+		return p, 0, notFound
 	}
-	return id, err
+	return p, id, err
 }
 
 func objectTags(ctx context.Context, q querier, obj semcat.ObjectRef, id int64) ([]string, error) {
@@ -205,14 +216,11 @@ func (s *Store) AssociateTags(ctx context.Context, metalake string, obj semcat.O
 	}
 	var out []string
 	pos, err := s.write(ctx, func(tx *writeTx) error {
-		mid, err := s.resolveMetalake(ctx, tx, metalake, noLock)
+		p, id, err := s.resolveObjectPath(ctx, tx, metalake, obj, shareLock)
 		if err != nil {
 			return err
 		}
-		id, err := s.resolveObject(ctx, tx, metalake, obj, shareLock)
-		if err != nil {
-			return err
-		}
+		mid := p.metalakeID
 		if len(req.TagsToAdd) > 0 {
 			if err := addTags(ctx, tx, metalake, mid, obj, id, req.TagsToAdd); err != nil {
 				return err
