@@ -325,10 +325,11 @@ func (r *Results) Markdown() string {
 	ck = r.check("peak RSS of the server")
 	p("| peak RSS of the server (VmHWM) | %s | | | | %s | %s |\n", fmtBytes(r.PeakRSS), ck.Target, metText(ck))
 
-	p("\n**The server process by phase** (RSS sampled every 100 ms; the rest of RSS beyond the anonymous part is file-backed, mostly the index's memory-mapped segments; CPU of semcat alone, PostgreSQL not included; %d CPUs):\n\n", r.Machine.NProc)
-	p("| phase | peak RSS | of it anonymous (heap) | semcat CPU | wall | CPU ÷ wall |\n|---|---|---|---|---|---|\n")
+	p("\n**The server process by phase** (RSS sampled every 100 ms; the rest of RSS beyond the anonymous part is file-backed, mostly the index's memory-mapped segments), and the CPU time of the three parties sharing the machine's %d CPUs: semcat, its PostgreSQL (which also answers the comparison queries) and this harness:\n\n", r.Machine.NProc)
+	p("| phase | peak RSS | of it anonymous (heap) | semcat CPU | PostgreSQL CPU | harness CPU | wall | semcat CPU ÷ wall |\n|---|---|---|---|---|---|---|---|\n")
 	for _, ph := range r.RSSByPhase {
-		p("| %s | %s | %s | %.1f s | %.1f s | %.2f |\n", ph.Phase, fmtBytes(ph.PeakBytes), fmtBytes(ph.PeakAnonBytes), ph.CPUSeconds, ph.WallSeconds, ph.CPUSeconds/max(ph.WallSeconds, 1e-9))
+		p("| %s | %s | %s | %.1f s | %.1f s | %.1f s | %.1f s | %.2f |\n", ph.Phase, fmtBytes(ph.PeakBytes), fmtBytes(ph.PeakAnonBytes),
+			ph.CPUSeconds, ph.PostgresCPUSeconds, ph.HarnessCPUSeconds, ph.WallSeconds, ph.CPUSeconds/max(ph.WallSeconds, 1e-9))
 	}
 
 	p("\n**Where semcat's time goes**: semcat's own duration per call (from its audit log) against the client's, which adds HTTP and decoding the JSON:\n\n")

@@ -327,10 +327,10 @@ type rssSampler struct {
 	peaks map[string]int64 // phase → bytes
 	anon  map[string]int64 // phase → bytes of anonymous memory (RssAnon)
 	order []string
-	cpu   map[string]float64 // phase → server CPU seconds
-	wall  map[string]float64 // phase → wall seconds
-	at    time.Time          // when the current phase began
-	cpuAt float64            // the server's CPU seconds then
+	cpu   map[string]cpuTimes // phase → CPU seconds
+	wall  map[string]float64  // phase → wall seconds
+	at    time.Time           // when the current phase began
+	cpuAt cpuTimes            // the CPU seconds so far then
 	stop  chan struct{}
 	done  chan struct{}
 	// onPhase, when set, is called with each new phase's name.
@@ -338,7 +338,7 @@ type rssSampler struct {
 }
 
 func (s *Server) sampleRSS(every time.Duration) *rssSampler {
-	r := &rssSampler{s: s, peaks: map[string]int64{}, anon: map[string]int64{}, cpu: map[string]float64{}, wall: map[string]float64{},
+	r := &rssSampler{s: s, peaks: map[string]int64{}, anon: map[string]int64{}, cpu: map[string]cpuTimes{}, wall: map[string]float64{},
 		stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(r.done)
@@ -389,44 +389,102 @@ func (r *rssSampler) Stop() []PhaseRSS {
 	r.endPhase()
 	out := make([]PhaseRSS, 0, len(r.order))
 	for _, p := range r.order {
-		out = append(out, PhaseRSS{Phase: p, PeakBytes: r.peaks[p], PeakAnonBytes: r.anon[p], CPUSeconds: r.cpu[p], WallSeconds: r.wall[p]})
+		c := r.cpu[p]
+		out = append(out, PhaseRSS{Phase: p, PeakBytes: r.peaks[p], PeakAnonBytes: r.anon[p],
+			CPUSeconds: c.server, PostgresCPUSeconds: c.postgres, HarnessCPUSeconds: c.harness, WallSeconds: r.wall[p]})
 	}
 	return out
 }
 
 // endPhase adds the CPU and wall time since the current phase began to it.
 func (r *rssSampler) endPhase() {
-	now, cpu := time.Now(), r.s.cpuSeconds()
+	now := time.Now()
+	cpu := cpuTimes{server: r.s.cpuSeconds(), postgres: r.s.postgresCPUSeconds(), harness: harnessCPUSeconds()}
 	if r.phase != "" {
-		r.cpu[r.phase] += cpu - r.cpuAt
+		c := r.cpu[r.phase]
+		c.server += cpu.server - r.cpuAt.server
+		c.postgres += cpu.postgres - r.cpuAt.postgres
+		c.harness += cpu.harness - r.cpuAt.harness
+		r.cpu[r.phase] = c
 		r.wall[r.phase] += now.Sub(r.at).Seconds()
 	}
 	r.at, r.cpuAt = now, cpu
 }
 
+// cpuTimes are the CPU seconds of the three parties sharing the machine.
+type cpuTimes struct{ server, postgres, harness float64 }
+
 // PhaseRSS is the largest sampled RSS during one phase, the largest part
 // of it that was anonymous memory (the Go heap and stacks; the rest is
 // mostly the index's memory-mapped segment files, which the kernel can
-// drop), and the CPU time the server process used in it (PostgreSQL's
-// processes not included).
+// drop), and the CPU time used in it by the server process, by the
+// managed PostgreSQL's processes (which serve semcat and the comparison
+// queries), and by this harness.
 type PhaseRSS struct {
-	Phase         string  `json:"phase"`
-	PeakBytes     int64   `json:"peakBytes"`
-	PeakAnonBytes int64   `json:"peakAnonBytes"`
-	CPUSeconds    float64 `json:"serverCpuSeconds"`
-	WallSeconds   float64 `json:"wallSeconds"`
+	Phase              string  `json:"phase"`
+	PeakBytes          int64   `json:"peakBytes"`
+	PeakAnonBytes      int64   `json:"peakAnonBytes"`
+	CPUSeconds         float64 `json:"serverCpuSeconds"`
+	PostgresCPUSeconds float64 `json:"postgresCpuSeconds"`
+	HarnessCPUSeconds  float64 `json:"harnessCpuSeconds"`
+	WallSeconds        float64 `json:"wallSeconds"`
 }
 
 // cpuSeconds is the user + system CPU time of the server process so far,
 // from /proc/<pid>/stat (fields 14 and 15, in clock ticks of 1/100 s).
 func (s *Server) cpuSeconds() float64 {
-	f := s.procStat()
-	if len(f) < 13 {
+	return statCPUSeconds(s.procStat(), false)
+}
+
+// postgresCPUSeconds is the CPU time of the managed PostgreSQL so far: its
+// postmaster's, its live processes' (backends, walwriter, autovacuum…),
+// and that of the processes it has reaped, which the kernel adds to the
+// postmaster's children's times. 0 if the cluster cannot be read.
+func (s *Server) postgresCPUSeconds() float64 {
+	dir, err := s.ClusterDir()
+	if err != nil {
 		return 0
 	}
-	utime, _ := strconv.ParseFloat(f[11], 64)
-	stime, _ := strconv.ParseFloat(f[12], 64)
-	return (utime + stime) / 100
+	b, err := os.ReadFile(filepath.Join(dir, "data", "postmaster.pid"))
+	if err != nil {
+		return 0
+	}
+	first, _, _ := strings.Cut(string(b), "\n")
+	postmaster := strings.TrimSpace(first)
+	total := statCPUSeconds(readStat(postmaster), true)
+	procs, _ := os.ReadDir("/proc")
+	for _, p := range procs {
+		if p.Name()[0] < '0' || p.Name()[0] > '9' {
+			continue
+		}
+		if f := readStat(p.Name()); len(f) > 1 && f[1] == postmaster {
+			total += statCPUSeconds(f, false)
+		}
+	}
+	return total
+}
+
+// harnessCPUSeconds is this process's CPU time so far.
+func harnessCPUSeconds() float64 {
+	return statCPUSeconds(readStat("self"), false)
+}
+
+// statCPUSeconds is utime + stime of /proc/<pid>/stat fields (as procStat
+// returns them), with children the reaped children's cutime + cstime too.
+func statCPUSeconds(f []string, children bool) float64 {
+	if len(f) < 15 {
+		return 0
+	}
+	var ticks float64
+	fields := []int{11, 12}
+	if children {
+		fields = append(fields, 13, 14)
+	}
+	for _, i := range fields {
+		v, _ := strconv.ParseFloat(f[i], 64)
+		ticks += v
+	}
+	return ticks / 100
 }
 
 // majorFaults is the number of page faults of the server process so far
@@ -444,16 +502,26 @@ func (s *Server) majorFaults() int64 {
 // procStat returns the fields of /proc/<pid>/stat from field 3 on (f[0]
 // is field 3), or nil if it cannot be read.
 func (s *Server) procStat() []string {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
+	return readStat(strconv.Itoa(s.cmd.Process.Pid))
+}
+
+// readStat returns the fields of /proc/<pid>/stat from field 3 on, or nil.
+func readStat(pid string) []string {
+	b, err := os.ReadFile("/proc/" + pid + "/stat")
 	if err != nil {
 		return nil
 	}
-	// The command name (field 2) is parenthesised and may hold spaces.
-	i := strings.LastIndexByte(string(b), ')')
+	return statFields(string(b))
+}
+
+// statFields splits a /proc/<pid>/stat line into its fields from field 3
+// on. The command name (field 2) is parenthesised and may hold spaces.
+func statFields(line string) []string {
+	i := strings.LastIndexByte(line, ')')
 	if i < 0 {
 		return nil
 	}
-	return strings.Fields(string(b)[i+1:])
+	return strings.Fields(line[i+1:])
 }
 
 // profileCPU records the server's CPU profile for the given time into
