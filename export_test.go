@@ -11,3 +11,7 @@ func TypeByMembers(b []byte) (Type, error) {
 	err := t.unmarshalMembers(b)
 	return t, err
 }
+
+// NamePattern is the pattern of entity names, which ValidateName checks
+// without a regular expression.
+const NamePattern = namePattern

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -86,9 +87,24 @@ func TestValidateName(t *testing.T) {
 			t.Errorf("%q rejected: %v", ok, err)
 		}
 	}
-	for _, bad := range []string{"", "*", "-a", "a b", "a.b", strings.Repeat("a", 65), "é"} {
+	for _, bad := range []string{"", "*", "-a", "a b", "a.b", strings.Repeat("a", 65), "é", "a\n", "\na", "/a", "=a", "a\x00"} {
 		if err := semcat.ValidateName("name", bad); semcat.ErrorCode(err) != semcat.EINVALID {
 			t.Errorf("%q accepted", bad)
+		}
+	}
+	// The same answers as the pattern, on random strings over its
+	// characters and their neighbours.
+	re := regexp.MustCompile(semcat.NamePattern)
+	alphabet := []byte("aZ09_/=-.*é\n \x00\x7f@[`{")
+	r := rand.New(rand.NewPCG(3, 5))
+	for range 100000 {
+		b := make([]byte, r.IntN(70))
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		name := string(b)
+		if got, want := semcat.ValidateName("name", name) == nil, re.MatchString(name); got != want {
+			t.Fatalf("ValidateName(%q) accepts: %v; the pattern: %v", name, got, want)
 		}
 	}
 }
