@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -14,62 +17,129 @@ import (
 var errNoCacheSweep = errors.New("mincore is not supported")
 
 // readCached reads the pages of the file at path that the page cache holds
-// into buf, chunk by chunk, and returns how many bytes it read. Which pages
-// are cached comes from mincore on a mapping of the file that is never
-// touched; the reads go through a descriptor with read-ahead off, so that
-// they do not bring neighbouring pages in from disk. (A page dropped
-// between the two is read back: rare, and one page.)
-func readCached(path string, buf []byte) (int64, error) {
+// into buf, chunk by chunk, and with load the pages it does not hold too.
+// It returns how many bytes it read that were cached and how many it
+// loaded from disk. Which pages are cached comes from mincore on a mapping
+// of the file that is never touched; the reads go through a descriptor
+// with read-ahead off, so that they do not bring neighbouring pages in from
+// disk. (A page dropped between the two is read back: rare, and one page.)
+func readCached(path string, buf []byte, load bool) (cached, loaded int64, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	size := fi.Size()
 	if size == 0 {
-		return 0, nil
+		return 0, 0, nil
 	}
 	fd := int(f.Fd())
 	if err := unix.Fadvise(fd, 0, 0, unix.FADV_RANDOM); err != nil {
-		return 0, fmt.Errorf("fadvise %s: %w", path, err)
+		return 0, 0, fmt.Errorf("fadvise %s: %w", path, err)
 	}
 	page := int64(os.Getpagesize())
 	vec := make([]byte, (size+page-1)/page)
 	mem, err := unix.Mmap(fd, 0, int(size), unix.PROT_READ, unix.MAP_SHARED)
 	if err != nil {
-		return 0, fmt.Errorf("mmap %s: %w", path, err)
+		return 0, 0, fmt.Errorf("mmap %s: %w", path, err)
 	}
 	err = mincore(mem, vec)
 	unix.Munmap(mem)
 	if errors.Is(err, unix.ENOSYS) {
-		return 0, errNoCacheSweep
+		return 0, 0, errNoCacheSweep
 	}
 	if err != nil {
-		return 0, fmt.Errorf("mincore %s: %w", path, err)
+		return 0, 0, fmt.Errorf("mincore %s: %w", path, err)
 	}
-	var read int64
+	// Runs of pages alike (all cached, or all not), each read in chunks of
+	// at most len(buf).
 	for i := 0; i < len(vec); {
-		if vec[i]&1 == 0 {
-			i++
-			continue
-		}
-		j := i
-		for j < len(vec) && vec[j]&1 != 0 && int64(j-i)*page < int64(len(buf)) {
+		in := vec[i]&1 != 0
+		j := i + 1
+		for j < len(vec) && (vec[j]&1 != 0) == in && int64(j-i)*page < int64(len(buf)) {
 			j++
 		}
-		off := int64(i) * page
-		n, err := f.ReadAt(buf[:min(int64(j-i)*page, size-off)], off)
-		read += int64(n)
-		if err != nil && n == 0 {
-			return read, fmt.Errorf("reading %s: %w", path, err)
+		if in || load {
+			off := int64(i) * page
+			n, err := f.ReadAt(buf[:min(int64(j-i)*page, size-off)], off)
+			if in {
+				cached += int64(n)
+			} else {
+				loaded += int64(n)
+			}
+			if err != nil && n == 0 {
+				return cached, loaded, fmt.Errorf("reading %s: %w", path, err)
+			}
 		}
 		i = j
 	}
-	return read, nil
+	return cached, loaded, nil
+}
+
+// roomToLoad reports whether there is memory to spare for reading an index
+// of size bytes back into the page cache: MemAvailable is at least twice
+// size, and so is what semcat's memory cgroup (version 2) may still use if
+// it has a limit.
+func roomToLoad(size int64) bool {
+	avail, ok := memAvailable()
+	if !ok || avail < 2*size {
+		return false
+	}
+	if free, limited := cgroupFree(); limited && free < 2*size {
+		return false
+	}
+	return true
+}
+
+// memAvailable is MemAvailable of /proc/meminfo, in bytes.
+func memAvailable() (int64, bool) {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0, false
+	}
+	for line := range strings.Lines(string(b)) {
+		if rest, ok := strings.CutPrefix(line, "MemAvailable:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kb << 10, err == nil
+		}
+	}
+	return 0, false
+}
+
+// cgroupFree is memory.max less memory.current of this process's cgroup
+// (version 2), and whether it has a limit at all.
+func cgroupFree() (int64, bool) {
+	b, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return 0, false
+	}
+	// Version 2 is the one line "0::/path".
+	_, group, ok := strings.Cut(strings.TrimSpace(string(b)), "0::")
+	if !ok {
+		return 0, false
+	}
+	dir := filepath.Join("/sys/fs/cgroup", group)
+	read := func(name string) (int64, bool) {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			return 0, false
+		}
+		v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+		return v, err == nil // "max" is no limit
+	}
+	limit, ok := read("memory.max")
+	if !ok {
+		return 0, false
+	}
+	used, ok := read("memory.current")
+	if !ok {
+		return 0, false
+	}
+	return limit - used, true
 }
 
 // mincore sets vec[i]&1 when page i of mem is in the page cache.

@@ -36,10 +36,12 @@ func cachedPages(tb testing.TB, path string) []bool {
 	return out
 }
 
-// TestReadCachedReadsOnlyCachedPages: of a file whose second half the
-// kernel was told to drop, readCached reads the first half and leaves the
-// second half on disk.
-func TestReadCachedReadsOnlyCachedPages(t *testing.T) {
+// halfDropped writes a file of 4 MiB and a bit and has the kernel drop its
+// second half (and the tail page) from the page cache. It returns the
+// file's path and its page count without the tail page, or skips the test
+// where the file system keeps pages cached regardless.
+func halfDropped(t *testing.T) (string, int) {
+	t.Helper()
 	page := os.Getpagesize()
 	// 4 MiB, so that the dropped half starts at a 2 MiB boundary: the
 	// kernel caches a file in folios of up to that, and drops only whole
@@ -72,18 +74,56 @@ func TestReadCachedReadsOnlyCachedPages(t *testing.T) {
 			t.Skipf("page %d of a file just written is not cached", i)
 		}
 	}
+	return path, pages
+}
 
-	n, err := readCached(path, make([]byte, 5*page)) // runs span several buffers
+// TestReadCachedReadsOnlyCachedPages: of a file whose second half the
+// kernel dropped, readCached without load reads the first half and leaves
+// the second half on disk.
+func TestReadCachedReadsOnlyCachedPages(t *testing.T) {
+	path, pages := halfDropped(t)
+	page := os.Getpagesize()
+	cached, loaded, err := readCached(path, make([]byte, 5*page), false) // runs span several buffers
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := int64(pages / 2 * page); n != want {
-		t.Errorf("readCached read %d bytes, want the %d cached ones", n, want)
+	if want := int64(pages / 2 * page); cached != want || loaded != 0 {
+		t.Errorf("readCached read %d cached bytes and loaded %d, want the %d cached ones and none", cached, loaded, want)
 	}
 	after := cachedPages(t, path)
 	for i := range after {
 		if after[i] != (i < pages/2) {
 			t.Errorf("after readCached, page %d cached: %v, want %v", i, after[i], i < pages/2)
 		}
+	}
+}
+
+// TestReadCachedLoadsDroppedPages: with load, readCached reads the dropped
+// half back too, and says how much of what it read was cached.
+func TestReadCachedLoadsDroppedPages(t *testing.T) {
+	path, pages := halfDropped(t)
+	page := os.Getpagesize()
+	cached, loaded, err := readCached(path, make([]byte, 5*page), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := int64(pages / 2 * page); cached != want || loaded != want+100 {
+		t.Errorf("readCached read %d cached bytes and loaded %d, want %d and %d", cached, loaded, want, want+100)
+	}
+	for i, in := range cachedPages(t, path) {
+		if !in {
+			t.Errorf("after readCached with load, page %d is not cached", i)
+		}
+	}
+}
+
+// TestRoomToLoad: an index the size of a page fits on any machine that
+// runs the tests; one of an exbibyte on none.
+func TestRoomToLoad(t *testing.T) {
+	if !roomToLoad(int64(os.Getpagesize())) {
+		t.Error("no room to load a page")
+	}
+	if roomToLoad(1 << 60) {
+		t.Error("room to load an exbibyte")
 	}
 }
