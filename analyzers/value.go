@@ -146,10 +146,12 @@ func WholePrefix(norm string) string {
 	return string(cut([]byte(norm), MaxWholePrefixBytes))
 }
 
-// Normalize returns the term AnalyzerExact indexes for value: lower-cased,
+// Normalize returns value as the analyzers normalize it: lower-cased,
 // whitespace runs collapsed to one space, trimmed, and cut to MaxTermBytes;
-// "" when value is blank. The query compiler uses it for exact-value and
-// prefix terms, which Bleve does not analyse.
+// "" when value is blank. It is the term AnalyzerExact indexes for a value
+// of up to MaxWholeBytes (WholeTerm makes a longer one's). The query
+// compiler uses it for exact-value and prefix terms, which Bleve does not
+// analyse.
 func Normalize(value string) string {
 	var buf [wordsOnStack]span
 	low, _ := lowerWords(make([]byte, 0, len(value)), []byte(value), buf[:0])
