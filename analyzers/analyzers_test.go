@@ -3,6 +3,7 @@ package analyzers_test
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
@@ -658,4 +659,31 @@ func names(entries []string) map[string]struct{} {
 		out[analyzers.SchemaFieldName(e)] = struct{}{}
 	}
 	return out
+}
+
+// BenchmarkExactHasLongValue explains a hit's schema text (about 1 KB)
+// against the terms searches make of it: a word's whole-value term, a
+// phrase prefix, and the long value's own term.
+func BenchmarkExactHasLongValue(b *testing.B) {
+	var cols []string
+	for i := range 60 {
+		cols = append(cols, fmt.Sprintf("column_%02d string", i))
+	}
+	value := strings.Join(cols, ", ")
+	for _, bb := range []struct {
+		name   string
+		term   string
+		prefix bool
+	}{
+		{"word", "sezu", false},
+		{"prefix", "column_00 str", true},
+		{"whole", analyzers.WholeTerm(analyzers.Normalize(value)), false},
+	} {
+		b.Run(bb.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				analyzers.ExactHas(value, bb.term, bb.prefix)
+			}
+		})
+	}
 }

@@ -195,7 +195,22 @@ func ExactHas(value, term string, prefix bool) bool {
 	var buf [wordsOnStack]span
 	var lowBuf [256]byte
 	low, _ := lowerString(lowBuf[:0], value, buf[:0])
-	return termIs(wholeTerm(truncate(low)), term, prefix)
+	low = truncate(low)
+	if len(low) > MaxWholeBytes {
+		// A long value's term is its head and a hash. A prefix no longer
+		// than the head is a prefix of the value itself, and a term of
+		// another length than the long form cannot be the value's; only
+		// what is left needs the hash.
+		head := cut(low, MaxWholeBytes)
+		switch {
+		case prefix && len(term) <= len(head):
+			return bytes.HasPrefix(head, []byte(term))
+		case !prefix && len(term) != len(head)+hex.EncodedLen(wholeHashBytes):
+			return false
+		}
+		low = wholeTerm(low)
+	}
+	return termIs(low, term, prefix)
 }
 
 // lowerString is lowerWords over a string's bytes, which lowerWords only
