@@ -414,3 +414,27 @@ func TestCursorPaging(t *testing.T) {
 		}
 	}
 }
+
+// TestRebuildInManyChunks: a rebuild whose scan hands its workers many
+// chunks (three entities each) builds an index equal to PostgreSQL.
+func TestRebuildInManyChunks(t *testing.T) {
+	t.Parallel()
+	s := openStore(t, pgtest.NewDatabase(t))
+	seed(t, s)
+	x, err := indexer.Open(ctx, indexer.Options{Dir: t.TempDir(), Store: s, Consumer: "chunks", Logger: quiet, BatchSize: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close(context.Background())
+	for i := range 40 {
+		checker(t)(s.CreateTable(ctx, ns, table(fmt.Sprintf("t%02d", i), "a")))
+	}
+	catchUp(t, x)
+	if err := x.Rebuild(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if p := x.RebuildProgress(); p.Indexed < 40 {
+		t.Errorf("rebuild progress %+v: want at least the 40 tables indexed", p)
+	}
+	assertMatchesDB(t, x, s)
+}
