@@ -548,6 +548,20 @@ func TestValueHas(t *testing.T) {
 	for range 3000 {
 		values = append(values, randomValue(rng.IntN(12)))
 	}
+	// ASCII values, which ValueHas scans without lower-casing into a
+	// buffer, and long ones, whose exact term is cut and hashed.
+	ascii := []string{"a", "B", "c", "x1", " ", "  ", "\t", "-", "_", ".", ":", "/", "Zz"}
+	for range 1000 {
+		var b strings.Builder
+		for range rng.IntN(12) {
+			b.WriteString(ascii[rng.IntN(len(ascii))])
+		}
+		values = append(values, b.String())
+	}
+	for range 30 {
+		v := randomValue(100 + rng.IntN(200))
+		values = append(values, v, strings.ToUpper(v), "  "+strings.ReplaceAll(v, " ", "   "))
+	}
 	for _, v := range values {
 		terms := analyze(t, analyzers.AnalyzerValue, v)
 		want := func(term string, prefix bool) bool {
@@ -570,6 +584,13 @@ func TestValueHas(t *testing.T) {
 			return len(exact) == 1 && (exact[0] == term || prefix && strings.HasPrefix(exact[0], term))
 		}
 		candidates = append(candidates, exact...)
+		for _, e := range exact {
+			for _, n := range []int{1, 2, analyzers.MaxWholePrefixBytes - 1, analyzers.MaxWholePrefixBytes, analyzers.MaxWholePrefixBytes + 1, analyzers.MaxWholeBytes} {
+				if n < len(e) {
+					candidates = append(candidates, e[:n], e[:n]+"x")
+				}
+			}
+		}
 		for _, c := range candidates {
 			for _, prefix := range []bool{false, true} {
 				if got := analyzers.ValueHas(v, c, prefix); got != want(c, prefix) {
@@ -683,6 +704,18 @@ func BenchmarkExactHasLongValue(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				analyzers.ExactHas(value, bb.term, bb.prefix)
+			}
+		})
+	}
+	// And a word search's explanation, which asks ValueHas.
+	for _, bb := range []struct {
+		name, term string
+		prefix     bool
+	}{{"value-word-absent", "sezu", false}, {"value-word-last", "column_59", false}} {
+		b.Run(bb.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				analyzers.ValueHas(value, bb.term, bb.prefix)
 			}
 		})
 	}

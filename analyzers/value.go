@@ -164,6 +164,9 @@ func Normalize(value string) string {
 // over value: a table's schema text has hundreds of terms, and analyzing
 // it for each hit was most of a search's time.
 func ValueHas(value, term string, prefix bool) bool {
+	if !asciiMayHold(value, term) {
+		return false
+	}
 	var buf [wordsOnStack]span
 	var lowBuf [256]byte
 	low, words := lowerString(lowBuf[:0], value, buf[:0])
@@ -189,9 +192,26 @@ func ValueHas(value, term string, prefix bool) bool {
 // ExactHas reports whether AnalyzerExact's term for value (the whole value
 // lower-cased, whitespace collapsed, cut to MaxTermBytes, and a long one
 // cut and hashed as wholeTerm says) equals term or, with prefix, starts
-// with it, without allocating for a short value. Terms come from
-// WholeTerm and WholePrefix.
+// with it. It reads value no further than the first byte that differs and
+// allocates only for a term longer than MaxWholePrefixBytes. Terms come
+// from WholeTerm and WholePrefix.
 func ExactHas(value, term string, prefix bool) bool {
+	// Whatever the case below, a term that matches starts with the
+	// normalized value's first bytes, up to the shortest cut of a long
+	// value; and a term no longer than that cut is decided by them. That
+	// is most terms, and most differ within a few bytes, where a table's
+	// schema text is a kilobyte to normalize.
+	n := min(len(term), MaxWholePrefixBytes)
+	has, longer := normalizedPrefix(value, term[:n])
+	switch {
+	case !has:
+		return false
+	case n == len(term) && n > 0:
+		// Equal to a value of n bytes, whose term is itself; or a prefix
+		// of the value, and so of its term (a long value's keeps its
+		// first MaxWholePrefixBytes at least).
+		return prefix || !longer
+	}
 	var buf [wordsOnStack]span
 	var lowBuf [256]byte
 	low, _ := lowerString(lowBuf[:0], value, buf[:0])
@@ -211,6 +231,91 @@ func ExactHas(value, term string, prefix bool) bool {
 		low = wholeTerm(low)
 	}
 	return termIs(low, term, prefix)
+}
+
+// asciiMayHold reports whether ValueHas must look for term in value:
+// false only when value is ASCII and, lower-cased, does not contain term,
+// since each term ValueHas compares is then a piece of the lower-cased
+// value. It costs a scan with no allocation, where lowerWords records the
+// place of every word.
+func asciiMayHold(value, term string) bool {
+	if term == "" {
+		return true
+	}
+	for i := 0; i < len(value); i++ {
+		c := value[i]
+		if c >= utf8.RuneSelf {
+			return true // lower-casing may change lengths; ask lowerWords
+		}
+		if lowerASCII(c) == term[0] && len(value)-i >= len(term) && hasLowerPrefix(value[i:], term) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasLowerPrefix reports whether s with its ASCII letters lower-cased
+// starts with prefix.
+func hasLowerPrefix(s, prefix string) bool {
+	if len(s) < len(prefix) {
+		return false
+	}
+	for i := range len(prefix) {
+		if lowerASCII(s[i]) != prefix[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// normalizedPrefix reports whether value, normalized as lowerWords
+// normalizes it (lower-cased, whitespace runs collapsed to one space,
+// trimmed), starts with p, and if so whether it is longer than p. It stops
+// at the first byte that differs.
+func normalizedPrefix(value, p string) (has, longer bool) {
+	var enc [utf8.UTFMax]byte
+	j := 0                        // bytes of p matched
+	space, inText := false, false // a space is due before the next word
+	for i := 0; i < len(value); {
+		c := value[i]
+		r, size := rune(c), 1
+		if c >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(value[i:])
+		}
+		i += size
+		if isSpace(r) {
+			space = inText
+			continue
+		}
+		if space {
+			if j == len(p) {
+				return true, true
+			}
+			if p[j] != ' ' {
+				return false, false
+			}
+			j++
+			space = false
+		}
+		inText = true
+		for _, b := range appendLower(enc[:0], r) {
+			if j == len(p) {
+				return true, true
+			}
+			if p[j] != b {
+				return false, false
+			}
+			j++
+		}
+	}
+	return j == len(p), false
 }
 
 // lowerString is lowerWords over a string's bytes, which lowerWords only
