@@ -247,7 +247,7 @@ func asciiMayHold(value, term string) bool {
 		if c >= utf8.RuneSelf {
 			return true // lower-casing may change lengths; ask lowerWords
 		}
-		if lowerASCII(c) == term[0] && len(value)-i >= len(term) && hasLowerPrefix(value[i:], term) {
+		if lowerASCII(c) == term[0] && hasLowerPrefix(value[i:], term) {
 			return true
 		}
 	}
