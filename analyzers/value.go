@@ -164,8 +164,8 @@ func Normalize(value string) string {
 // over value: a table's schema text has hundreds of terms, and analyzing
 // it for each hit was most of a search's time.
 func ValueHas(value, term string, prefix bool) bool {
-	if !asciiMayHold(value, term) {
-		return false
+	if has, ascii := asciiValueHas(value, term, prefix); has || ascii {
+		return has
 	}
 	var buf [wordsOnStack]span
 	var lowBuf [256]byte
@@ -233,26 +233,51 @@ func ExactHas(value, term string, prefix bool) bool {
 	return termIs(low, term, prefix)
 }
 
-// asciiMayHold reports whether ValueHas must look for term in value:
-// false only when value is ASCII and, lower-cased, does not contain term,
-// since each term ValueHas compares is then a piece of the lower-cased
-// value. It costs a scan with no allocation, where lowerWords records the
-// place of every word.
-func asciiMayHold(value, term string) bool {
-	if term == "" {
-		return true
-	}
-	for i := 0; i < len(value); i++ {
-		c := value[i]
-		if c >= utf8.RuneSelf {
-			return true // lower-casing may change lengths; ask lowerWords
+// asciiValueHas is ValueHas for the ASCII words of value, which it reads
+// in place, lower-casing as it compares: a table's schema text is a
+// kilobyte whose words lowerWords would copy and record. ascii is false
+// when a word holds a byte beyond ASCII before term was found: then only
+// lowerWords can tell.
+func asciiValueHas(value, term string, prefix bool) (has, ascii bool) {
+	is := func(t string) bool {
+		t = t[:min(len(t), MaxTermBytes)]
+		if t == "" || len(t) < len(term) || !prefix && len(t) != len(term) {
+			return false
 		}
-		if lowerASCII(c) == term[0] && hasLowerPrefix(value[i:], term) {
-			return true
+		return hasLowerPrefix(t, term)
+	}
+	for i := 0; i < len(value); {
+		for i < len(value) && isASCIISpace(value[i]) {
+			i++
+		}
+		start := i
+		for ; i < len(value) && !isASCIISpace(value[i]); i++ {
+			if value[i] >= utf8.RuneSelf {
+				return false, false
+			}
+		}
+		word := value[start:i]
+		if word == "" {
+			break
+		}
+		if is(word) {
+			return true, true
+		}
+		// Its parts, as ValueHas splits them.
+		part := 0
+		for k := 0; k <= len(word); k++ {
+			if k == len(word) || isSeparator(word[k]) {
+				if is(word[part:k]) {
+					return true, true
+				}
+				part = k + 1
+			}
 		}
 	}
-	return false
+	return false, true
 }
+
+func isASCIISpace(c byte) bool { return c == ' ' || '\t' <= c && c <= '\r' }
 
 // hasLowerPrefix reports whether s with its ASCII letters lower-cased
 // starts with prefix.
