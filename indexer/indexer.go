@@ -243,15 +243,33 @@ func (x *Indexer) build(ctx context.Context) (bleve.Index, checkpoint, error) {
 // of 0.94, 0.62-0.65 and 0.47 GB. (Batches of 5000: 86 s and 3.1 GB.)
 const buildBatch = 500
 
-// buildWorkers is how many batches a build applies at once. Bleve analyses
-// a batch's documents in parallel but builds its segment on one core, and a
-// batch then waits for the persister: with two workers one builds while the
-// other waits. Rebuilding 100k entities on 2 cores took 60-64 s with two
-// workers against 76-83 s with one (CPU 115-122 s and 118-128 s), at a peak
-// RSS of 0.98-1.0 GB against 0.63 GB: each worker holds its batch's
-// analysis. (Batches of 250 with two workers: 71 s, 134 s of CPU, 0.65 GB.)
-// At 1M entities: 674 s against 829 s, with 1.29 against 0.90 GiB of heap.
-const buildWorkers = 2
+// buildWorkers returns how many batches a build applies at once. Bleve
+// analyses a batch's documents in parallel but builds its segment on one
+// core, and a batch then waits for the persister: with two workers one
+// builds while the other waits. But each worker holds its batch's
+// analysis, so the second runs only when the machine, and semcat's memory
+// cgroup if it has a limit, have memory to spare (roomFor).
+//
+// Rebuilding on 2 cores, one worker against two (wall, CPU, peak RSS of a
+// freshly started server):
+//
+//	100k entities: 75-83 s, 117-128 s, 0.63-0.65 GB against 60-65 s, 115-123 s, 0.98-1.0 GB
+//	1M entities:   829 s, 1266 s against 674 s, 1277 s; heap 901 MiB against 1.29 GiB
+//
+// (At 100k, two workers with batches of 250 took 71 s and 0.65 GB, and
+// with batches of 350, 69 s and 0.76 GB. Bleve's unsafe batches, persisted
+// once at the end, saved 4-9% with one worker: not worth a second way to
+// open an index.)
+func buildWorkers() int {
+	if roomFor(secondWorkerBytes) {
+		return 2
+	}
+	return 1
+}
+
+// secondWorkerBytes is half the memory a build's second worker needs free
+// (roomFor asks for twice it): at 1M entities it added 0.4 GiB of heap.
+const secondWorkerBytes = 1 << 30
 
 func (x *Indexer) buildGeneration(ctx context.Context) (bleve.Index, checkpoint, string, error) {
 	gen, err := x.disk.newGeneration()
@@ -272,13 +290,13 @@ func (x *Indexer) buildGeneration(ctx context.Context) (bleve.Index, checkpoint,
 	defer x.rebuildFinished()
 	started := time.Now()
 	// Reading PostgreSQL and building segments overlap: the scan hands each
-	// chunk to one of buildWorkers workers, which applies it as one Bleve
+	// chunk to one of buildWorkers' workers, which applies it as one Bleve
 	// batch while the next chunks are read. The checkpoint is written once
 	// every chunk has landed; a generation is published only when complete.
 	g, gctx := errgroup.WithContext(ctx)
 	chunks := make(chan []*semcat.EntityRecord, 1)
 	var n atomic.Int64
-	for range buildWorkers {
+	for range buildWorkers() {
 		g.Go(func() error {
 			for recs := range chunks {
 				b := idx.NewBatch()

@@ -29,7 +29,7 @@ import (
 //
 // Pages dropped before a sweep first read them (those of segments written
 // during a long bulk load, say) are read back from disk too, but only while
-// the machine has room to spare (roomToLoad: free memory of at least twice
+// the machine has room to spare (roomFor: free memory of at least twice
 // the index, in the machine and in semcat's memory cgroup). A page dropped
 // for want of memory stays dropped. Without this, 54 of 200 word searches
 // at 1,000,000 entities still waited for the disk.
@@ -89,7 +89,7 @@ func (x *Indexer) sweepCache(ctx context.Context, spread time.Duration) (sweepSt
 			st.size += fi.Size()
 		}
 	}
-	load := roomToLoad(st.size)
+	load := roomFor(st.size)
 	start := time.Now()
 	buf := make([]byte, 1<<20)
 	var done int64 // bytes of the files swept so far, for pacing

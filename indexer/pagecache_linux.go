@@ -80,11 +80,11 @@ func readCached(path string, buf []byte, load bool) (cached, loaded int64, err e
 	return cached, loaded, nil
 }
 
-// roomToLoad reports whether there is memory to spare for reading an index
-// of size bytes back into the page cache: MemAvailable is at least twice
-// size, and so is what semcat's memory cgroup (version 2) may still use if
-// it has a limit.
-func roomToLoad(size int64) bool {
+// roomFor reports whether there is memory to spare for size more bytes
+// (an index read back into the page cache, a build's second batch):
+// MemAvailable is at least twice size, and so is what semcat's memory
+// cgroup (version 2) may still use if it has a limit.
+func roomFor(size int64) bool {
 	avail, ok := memAvailable()
 	if !ok || avail < 2*size {
 		return false

@@ -117,13 +117,13 @@ func TestReadCachedLoadsDroppedPages(t *testing.T) {
 	}
 }
 
-// TestRoomToLoad: an index the size of a page fits on any machine that
+// TestRoomFor: an index the size of a page fits on any machine that
 // runs the tests; one of an exbibyte on none.
-func TestRoomToLoad(t *testing.T) {
-	if !roomToLoad(int64(os.Getpagesize())) {
+func TestRoomFor(t *testing.T) {
+	if !roomFor(int64(os.Getpagesize())) {
 		t.Error("no room to load a page")
 	}
-	if roomToLoad(1 << 60) {
+	if roomFor(1 << 60) {
 		t.Error("room to load an exbibyte")
 	}
 }

@@ -8,4 +8,4 @@ var errNoCacheSweep = errors.New("keeping the index cached needs Linux")
 
 func readCached(string, []byte, bool) (int64, int64, error) { return 0, 0, errNoCacheSweep }
 
-func roomToLoad(int64) bool { return false }
+func roomFor(int64) bool { return false }
