@@ -239,6 +239,29 @@ func ExactHas(value, term string, prefix bool) bool {
 // when a word holds a byte beyond ASCII before term was found: then only
 // lowerWords can tell.
 func asciiValueHas(value, term string, prefix bool) (has, ascii bool) {
+	// Each term ValueHas compares is a piece of the lower-cased value, so
+	// the words before term's first occurrence cannot hold it, and none do
+	// if it does not occur: most values, when a hit is explained.
+	from := 0
+	if term != "" {
+		from = -1
+		for i := 0; i < len(value); i++ {
+			c := value[i]
+			if c >= utf8.RuneSelf {
+				return false, false
+			}
+			if lowerASCII(c) == term[0] && hasLowerPrefix(value[i:], term) {
+				from = i
+				break
+			}
+		}
+		if from < 0 {
+			return false, true
+		}
+		for from > 0 && !isASCIISpace(value[from-1]) {
+			from--
+		}
+	}
 	is := func(t string) bool {
 		t = t[:min(len(t), MaxTermBytes)]
 		if t == "" || len(t) < len(term) || !prefix && len(t) != len(term) {
@@ -246,7 +269,7 @@ func asciiValueHas(value, term string, prefix bool) (has, ascii bool) {
 		}
 		return hasLowerPrefix(t, term)
 	}
-	for i := 0; i < len(value); {
+	for i := from; i < len(value); {
 		for i < len(value) && isASCIISpace(value[i]) {
 			i++
 		}
