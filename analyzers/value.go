@@ -236,7 +236,7 @@ func ExactHas(value, term string, prefix bool) bool {
 // asciiValueHas is ValueHas for the ASCII words of value, which it reads
 // in place, lower-casing as it compares: a table's schema text is a
 // kilobyte whose words lowerWords would copy and record. ascii is false
-// when a word holds a byte beyond ASCII before term was found: then only
+// when value has a byte beyond ASCII before term is found: then only
 // lowerWords can tell.
 func asciiValueHas(value, term string, prefix bool) (has, ascii bool) {
 	// Each term ValueHas compares is a piece of the lower-cased value, so
