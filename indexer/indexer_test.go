@@ -150,9 +150,26 @@ func seed(tb testing.TB, s *catalogdb.Store) {
 // on it, closed when the test ends.
 func seededIndexer(tb testing.TB) (*catalogdb.Store, *indexer.Indexer) {
 	tb.Helper()
+	return seededIndexerWith(tb, indexer.Options{})
+}
+
+// seededIndexerWith is seededIndexer with opts; the store, the logger and
+// (unless set) the directory and consumer are filled in.
+func seededIndexerWith(tb testing.TB, opts indexer.Options) (*catalogdb.Store, *indexer.Indexer) {
+	tb.Helper()
 	s := openStore(tb, pgtest.NewDatabase(tb))
 	seed(tb, s)
-	x := openIndexer(tb, s, tb.TempDir())
+	if opts.Dir == "" {
+		opts.Dir = tb.TempDir()
+	}
+	if opts.Consumer == "" {
+		opts.Consumer = "test:" + opts.Dir
+	}
+	opts.Store, opts.Logger = s, quiet
+	x, err := indexer.Open(context.Background(), opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
 	tb.Cleanup(func() { x.Close(context.Background()) })
 	return s, x
 }
@@ -405,14 +422,8 @@ func currentGeneration(tb testing.TB, dir string) string {
 // ones.
 func TestMergedSegmentsStayUnderCap(t *testing.T) {
 	t.Parallel()
-	s := openStore(t, pgtest.NewDatabase(t))
-	seed(t, s)
 	const maxDocs = 40
-	x, err := indexer.Open(ctx, indexer.Options{Dir: t.TempDir(), Store: s, Consumer: "test", Logger: quiet, BatchSize: 10, MaxSegmentDocs: maxDocs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer x.Close(ctx)
+	s, x := seededIndexerWith(t, indexer.Options{BatchSize: 10, MaxSegmentDocs: maxDocs})
 	for i := range 400 {
 		checker(t)(s.CreateTable(ctx, ns, table(fmt.Sprintf("t%03d", i), "a")))
 		if i%10 == 9 {

@@ -301,13 +301,7 @@ func TestRebuildWarmsColumns(t *testing.T) {
 // PostgreSQL, the renamed schema's tables carrying the new name.
 func TestLargeSubtreeInChunks(t *testing.T) {
 	t.Parallel()
-	s := openStore(t, pgtest.NewDatabase(t))
-	seed(t, s)
-	x, err := indexer.Open(context.Background(), indexer.Options{Dir: t.TempDir(), Store: s, Consumer: "chunks", Logger: quiet, BatchSize: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer x.Close(context.Background())
+	s, x := seededIndexerWith(t, indexer.Options{BatchSize: 3})
 	for i := range 20 {
 		checker(t)(s.CreateTable(ctx, ns, table(fmt.Sprintf("t%02d", i), "a")))
 	}
@@ -419,13 +413,7 @@ func TestCursorPaging(t *testing.T) {
 // chunks (three entities each) builds an index equal to PostgreSQL.
 func TestRebuildInManyChunks(t *testing.T) {
 	t.Parallel()
-	s := openStore(t, pgtest.NewDatabase(t))
-	seed(t, s)
-	x, err := indexer.Open(ctx, indexer.Options{Dir: t.TempDir(), Store: s, Consumer: "chunks", Logger: quiet, BatchSize: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer x.Close(context.Background())
+	s, x := seededIndexerWith(t, indexer.Options{BatchSize: 3})
 	for i := range 40 {
 		checker(t)(s.CreateTable(ctx, ns, table(fmt.Sprintf("t%02d", i), "a")))
 	}
