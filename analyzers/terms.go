@@ -58,7 +58,7 @@ func lowerWords(low, input []byte, words []span) ([]byte, []span) {
 // isSpace is unicode.IsSpace with a fast path for ASCII.
 func isSpace(r rune) bool {
 	if r < utf8.RuneSelf {
-		return r == ' ' || ('\t' <= r && r <= '\r')
+		return r == ' ' || ('\t' <= r && r <= '\r') // isASCIISpace, spelt out to stay inlinable
 	}
 	return unicode.IsSpace(r)
 }
@@ -68,10 +68,7 @@ func isSpace(r rune) bool {
 // every term is valid UTF-8.
 func appendLower(dst []byte, r rune) []byte {
 	if r < utf8.RuneSelf {
-		if 'A' <= r && r <= 'Z' {
-			r += 'a' - 'A'
-		}
-		return append(dst, byte(r))
+		return append(dst, lowerASCII(byte(r)))
 	}
 	return utf8.AppendRune(dst, unicode.ToLower(r))
 }

@@ -170,20 +170,29 @@ func ValueHas(value, term string, prefix bool) bool {
 	var buf [wordsOnStack]span
 	var lowBuf [256]byte
 	low, words := lowerString(lowBuf[:0], value, buf[:0])
+	is := func(t []byte) bool { return termIs(t, term, prefix) }
 	for _, w := range words {
-		word := low[w.lowStart:w.lowEnd]
-		if termIs(word, term, prefix) {
+		if wordOrPartIs(low[w.lowStart:w.lowEnd], is) {
 			return true
 		}
-		// Its parts, split at separators as emitParts splits them.
-		start := 0
-		for i := 0; i <= len(word); i++ {
-			if i == len(word) || isSeparator(word[i]) {
-				if termIs(word[start:i], term, prefix) {
-					return true
-				}
-				start = i + 1
+	}
+	return false
+}
+
+// wordOrPartIs reports whether is holds for word or for one of its parts,
+// split at separators as emitParts splits them: the terms ValueHas asks
+// about.
+func wordOrPartIs[S ~string | ~[]byte](word S, is func(S) bool) bool {
+	if is(word) {
+		return true
+	}
+	start := 0
+	for i := 0; i <= len(word); i++ {
+		if i == len(word) || isSeparator(word[i]) {
+			if is(word[start:i]) {
+				return true
 			}
+			start = i + 1
 		}
 	}
 	return false
@@ -283,18 +292,8 @@ func asciiValueHas(value, term string, prefix bool) (has, ascii bool) {
 		if word == "" {
 			break
 		}
-		if is(word) {
+		if wordOrPartIs(word, is) {
 			return true, true
-		}
-		// Its parts, as ValueHas splits them.
-		part := 0
-		for k := 0; k <= len(word); k++ {
-			if k == len(word) || isSeparator(word[k]) {
-				if is(word[part:k]) {
-					return true, true
-				}
-				part = k + 1
-			}
 		}
 	}
 	return false, true
