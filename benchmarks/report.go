@@ -40,14 +40,18 @@ func summarize(ds []time.Duration) Stats {
 
 // Machine describes where the run happened.
 type Machine struct {
-	LoadAvg     string `json:"loadAverageAtStart"` // 1, 5, 15 minutes: others' work on the machine
-	LoadAvgEnd  string `json:"loadAverageAtEnd"`
-	NProc       int    `json:"nproc"`
-	MemoryBytes int64  `json:"memoryBytes"`
-	CPU         string `json:"cpu"`
-	Kernel      string `json:"kernel"`
-	Go          string `json:"go"`
-	Postgres    string `json:"postgres"`
+	LoadAvg    string `json:"loadAverageAtStart"` // 1, 5, 15 minutes: others' work on the machine
+	LoadAvgEnd string `json:"loadAverageAtEnd"`
+	// ReferenceMs and ReferenceEndMs time the reference work (reference.go)
+	// at the start and at the end of the run: lower is a faster machine.
+	ReferenceMs    float64 `json:"referenceWorkMs"`
+	ReferenceEndMs float64 `json:"referenceWorkMsAtEnd"`
+	NProc          int     `json:"nproc"`
+	MemoryBytes    int64   `json:"memoryBytes"`
+	CPU            string  `json:"cpu"`
+	Kernel         string  `json:"kernel"`
+	Go             string  `json:"go"`
+	Postgres       string  `json:"postgres"`
 }
 
 func machine() Machine {
@@ -272,9 +276,12 @@ func (r *Results) Markdown() string {
 	m := r.Machine
 	p("# semcat benchmark — %s entities\n\n", r.Size)
 	p("Run %s, %s, seed %d. Machine: %d CPUs (%s), %s RAM, %s; %s; PostgreSQL %s. "+
-		"Load average (1/5/15 min) %s at the start, %s at the end.\n\n",
+		"Load average (1/5/15 min) %s at the start, %s at the end. "+
+		"Speed of this machine: the reference work (reference.go: %d keys formatted, mapped and sorted on one goroutine; it does not depend on semcat's code) took %.0f ms at the start and %.0f ms at the end; "+
+		"compare runs through it, since machines of this kind differ.\n\n",
 		r.Started.UTC().Format("2006-01-02 15:04 UTC"), (time.Duration(r.Seconds) * time.Second).String(), r.Seed,
-		m.NProc, m.CPU, fmtBytes(m.MemoryBytes), m.Kernel, m.Go, m.Postgres, m.LoadAvg, m.LoadAvgEnd)
+		m.NProc, m.CPU, fmtBytes(m.MemoryBytes), m.Kernel, m.Go, m.Postgres, m.LoadAvg, m.LoadAvgEnd,
+		referenceKeys, m.ReferenceMs, m.ReferenceEndMs)
 	c := r.Counts
 	p("Catalog: %d entities — %d catalogs, %d schemas, %d tables, %d semantic models, %d metrics — plus %d tags; "+
 		"Bleve index %s on disk after the load; the PostgreSQL FTS table %s + %s of indexes (built in %.1f s).\n\n",
