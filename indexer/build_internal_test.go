@@ -1,0 +1,45 @@
+package indexer
+
+import (
+	"runtime/debug"
+	"testing"
+)
+
+// gcPercent is the garbage collector's current setting.
+func gcPercent() int {
+	p := debug.SetGCPercent(100)
+	debug.SetGCPercent(p)
+	return p
+}
+
+// TestBuildGC: a build loosens the garbage collector and its end restores
+// it, also when builds overlap (the first sets it, the last restores it);
+// an operator's GOGC is left alone.
+func TestBuildGC(t *testing.T) {
+	if !roomFor(looseGCBytes) {
+		t.Skip("this machine has no memory to spare for a looser garbage collector")
+	}
+	t.Setenv("GOGC", "") // as when unset: the runtime read it at start
+	defer debug.SetGCPercent(debug.SetGCPercent(150))
+
+	first := buildGC()
+	if got := gcPercent(); got != buildGCPercent {
+		t.Fatalf("during a build, GC percent = %d; want %d", got, buildGCPercent)
+	}
+	second := buildGC()
+	first()
+	if got := gcPercent(); got != buildGCPercent {
+		t.Errorf("after the first of two overlapping builds ended, GC percent = %d; want %d", got, buildGCPercent)
+	}
+	second()
+	if got := gcPercent(); got != 150 {
+		t.Errorf("after both builds ended, GC percent = %d; want 150 as before", got)
+	}
+
+	t.Setenv("GOGC", "150")
+	restore := buildGC()
+	if got := gcPercent(); got != 150 {
+		t.Errorf("with GOGC set, a build made GC percent %d; want the operator's 150", got)
+	}
+	restore()
+}
