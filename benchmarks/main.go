@@ -149,7 +149,7 @@ func run(o options) int {
 func bench(ctx context.Context, o options, n int, root, tmp string, srv **Server, clusterDir *string) (*Results, error) {
 	started := time.Now()
 	res := &Results{Size: o.size, Seed: o.seed, Started: started, Machine: machine(), Iterations: o.iterations}
-	res.Machine.ReferenceMs = referenceTime().Seconds() * 1000
+	res.Machine.ReferenceMs = referenceMs()
 	logf("reference work: %.0f ms (this machine's speed; see reference.go)", res.Machine.ReferenceMs)
 
 	logf("generating the %s catalog (seed %d)", o.size, o.seed)
@@ -318,7 +318,7 @@ func bench(ctx context.Context, o options, n int, root, tmp string, srv **Server
 	logf("peak RSS of semcat: %s (sampled peaks by phase: %s)", fmtBytes(res.PeakRSS), strings.Join(phases, ", "))
 
 	res.Machine.LoadAvgEnd = loadAvg()
-	res.Machine.ReferenceEndMs = referenceTime().Seconds() * 1000
+	res.Machine.ReferenceEndMs = referenceMs()
 	logf("reference work at the end: %.0f ms", res.Machine.ReferenceEndMs)
 	res.ServerLog = s.Errors(10)
 	res.Notes = notes(o, g, res)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -39,14 +40,14 @@ func referenceWork() uint64 {
 	return sum
 }
 
-// referenceTime is the fastest of three runs of referenceWork: the least
-// disturbed by other work on the machine.
-func referenceTime() time.Duration {
-	best := time.Duration(1<<63 - 1)
+// referenceMs is the fastest of three runs of referenceWork, the least
+// disturbed by other work on the machine, in milliseconds.
+func referenceMs() float64 {
+	best := time.Duration(math.MaxInt64)
 	for range 3 {
 		start := time.Now()
 		referenceWork()
 		best = min(best, time.Since(start))
 	}
-	return best
+	return float64(best) / float64(time.Millisecond)
 }
