@@ -62,6 +62,14 @@ func TestMapperAgreesWithMapping(t *testing.T) {
 		if diff := cmp.Diff(fieldsOf(want, true), gotFields); diff != "" {
 			t.Errorf("%s (-Bleve's mapping +the indexer's):\n%s", id, diff)
 		}
+		// Each name's values are one field, analysed once (multiField).
+		perName := map[string]int{}
+		got.VisitFields(func(f index.Field) { perName[f.Name()]++ })
+		for name, n := range perName {
+			if n > 1 {
+				t.Errorf("%s: %d fields named %s, want their values in one", id, n, name)
+			}
+		}
 		for _, f := range gotFields {
 			if strings.Contains(f, "vectors") {
 				t.Errorf("%s: %s keeps term vectors", id, f)
@@ -82,11 +90,19 @@ func TestMapperAgreesWithMapping(t *testing.T) {
 	}
 }
 
-// fieldsOf describes each field of doc after analysis as "name options
-// terms stored-value", sorted; dynamic says to ignore term vectors on the
-// property maps' fields, which only Bleve's mapping keeps.
+// fieldsOf describes each field name of doc after analysis, as a segment
+// holds it: "name options length [terms] stored-values", with the terms
+// and lengths of the fields of one name summed, as Bleve's segment builder
+// sums them; dynamic says to ignore term vectors on the property maps'
+// fields, which only Bleve's mapping keeps.
 func fieldsOf(doc *document.Document, dynamic bool) []string {
-	var out []string
+	type field struct {
+		flags  string
+		length int
+		freqs  map[string]int
+		stored []string
+	}
+	byName := map[string]*field{}
 	doc.VisitFields(func(f index.Field) {
 		opts := f.Options()
 		if dynamic && strings.Contains(f.Name(), ".") {
@@ -96,25 +112,38 @@ func fieldsOf(doc *document.Document, dynamic bool) []string {
 		for _, o := range []struct {
 			bit  index.FieldIndexingOptions
 			name string
-		}{{index.IndexField, "indexed"}, {index.StoreField, "stored"}, {index.IncludeTermVectors, "vectors"}, {index.DocValues, "docvalues"}} {
+		}{{index.IndexField, "indexed"}, {index.StoreField, "stored"}, {index.IncludeTermVectors, "vectors"}, {index.DocValues, "docvalues"}, {index.SkipFreqNorm, "nofreqs"}} {
 			if opts&o.bit != 0 {
 				flags = append(flags, o.name)
 			}
 		}
-		var terms []string
+		agg := byName[f.Name()]
+		if agg == nil {
+			agg = &field{flags: strings.Join(flags, ","), freqs: map[string]int{}}
+			byName[f.Name()] = agg
+		} else if s := strings.Join(flags, ","); s != agg.flags {
+			agg.flags += "|" + s
+		}
 		if opts.IsIndexed() {
 			f.Analyze()
+			agg.length += f.AnalyzedLength()
 			for term, tf := range f.AnalyzedTokenFrequencies() {
-				terms = append(terms, fmt.Sprintf("%s:%d", term, tf.Frequency()))
+				agg.freqs[term] += tf.Frequency()
 			}
-			sort.Strings(terms)
 		}
-		stored := ""
 		if opts.IsStored() {
-			stored = string(f.Value())
+			agg.stored = append(agg.stored, string(f.Value()))
 		}
-		out = append(out, fmt.Sprintf("%s %s [ %s ] %q", f.Name(), strings.Join(flags, ","), strings.Join(terms, " "), stored))
 	})
+	var out []string
+	for name, f := range byName {
+		var terms []string
+		for term, n := range f.freqs {
+			terms = append(terms, fmt.Sprintf("%s:%d", term, n))
+		}
+		sort.Strings(terms)
+		out = append(out, fmt.Sprintf("%s %s %d [ %s ] %q", name, f.flags, f.length, strings.Join(terms, " "), f.stored))
+	}
 	sort.Strings(out)
 	return out
 }
