@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/semcat/semcat"
+	q "github.com/semcat/semcat/query"
 )
 
 // TestMapperAgreesWithMapping: the documents the indexer writes hold the
@@ -146,4 +147,19 @@ func fieldsOf(doc *document.Document, dynamic bool) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// TestMultiFieldSize: the size a multiField counts while analysing is what
+// Bleve's TokenFrequencies.Size would walk its terms to say.
+func TestMultiFieldSize(t *testing.T) {
+	for _, r := range documents.fields[q.FieldSchemaFields] {
+		f := &multiField{name: r.name, values: []string{"EmpName:string", "EmpContact:struct", "EmpContact.EmpTel:integer", "EmpContact.EmpAddr:string", "Größe:double"}, rule: r}
+		f.Analyze()
+		if len(f.freqs) < 5 {
+			t.Fatalf("%s: %d terms", r.name, len(f.freqs))
+		}
+		if got, want := f.freqsSize, f.freqs.Size(); got != want {
+			t.Errorf("%s: counted %d bytes, TokenFrequencies.Size says %d", r.name, got, want)
+		}
+	}
 }
