@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -83,7 +84,8 @@ func readCached(path string, buf []byte, load bool) (cached, loaded int64, err e
 // roomFor reports whether there is memory to spare for size more bytes
 // (an index read back into the page cache, a build's second batch):
 // MemAvailable is at least twice size, and so is what semcat's memory
-// cgroup (version 2) may still use if it has a limit.
+// cgroup (either version) may still use if it, or one above it, has a
+// limit.
 func roomFor(size int64) bool {
 	avail, ok := memAvailable()
 	if !ok || avail < 2*size {
@@ -110,36 +112,62 @@ func memAvailable() (int64, bool) {
 	return 0, false
 }
 
-// cgroupFree is memory.max less memory.current of this process's cgroup
-// (version 2), and whether it has a limit at all.
+// cgroupFree is what this process's memory cgroup may still use: the
+// least, over it and the cgroups above it, of a limit less its usage (page
+// cache included, as the kernel charges it), and whether any has a limit.
+// Both cgroup versions count: version 2 (memory.max, memory.current), and
+// version 1's memory controller (memory.limit_in_bytes,
+// memory.usage_in_bytes), which hosts still on cgroup v1, or a hybrid
+// layout, give containers.
 func cgroupFree() (int64, bool) {
 	b, err := os.ReadFile("/proc/self/cgroup")
 	if err != nil {
 		return 0, false
 	}
-	// Version 2 is the one line "0::/path".
-	_, group, ok := strings.Cut(strings.TrimSpace(string(b)), "0::")
-	if !ok {
-		return 0, false
-	}
-	dir := filepath.Join("/sys/fs/cgroup", group)
-	read := func(name string) (int64, bool) {
-		b, err := os.ReadFile(filepath.Join(dir, name))
+	return memoryCgroupFree("/sys/fs/cgroup", string(b))
+}
+
+// memoryCgroupFree is cgroupFree for cgroup filesystems mounted under root
+// and the process's /proc/self/cgroup text.
+func memoryCgroupFree(root, procCgroup string) (free int64, limited bool) {
+	read := func(path string) (int64, bool) {
+		b, err := os.ReadFile(path)
 		if err != nil {
 			return 0, false
 		}
 		v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
-		return v, err == nil // "max" is no limit
+		return v, err == nil // version 2's "max" is no limit
 	}
-	limit, ok := read("memory.max")
-	if !ok {
-		return 0, false
+	for line := range strings.Lines(procCgroup) {
+		// "hierarchy-id:controllers:path"
+		parts := strings.SplitN(strings.TrimSpace(line), ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		var mount, limitFile, usageFile string
+		switch {
+		case parts[0] == "0" && parts[1] == "":
+			mount, limitFile, usageFile = root, "memory.max", "memory.current"
+		case slices.Contains(strings.Split(parts[1], ","), "memory"):
+			mount, limitFile, usageFile = filepath.Join(root, "memory"), "memory.limit_in_bytes", "memory.usage_in_bytes"
+		default:
+			continue
+		}
+		for group := filepath.Clean("/" + parts[2]); ; group = filepath.Dir(group) {
+			dir := filepath.Join(mount, group)
+			limit, ok := read(filepath.Join(dir, limitFile))
+			// Version 1 writes "no limit" as the largest page-aligned int64.
+			if ok && limit < 1<<62 {
+				if used, ok := read(filepath.Join(dir, usageFile)); ok && (!limited || limit-used < free) {
+					free, limited = limit-used, true
+				}
+			}
+			if group == "/" {
+				break
+			}
+		}
 	}
-	used, ok := read("memory.current")
-	if !ok {
-		return 0, false
-	}
-	return limit - used, true
+	return free, limited
 }
 
 // mincore sets vec[i]&1 when page i of mem is in the page cache.

@@ -127,3 +127,61 @@ func TestRoomFor(t *testing.T) {
 		t.Error("room to load an exbibyte")
 	}
 }
+
+// TestMemoryCgroupFree reads both cgroup versions' memory limits from a
+// made-up cgroup filesystem: the tightest of the process's cgroup and
+// those above it counts, "no limit" (v2's "max", v1's largest int64) does
+// not, and controllers other than memory are ignored.
+func TestMemoryCgroupFree(t *testing.T) {
+	root := t.TempDir()
+	write := func(path, value string) {
+		t.Helper()
+		path = filepath.Join(root, path)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(value+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const v1Unlimited = "9223372036854771712"
+	// Version 1: a limit on the parent of the process's cgroup.
+	write("memory/memory.limit_in_bytes", v1Unlimited)
+	write("memory/memory.usage_in_bytes", "5000000")
+	write("memory/a/memory.limit_in_bytes", "1000")
+	write("memory/a/memory.usage_in_bytes", "300")
+	write("memory/a/b/memory.limit_in_bytes", v1Unlimited)
+	write("memory/a/b/memory.usage_in_bytes", "100")
+	write("memory/free/memory.limit_in_bytes", v1Unlimited)
+	write("memory/free/memory.usage_in_bytes", "100")
+	write("cpu/a/b/memory.limit_in_bytes", "1") // not the memory controller
+	// Version 2: limits at two levels; the lower one is tighter.
+	write("x/memory.max", "max")
+	write("x/memory.current", "2000")
+	write("x/y/memory.max", "9000")
+	write("x/y/memory.current", "1000")
+	write("x/y/z/memory.max", "6000")
+	write("x/y/z/memory.current", "1000")
+	write("w/memory.max", "max")
+	write("w/memory.current", "1000")
+
+	for _, c := range []struct {
+		name, procCgroup string
+		free             int64
+		limited          bool
+	}{
+		{"v1, hybrid layout", "4:memory:/a/b\n3:cpu,cpuacct:/a/b\n0::/\n", 700, true},
+		{"v1, memory among other controllers", "4:cpu,memory:/a/b\n", 700, true},
+		{"v1, no limit", "4:memory:/free\n0::/\n", 0, false},
+		{"v2", "0::/x/y/z\n", 5000, true},
+		{"v2, limit above", "0::/x/y\n", 8000, true},
+		{"v2, no limit", "0::/w\n", 0, false},
+		{"no memory cgroup", "3:cpu:/a/b\n", 0, false},
+		{"nonsense", "garbage", 0, false},
+	} {
+		free, limited := memoryCgroupFree(root, c.procCgroup)
+		if free != c.free || limited != c.limited {
+			t.Errorf("%s: free %d, limited %v; want %d, %v", c.name, free, limited, c.free, c.limited)
+		}
+	}
+}
