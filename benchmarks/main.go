@@ -39,6 +39,7 @@ type options struct {
 	out             string
 	keep            bool
 	profile         time.Duration
+	memoryLimit     int64 // bytes; 0: none
 }
 
 func parseFlags() options {
@@ -55,7 +56,15 @@ func parseFlags() options {
 	flag.StringVar(&o.out, "out", "", "results directory (default benchmarks/results in the module)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory (data dir, server log) after the run")
 	flag.DurationVar(&o.profile, "profile", 0, "record the server's CPU profile for this long at the start of each phase (ingest, discovery, search, write → searchable, rebuild) into the results directory's profiles/; 0: off")
+	memoryLimit := flag.String("memory-limit", "", "serve under this memory limit (e.g. 1GiB): the server joins a memory cgroup of its own once ready (needs permission to make cgroups); empty: none")
 	flag.Parse()
+	if *memoryLimit != "" {
+		var err error
+		if o.memoryLimit, err = parseBytes(*memoryLimit); err != nil {
+			fmt.Fprintln(os.Stderr, "benchmarks: -memory-limit:", err)
+			os.Exit(2)
+		}
+	}
 	if o.writeRate == 0 {
 		o.writeRate = 200
 		if o.size == "10k" {
@@ -175,6 +184,12 @@ func bench(ctx context.Context, o options, n int, root, tmp string, srv **Server
 	}
 	client := newClient(s.URL)
 	logf("  ready at %s", s.URL)
+	if o.memoryLimit > 0 {
+		if err := s.limitMemory(o.memoryLimit); err != nil {
+			return nil, fmt.Errorf("-memory-limit: %w", err)
+		}
+		logf("  serving under a memory limit of %s (cgroup v%d)", fmtBytes(o.memoryLimit), s.cgroup.version)
+	}
 	rss := s.sampleRSS(100 * time.Millisecond)
 	if o.profile > 0 {
 		prof := newProfiler(ctx, s, o.profile, filepath.Join(o.out, "profiles", o.size), logf)
@@ -311,6 +326,14 @@ func bench(ctx context.Context, o options, n int, root, tmp string, srv **Server
 		return nil, err
 	}
 	res.RSSByPhase = rss.Stop()
+	if s.cgroup != nil {
+		st, err := s.cgroup.Stats()
+		if err != nil {
+			return nil, fmt.Errorf("reading the server's memory cgroup: %w", err)
+		}
+		res.MemoryCgroup = &st
+		logf("memory cgroup: peak usage %s of %s; limit reached %d times; %d OOM kills", fmtBytes(st.PeakBytes), fmtBytes(st.LimitBytes), st.LimitHits, st.OOMKills)
+	}
 	var phases []string
 	for _, p := range res.RSSByPhase {
 		phases = append(phases, fmt.Sprintf("%s %s (CPU %.0f s in %.0f s)", p.Phase, fmtBytes(p.PeakBytes), p.CPUSeconds, p.WallSeconds))
@@ -350,6 +373,11 @@ func notes(o options, g *Generator, r *Results) []string {
 	)
 	if o.size != "1m" {
 		out = append(out, "The targets are stated for 1,000,000 entities; at this size met/missed is indicative only.")
+	}
+	if c := r.MemoryCgroup; c != nil {
+		out = append(out, fmt.Sprintf("The server ran under a memory limit of %s (a cgroup v%d of its own, joined once it was ready; its PostgreSQL outside it): "+
+			"the cgroup's peak usage, its heap and the page cache charged to it, was %s; usage reached the limit %d times (each time the kernel reclaimed the cgroup's pages, the index's cached file pages first); %d processes were killed for want of memory.",
+			fmtBytes(c.LimitBytes), c.Version, fmtBytes(c.PeakBytes), c.LimitHits, c.OOMKills))
 	}
 	return out
 }

@@ -104,28 +104,30 @@ func loadAvg() string {
 
 // Results is everything one run measured; it is written as JSON as is.
 type Results struct {
-	Size          string          `json:"size"`
-	Seed          uint64          `json:"seed"`
-	Started       time.Time       `json:"started"`
-	Seconds       float64         `json:"durationSeconds"`
-	Machine       Machine         `json:"machine"`
-	Counts        Counts          `json:"counts"`
-	Entities      int             `json:"entities"`
-	Iterations    int             `json:"searchIterations"`
-	Load          LoadStats       `json:"ingest"`
-	IndexBytes    int64           `json:"indexBytesAfterLoad"`
-	PGLoad        PGLoadStats     `json:"postgresFTS"`
-	Discovery     DiscoveryResult `json:"discovery"`
-	Queries       []QueryResult   `json:"search"`
-	Lag           LagResult       `json:"writeToSearchable"`
-	Rebuild       RebuildResult   `json:"rebuild"`
-	PeakRSS       int64           `json:"peakRSSBytes"`
-	RSSByPhase    []PhaseRSS      `json:"rssByPhase"`
-	Checks        []Check         `json:"targets"`
-	Failures      []string        `json:"failures"`
-	ServerLog     []string        `json:"serverLogWarningsAndErrors"` // the last few`
-	Notes         []string        `json:"notes"`
-	ResultsPrefix string          `json:"-"`
+	Size       string          `json:"size"`
+	Seed       uint64          `json:"seed"`
+	Started    time.Time       `json:"started"`
+	Seconds    float64         `json:"durationSeconds"`
+	Machine    Machine         `json:"machine"`
+	Counts     Counts          `json:"counts"`
+	Entities   int             `json:"entities"`
+	Iterations int             `json:"searchIterations"`
+	Load       LoadStats       `json:"ingest"`
+	IndexBytes int64           `json:"indexBytesAfterLoad"`
+	PGLoad     PGLoadStats     `json:"postgresFTS"`
+	Discovery  DiscoveryResult `json:"discovery"`
+	Queries    []QueryResult   `json:"search"`
+	Lag        LagResult       `json:"writeToSearchable"`
+	Rebuild    RebuildResult   `json:"rebuild"`
+	PeakRSS    int64           `json:"peakRSSBytes"`
+	RSSByPhase []PhaseRSS      `json:"rssByPhase"`
+	// MemoryCgroup is set when the server ran under -memory-limit.
+	MemoryCgroup  *CgroupStats `json:"memoryCgroup,omitempty"`
+	Checks        []Check      `json:"targets"`
+	Failures      []string     `json:"failures"`
+	ServerLog     []string     `json:"serverLogWarningsAndErrors"` // the last few`
+	Notes         []string     `json:"notes"`
+	ResultsPrefix string       `json:"-"`
 }
 
 // Check is one DESIGN §6 target against this run's figure.

@@ -35,7 +35,28 @@ type Server struct {
 	cmd    *exec.Cmd
 	log    *os.File
 	exited chan struct{}
-	err    error // the process's exit status, once exited is closed
+	err    error         // the process's exit status, once exited is closed
+	cgroup *memoryCgroup // the memory cgroup it runs in (-memory-limit), or nil
+}
+
+// limitMemory moves the server into a memory cgroup of its own, limited to
+// limit bytes; Stop removes the cgroup. Its PostgreSQL, started already,
+// stays where it is.
+func (s *Server) limitMemory(limit int64) error {
+	procCgroup, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return err
+	}
+	c, err := newMemoryCgroup("/sys/fs/cgroup", string(procCgroup), fmt.Sprintf("semcat-bench-%d", os.Getpid()), limit)
+	if err != nil {
+		return err
+	}
+	if err := c.add(s.cmd.Process.Pid); err != nil {
+		c.remove()
+		return err
+	}
+	s.cgroup = c
+	return nil
 }
 
 // moduleRoot returns the directory of the go.mod above the working
@@ -144,6 +165,14 @@ func (s *Server) Stop(timeout time.Duration) error {
 		return nil
 	}
 	defer s.log.Close()
+	if s.cgroup != nil {
+		// Once the process has gone the cgroup is empty and can go too.
+		defer func() {
+			if err := s.cgroup.remove(); err != nil {
+				logf("warning: removing the server's memory cgroup: %v", err)
+			}
+		}()
+	}
 	select {
 	case <-s.exited:
 		return nil

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Serving under a memory limit (-memory-limit).
+//
+// The server's RSS counts the index files it has mapped and touched, which
+// the kernel is free to drop again: what a deployment cares about is
+// whether semcat keeps its latencies when its memory is capped, as a
+// container's is. So the harness can put the server (not its PostgreSQL,
+// already running when the server joins) into a memory cgroup of its own
+// with that limit, as a child of the harness's own memory cgroup, and
+// report the cgroup's peak usage and how often the limit was reached.
+// Either cgroup version works where the harness may create cgroups
+// (as root, typically).
+
+// memoryCgroup is a memory cgroup the harness made for the server.
+type memoryCgroup struct {
+	dir     string
+	version int // 1 or 2
+	limit   int64
+}
+
+// CgroupStats is what the server's memory cgroup saw.
+type CgroupStats struct {
+	Version    int   `json:"cgroupVersion"`
+	LimitBytes int64 `json:"limitBytes"`
+	// PeakBytes is the cgroup's peak usage: the server's anonymous memory
+	// and the page cache charged to it (the index files it wrote or read).
+	PeakBytes int64 `json:"peakBytes"`
+	// LimitHits counts the times usage reached the limit (v1 failcnt, v2
+	// the "max" event), each a reclaim of the cgroup's pages; OOMKills
+	// the processes the kernel killed for want of memory.
+	LimitHits int64 `json:"limitHits"`
+	OOMKills  int64 `json:"oomKills"`
+}
+
+// parseBytes reads a size such as 1073741824, 512MiB or 1GiB.
+func parseBytes(s string) (int64, error) {
+	units := []struct {
+		suffix string
+		shift  uint
+	}{{"KiB", 10}, {"MiB", 20}, {"GiB", 30}}
+	for _, u := range units {
+		if n, ok := strings.CutSuffix(s, u.suffix); ok {
+			v, err := strconv.ParseInt(n, 10, 64)
+			if err != nil || v <= 0 || v > 1<<(62-u.shift) {
+				return 0, fmt.Errorf("memory limit %q: want a positive whole number of bytes, KiB, MiB or GiB", s)
+			}
+			return v << u.shift, nil
+		}
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || v <= 0 {
+		return 0, fmt.Errorf("memory limit %q: want a positive whole number of bytes, KiB, MiB or GiB", s)
+	}
+	return v, nil
+}
+
+// newMemoryCgroup makes a memory cgroup limited to limit bytes under the
+// harness's own, in the cgroup filesystems mounted at root (/sys/fs/cgroup),
+// as the harness process's /proc/self/cgroup text places it.
+func newMemoryCgroup(root, procCgroup, name string, limit int64) (*memoryCgroup, error) {
+	for line := range strings.Lines(procCgroup) {
+		parts := strings.SplitN(strings.TrimSpace(line), ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		switch {
+		case slices.Contains(strings.Split(parts[1], ","), "memory"):
+			return makeCgroup(filepath.Join(root, "memory", parts[2], name), 1, limit)
+		case parts[0] == "0" && parts[1] == "":
+			parent := filepath.Join(root, parts[2])
+			if _, err := os.Stat(filepath.Join(parent, "cgroup.controllers")); err != nil {
+				continue // a hybrid layout's v2 tree, without the memory controller
+			}
+			b, err := os.ReadFile(filepath.Join(parent, "cgroup.subtree_control"))
+			if err != nil {
+				return nil, err
+			}
+			if !slices.Contains(strings.Fields(string(b)), "memory") {
+				if err := os.WriteFile(filepath.Join(parent, "cgroup.subtree_control"), []byte("+memory"), 0o644); err != nil {
+					return nil, fmt.Errorf("enabling the memory controller below %s: %w", parent, err)
+				}
+			}
+			return makeCgroup(filepath.Join(parent, name), 2, limit)
+		}
+	}
+	return nil, errors.New("no memory cgroup to make one under (neither a cgroup v1 memory controller nor cgroup v2)")
+}
+
+func makeCgroup(dir string, version int, limit int64) (*memoryCgroup, error) {
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("making memory cgroup: %w", err)
+	}
+	c := &memoryCgroup{dir: dir, version: version, limit: limit}
+	file := "memory.max"
+	if version == 1 {
+		file = "memory.limit_in_bytes"
+	}
+	if err := c.write(file, strconv.FormatInt(limit, 10)); err != nil {
+		c.remove()
+		return nil, err
+	}
+	if version == 1 {
+		// Move the charges of a joining process's memory along with it
+		// (anonymous and file pages); best effort, as newer kernels
+		// deprecate it.
+		c.write("memory.move_charge_at_immigrate", "3")
+	}
+	return c, nil
+}
+
+func (c *memoryCgroup) write(file, value string) error {
+	if err := os.WriteFile(filepath.Join(c.dir, file), []byte(value), 0o644); err != nil {
+		return fmt.Errorf("memory cgroup %s: %w", file, err)
+	}
+	return nil
+}
+
+func (c *memoryCgroup) read(file string) (int64, error) {
+	b, err := os.ReadFile(filepath.Join(c.dir, file))
+	if err != nil {
+		return 0, err
+	}
+	return strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+}
+
+// add moves process pid into the cgroup.
+func (c *memoryCgroup) add(pid int) error {
+	return c.write("cgroup.procs", strconv.Itoa(pid))
+}
+
+// Stats reads the cgroup's peak usage and limit events.
+func (c *memoryCgroup) Stats() (CgroupStats, error) {
+	st := CgroupStats{Version: c.version, LimitBytes: c.limit}
+	var err error
+	if c.version == 1 {
+		if st.PeakBytes, err = c.read("memory.max_usage_in_bytes"); err != nil {
+			return st, err
+		}
+		if st.LimitHits, err = c.read("memory.failcnt"); err != nil {
+			return st, err
+		}
+		b, err := os.ReadFile(filepath.Join(c.dir, "memory.oom_control"))
+		if err != nil {
+			return st, err
+		}
+		st.OOMKills = keyedValue(string(b), "oom_kill")
+		return st, nil
+	}
+	// memory.peak exists from Linux 5.19.
+	if st.PeakBytes, err = c.read("memory.peak"); err != nil {
+		return st, err
+	}
+	b, err := os.ReadFile(filepath.Join(c.dir, "memory.events"))
+	if err != nil {
+		return st, err
+	}
+	st.LimitHits, st.OOMKills = keyedValue(string(b), "max"), keyedValue(string(b), "oom_kill")
+	return st, nil
+}
+
+// keyedValue is the value of key in "key value" lines, or 0.
+func keyedValue(text, key string) int64 {
+	for line := range strings.Lines(text) {
+		if k, v, ok := strings.Cut(strings.TrimSpace(line), " "); ok && k == key {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+// remove deletes the cgroup, which must hold no process by then.
+func (c *memoryCgroup) remove() error {
+	return os.Remove(c.dir)
+}
