@@ -276,7 +276,11 @@ func (r *Results) Markdown() string {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	m := r.Machine
-	p("# semcat benchmark — %s entities\n\n", r.Size)
+	if c := r.MemoryCgroup; c != nil {
+		p("# semcat benchmark — %s entities, served under a %s memory limit\n\n", r.Size, fmtBytes(c.LimitBytes))
+	} else {
+		p("# semcat benchmark — %s entities\n\n", r.Size)
+	}
 	p("Run %s, %s, seed %d. Machine: %d CPUs (%s), %s RAM, %s; %s; PostgreSQL %s. "+
 		"Load average (1/5/15 min) %s at the start, %s at the end. "+
 		"Speed of this machine: the reference work (reference.go: %d keys formatted, mapped and sorted on one goroutine; it does not depend on semcat's code) took %.0f ms at the start and %.0f ms at the end; "+
