@@ -41,3 +41,13 @@ func SweepCache(x *Indexer) (files int, cached, size int64, err error) {
 	st, err := x.sweepCache(context.Background(), 0)
 	return st.files, st.cached, st.size, err
 }
+
+// MergesSettled reports whether the merges of x's index have settled (the
+// merge policy plans nothing more), and how many segments it has.
+func MergesSettled(x *Indexer) (bool, int, error) {
+	opts, err := mergeOptions(x.scorchConfig(nil))
+	if err != nil {
+		return false, 0, err
+	}
+	return settled(x.Index(), opts)
+}

@@ -317,6 +317,13 @@ func buildGC() (restore func()) {
 	}
 }
 
+// settlePoll and settleLimit are how often a build checks whether its
+// merges have settled, and for how long at most (settle.go).
+const (
+	settlePoll  = 50 * time.Millisecond
+	settleLimit = 10 * time.Minute
+)
+
 const (
 	buildGCPercent = 200
 	looseGCBytes   = 2 << 30
@@ -399,7 +406,12 @@ func (x *Indexer) buildGeneration(ctx context.Context) (bleve.Index, checkpoint,
 	if err := idx.Batch(b); err != nil {
 		return fail(fmt.Errorf("indexer: build: %w", err))
 	}
-	x.logger.Info("built the search index", "documents", n.Load(), "took", time.Since(started).String(), "horizon", horizon)
+	applied := time.Since(started)
+	if err := x.settleMerges(ctx, idx, settlePoll, settleLimit); err != nil {
+		return fail(fmt.Errorf("indexer: build: waiting for merges: %w", err))
+	}
+	x.logger.Info("built the search index", "documents", n.Load(), "took", time.Since(started).String(),
+		"merging after the last batch", (time.Since(started) - applied).String(), "horizon", horizon)
 	return idx, cp, gen, nil
 }
 

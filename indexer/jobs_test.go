@@ -410,19 +410,24 @@ func TestCursorPaging(t *testing.T) {
 }
 
 // TestRebuildInManyChunks: a rebuild whose scan hands its workers many
-// chunks (three entities each) builds an index equal to PostgreSQL.
+// chunks (three entities each) builds an index equal to PostgreSQL, and
+// publishes it only once Bleve's merges of those chunks' segments have
+// settled.
 func TestRebuildInManyChunks(t *testing.T) {
 	t.Parallel()
 	s, x := seededIndexerWith(t, indexer.Options{BatchSize: 3})
-	for i := range 40 {
+	for i := range 60 {
 		checker(t)(s.CreateTable(ctx, ns, table(fmt.Sprintf("t%02d", i), "a")))
 	}
 	catchUp(t, x)
 	if err := x.Rebuild(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if p := x.RebuildProgress(); p.Indexed < 40 {
-		t.Errorf("rebuild progress %+v: want at least the 40 tables indexed", p)
+	if done, segments, err := indexer.MergesSettled(x); err != nil || !done {
+		t.Errorf("after the rebuild, merges settled %v with %d segments (%v)", done, segments, err)
+	}
+	if p := x.RebuildProgress(); p.Indexed < 60 {
+		t.Errorf("rebuild progress %+v: want at least the 60 tables indexed", p)
 	}
 	assertMatchesDB(t, x, s)
 }
