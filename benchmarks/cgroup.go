@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 )
 
 // Serving under a memory limit (-memory-limit).
@@ -19,8 +21,13 @@ import (
 // already running when the server joins) into a memory cgroup of its own
 // with that limit, as a child of the harness's own memory cgroup, and
 // report the cgroup's peak usage and how often the limit was reached.
-// Either cgroup version works where the harness may create cgroups
-// (as root, typically).
+// Memory the server used before it joined stays charged where it was
+// (cgroup v2 never moves charges; v1 does where the kernel still honours
+// memory.move_charge_at_immigrate): a fresh server's footprint, small.
+// Cgroup v1 works where the harness may create cgroups (as root,
+// typically); v2 only where the harness's own cgroup may hand the memory
+// controller to a child, which a cgroup holding processes (the harness)
+// may not unless it is the root: newMemoryCgroup says so.
 
 // memoryCgroup is a memory cgroup the harness made for the server.
 type memoryCgroup struct {
@@ -76,7 +83,13 @@ func newMemoryCgroup(root, procCgroup, name string, limit int64) (*memoryCgroup,
 		}
 		switch {
 		case slices.Contains(strings.Split(parts[1], ","), "memory"):
-			return makeCgroup(filepath.Join(root, "memory", parts[2], name), 1, limit)
+			parent := filepath.Join(root, "memory", parts[2])
+			if _, err := os.Stat(parent); err != nil {
+				// A container without a cgroup namespace sees its own
+				// cgroup at the mount's root, not at the host's path.
+				parent = filepath.Join(root, "memory")
+			}
+			return makeCgroup(filepath.Join(parent, name), 1, limit)
 		case parts[0] == "0" && parts[1] == "":
 			parent := filepath.Join(root, parts[2])
 			if _, err := os.Stat(filepath.Join(parent, "cgroup.controllers")); err != nil {
@@ -88,6 +101,9 @@ func newMemoryCgroup(root, procCgroup, name string, limit int64) (*memoryCgroup,
 			}
 			if !slices.Contains(strings.Fields(string(b)), "memory") {
 				if err := os.WriteFile(filepath.Join(parent, "cgroup.subtree_control"), []byte("+memory"), 0o644); err != nil {
+					if errors.Is(err, syscall.EBUSY) {
+						err = fmt.Errorf("%w: a cgroup v2 cgroup that holds processes (this harness's) cannot hand the memory controller to a child; run the harness in a cgroup of its own below one that delegates memory", err)
+					}
 					return nil, fmt.Errorf("enabling the memory controller below %s: %w", parent, err)
 				}
 			}
@@ -180,7 +196,21 @@ func keyedValue(text, key string) int64 {
 	return 0
 }
 
-// remove deletes the cgroup, which must hold no process by then.
+// remove deletes the cgroup. A process still in it (a child the server
+// left behind) is killed first: the kernel removes only empty cgroups.
 func (c *memoryCgroup) remove() error {
-	return os.Remove(c.dir)
+	var err error
+	for range 50 {
+		if err = os.Remove(c.dir); err == nil || !errors.Is(err, syscall.EBUSY) {
+			return err
+		}
+		b, _ := os.ReadFile(filepath.Join(c.dir, "cgroup.procs"))
+		for _, f := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return err
 }

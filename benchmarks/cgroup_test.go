@@ -99,6 +99,20 @@ func TestMemoryCgroupFiles(t *testing.T) {
 		}
 	})
 
+	t.Run("v1 in a container without a cgroup namespace", func(t *testing.T) {
+		root := t.TempDir()
+		// The container sees its own cgroup at the mount's root; the
+		// host's path in /proc/self/cgroup does not exist inside it.
+		mkfile(filepath.Join(root, "memory/memory.limit_in_bytes"), "9223372036854771712\n")
+		c, err := newMemoryCgroup(root, "4:memory:/docker/0123abcd\n", "b", 1<<30)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := filepath.Join(root, "memory/b"); c.dir != want {
+			t.Errorf("made %s, want %s", c.dir, want)
+		}
+	})
+
 	t.Run("none", func(t *testing.T) {
 		root := t.TempDir()
 		// A hybrid layout's v2 tree has no cgroup.controllers at the mount's
@@ -125,7 +139,7 @@ func TestMemoryCgroupLimitsAProcess(t *testing.T) {
 	}
 	file := filepath.Join(dir, "written")
 	// The process writes 20 MiB once it has been moved (a line on stdin).
-	cmd := exec.Command("sh", "-c", `read go; dd if=/dev/zero of="$0" bs=1M count=20 2>/dev/null; exec sleep 30`, file)
+	cmd := exec.Command("sh", "-c", `read go; dd if=/dev/zero of="$0" bs=1M count=20 2>/dev/null; exec sleep 5`, file)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

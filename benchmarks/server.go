@@ -166,10 +166,15 @@ func (s *Server) Stop(timeout time.Duration) error {
 	}
 	defer s.log.Close()
 	if s.cgroup != nil {
-		// Once the process has gone the cgroup is empty and can go too.
+		// Once the process has gone the cgroup can go too, after saying
+		// what it saw: if the kernel killed the server for want of
+		// memory, this is where that shows, since the run has failed.
 		defer func() {
+			if st, err := s.cgroup.Stats(); err == nil {
+				logf("memory cgroup at the server's exit: peak usage %s of %s; limit reached %d times; %d OOM kills", fmtBytes(st.PeakBytes), fmtBytes(st.LimitBytes), st.LimitHits, st.OOMKills)
+			}
 			if err := s.cgroup.remove(); err != nil {
-				logf("warning: removing the server's memory cgroup: %v", err)
+				logf("warning: removing the server's memory cgroup %s: %v", s.cgroup.dir, err)
 			}
 		}()
 	}
