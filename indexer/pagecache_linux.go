@@ -113,8 +113,9 @@ func memAvailable() (int64, bool) {
 }
 
 // cgroupFree is what this process's memory cgroup may still use: the
-// least, over it and the cgroups above it, of a limit less its usage (page
-// cache included, as the kernel charges it), and whether any has a limit.
+// least, over it and the cgroups above it, of a limit less its usage (the
+// kernel charges page cache to it) but for its inactive file pages, which
+// it reclaims first, and whether any has a limit.
 // Both cgroup versions count: version 2 (memory.max, memory.current), and
 // version 1's memory controller (memory.limit_in_bytes,
 // memory.usage_in_bytes), which hosts still on cgroup v1, or a hybrid
@@ -144,12 +145,12 @@ func memoryCgroupFree(root, procCgroup string) (free int64, limited bool) {
 		if len(parts) != 3 {
 			continue
 		}
-		var mount, limitFile, usageFile string
+		var mount, limitFile, usageFile, inactiveKey string
 		switch {
 		case parts[0] == "0" && parts[1] == "":
-			mount, limitFile, usageFile = root, "memory.max", "memory.current"
+			mount, limitFile, usageFile, inactiveKey = root, "memory.max", "memory.current", "inactive_file"
 		case slices.Contains(strings.Split(parts[1], ","), "memory"):
-			mount, limitFile, usageFile = filepath.Join(root, "memory"), "memory.limit_in_bytes", "memory.usage_in_bytes"
+			mount, limitFile, usageFile, inactiveKey = filepath.Join(root, "memory"), "memory.limit_in_bytes", "memory.usage_in_bytes", "total_inactive_file"
 		default:
 			continue
 		}
@@ -158,8 +159,13 @@ func memoryCgroupFree(root, procCgroup string) (free int64, limited bool) {
 			limit, ok := read(filepath.Join(dir, limitFile))
 			// Version 1 writes "no limit" as the largest page-aligned int64.
 			if ok && limit < 1<<62 {
-				if used, ok := read(filepath.Join(dir, usageFile)); ok && (!limited || limit-used < free) {
-					free, limited = limit-used, true
+				if used, ok := read(filepath.Join(dir, usageFile)); ok {
+					// Inactive file pages are the cache the kernel
+					// reclaims first, as MemAvailable counts them.
+					used -= statValue(filepath.Join(dir, "memory.stat"), inactiveKey)
+					if !limited || limit-used < free {
+						free, limited = limit-used, true
+					}
 				}
 			}
 			if group == "/" {
@@ -168,6 +174,21 @@ func memoryCgroupFree(root, procCgroup string) (free int64, limited bool) {
 		}
 	}
 	return free, limited
+}
+
+// statValue is the value of key in a memory.stat file, or 0.
+func statValue(path, key string) int64 {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	for line := range strings.Lines(string(b)) {
+		if k, v, ok := strings.Cut(strings.TrimSpace(line), " "); ok && k == key {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			return n
+		}
+	}
+	return 0
 }
 
 // mincore sets vec[i]&1 when page i of mem is in the page cache.

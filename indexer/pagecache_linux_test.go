@@ -131,7 +131,8 @@ func TestRoomFor(t *testing.T) {
 // TestMemoryCgroupFree reads both cgroup versions' memory limits from a
 // made-up cgroup filesystem: the tightest of the process's cgroup and
 // those above it counts, "no limit" (v2's "max", v1's largest int64) does
-// not, and controllers other than memory are ignored.
+// not, inactive file pages count as free, and controllers other than
+// memory are ignored.
 func TestMemoryCgroupFree(t *testing.T) {
 	root := t.TempDir()
 	write := func(path, value string) {
@@ -164,6 +165,13 @@ func TestMemoryCgroupFree(t *testing.T) {
 	write("x/y/z/memory.current", "1000")
 	write("w/memory.max", "max")
 	write("w/memory.current", "1000")
+	// Usage at the limit, most of it inactive page cache.
+	write("c/memory.max", "4000")
+	write("c/memory.current", "4000")
+	write("c/memory.stat", "anon 1000\nfile 3000\nactive_file 500\ninactive_file 2500\n")
+	write("memory/c/memory.limit_in_bytes", "4000")
+	write("memory/c/memory.usage_in_bytes", "4000")
+	write("memory/c/memory.stat", "cache 3000\ninactive_file 9\ntotal_inactive_file 2500\n")
 
 	for _, c := range []struct {
 		name, procCgroup string
@@ -176,6 +184,8 @@ func TestMemoryCgroupFree(t *testing.T) {
 		{"v2", "0::/x/y/z\n", 5000, true},
 		{"v2, limit above", "0::/x/y\n", 8000, true},
 		{"v2, no limit", "0::/w\n", 0, false},
+		{"v2, full of inactive cache", "0::/c\n", 2500, true},
+		{"v1, full of inactive cache", "4:memory:/c\n", 2500, true},
 		{"no memory cgroup", "3:cpu:/a/b\n", 0, false},
 		{"nonsense", "garbage", 0, false},
 	} {
