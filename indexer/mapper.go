@@ -141,7 +141,10 @@ func addValues(doc *document.Document, key string, rules []fieldRule, v any) err
 // 1.27-1.42 GB (3 runs); multiField 121-128 s, 226-237 s, 1.00-1.06 GB
 // (2 runs).
 type multiField struct {
-	name   string
+	name string
+	// values is the document's own slice, read when Bleve analyses the
+	// batch: Document builds fresh slices for every document, and nothing
+	// changes them after.
 	values []string
 	rule   fieldRule
 	length int
