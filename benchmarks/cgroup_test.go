@@ -184,15 +184,3 @@ func TestMemoryCgroupLimitsAProcess(t *testing.T) {
 		t.Errorf("peak usage %d bytes after writing 20 MiB under a 256 MiB limit", st.PeakBytes)
 	}
 }
-
-// TestMarkdownNamesTheMemoryLimit: a run under -memory-limit says so in
-// its title, so its figures are not taken for an unlimited run's.
-func TestMarkdownNamesTheMemoryLimit(t *testing.T) {
-	limited := &Results{Size: "100k", MemoryCgroup: &CgroupStats{Version: 1, LimitBytes: 1 << 30}}
-	if md := limited.Markdown(); !strings.HasPrefix(md, "# semcat benchmark — 100k entities, served under a 1.00 GiB memory limit\n") {
-		t.Errorf("title: %q", strings.SplitN(md, "\n", 2)[0])
-	}
-	if md := (&Results{Size: "100k"}).Markdown(); !strings.HasPrefix(md, "# semcat benchmark — 100k entities\n") {
-		t.Errorf("title: %q", strings.SplitN(md, "\n", 2)[0])
-	}
-}

@@ -315,6 +315,10 @@ func bench(ctx context.Context, o options, n int, root, tmp string, srv **Server
 		fail("full rebuild failed: %s", res.Rebuild.Error)
 	} else {
 		logf("  %.1f s (%.0f entities/s)", res.Rebuild.Seconds, res.Rebuild.Rate)
+		if res.Rebuild.SearchAfter, err = searchAfterRebuild(ctx, client, g, 100, o.seed); err != nil {
+			return nil, err
+		}
+		logf("  word and prefix searches right after it: p50 %s ms, p99 %s ms", fmtMs(res.Rebuild.SearchAfter.P50), fmtMs(res.Rebuild.SearchAfter.P99))
 		if got, err := countAll(ctx, client, g.Plan.Metalake); err != nil {
 			return nil, err
 		} else if got != uint64(indexed) {

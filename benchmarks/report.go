@@ -335,6 +335,9 @@ func (r *Results) Markdown() string {
 		rebuild = "failed after " + fmt.Sprintf("%.1f s: %s", r.Rebuild.Seconds, r.Rebuild.Error)
 	}
 	p("| full rebuild (POST /api/admin/reindex) | %s | | | | %s | %s |\n", rebuild, ck.Target, metText(ck))
+	if a := r.Rebuild.SearchAfter; a.N > 0 {
+		p("| word and prefix searches right after the rebuild (%d) | %s | | | | | |\n", a.N, fmtStats(a))
+	}
 	ck = r.check("peak RSS of the server")
 	p("| peak RSS of the server (VmHWM) | %s | | | | %s | %s |\n", fmtBytes(r.PeakRSS), ck.Target, metText(ck))
 

@@ -683,6 +683,29 @@ type RebuildResult struct {
 	ServerMs int64   `json:"serverTookMs"`
 	Rate     float64 `json:"entitiesPerSec"`
 	Error    string  `json:"error,omitempty"`
+	// SearchAfter times word and prefix searches (the search scenario's
+	// kinds, drawn afresh) sent as soon as the rebuild has answered:
+	// whether the new index searches as fast as the one it replaced, or
+	// still carries a backlog of unmerged segments.
+	SearchAfter Stats `json:"searchRightAfter"`
+}
+
+// searchAfterRebuild runs n searches, n/2 words then n/2 prefixes, as the
+// search scenario draws them, and times them.
+func searchAfterRebuild(ctx context.Context, c *Client, g *Generator, n int, seed uint64) (Stats, error) {
+	var ds []time.Duration
+	for ki, kind := range queryKinds[:2] {
+		s := newSampler(g, rand.New(rand.NewPCG(seed, 2000+uint64(ki))))
+		for range n / 2 {
+			qc := kind.gen(s)
+			t0 := time.Now()
+			if _, err := c.Search(ctx, g.Plan.Metalake, qc.semcat); err != nil {
+				return Stats{}, fmt.Errorf("%s query %q right after the rebuild: %w", kind.Name, qc.semcat.Query, err)
+			}
+			ds = append(ds, time.Since(t0))
+		}
+	}
+	return summarize(ds), nil
 }
 
 // runRebuild rebuilds the index (semcat reindex's request) and times it.
