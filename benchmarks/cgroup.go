@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/semcat/semcat/internal/memcg"
 )
 
 // Serving under a memory limit (-memory-limit).
@@ -76,57 +78,46 @@ func parseBytes(s string) (int64, error) {
 // harness's own, in the cgroup filesystems mounted at root (/sys/fs/cgroup),
 // as the harness process's /proc/self/cgroup text places it.
 func newMemoryCgroup(root, procCgroup, name string, limit int64) (*memoryCgroup, error) {
-	for line := range strings.Lines(procCgroup) {
-		parts := strings.SplitN(strings.TrimSpace(line), ":", 3)
-		if len(parts) != 3 {
-			continue
-		}
-		switch {
-		case slices.Contains(strings.Split(parts[1], ","), "memory"):
-			parent := filepath.Join(root, "memory", parts[2])
+	for _, h := range memcg.Of(root, procCgroup) {
+		parent := h.Dir()
+		if h.Version == 1 {
 			if _, err := os.Stat(parent); err != nil {
 				// A container without a cgroup namespace sees its own
 				// cgroup at the mount's root, not at the host's path.
-				parent = filepath.Join(root, "memory")
+				parent = h.Mount
 			}
-			return makeCgroup(filepath.Join(parent, name), 1, limit)
-		case parts[0] == "0" && parts[1] == "":
-			parent := filepath.Join(root, parts[2])
-			if _, err := os.Stat(filepath.Join(parent, "cgroup.controllers")); err != nil {
-				continue // a hybrid layout's v2 tree, without the memory controller
-			}
-			b, err := os.ReadFile(filepath.Join(parent, "cgroup.subtree_control"))
-			if err != nil {
-				return nil, err
-			}
-			if !slices.Contains(strings.Fields(string(b)), "memory") {
-				if err := os.WriteFile(filepath.Join(parent, "cgroup.subtree_control"), []byte("+memory"), 0o644); err != nil {
-					if errors.Is(err, syscall.EBUSY) {
-						err = fmt.Errorf("%w: a cgroup v2 cgroup that holds processes (this harness's) cannot hand the memory controller to a child; run the harness in a cgroup of its own below one that delegates memory", err)
-					}
-					return nil, fmt.Errorf("enabling the memory controller below %s: %w", parent, err)
-				}
-			}
-			return makeCgroup(filepath.Join(parent, name), 2, limit)
+			return makeCgroup(filepath.Join(parent, name), h, limit)
 		}
+		if _, err := os.Stat(filepath.Join(parent, "cgroup.controllers")); err != nil {
+			continue // a hybrid layout's v2 tree, without the memory controller
+		}
+		b, err := os.ReadFile(filepath.Join(parent, "cgroup.subtree_control"))
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Contains(strings.Fields(string(b)), "memory") {
+			if err := os.WriteFile(filepath.Join(parent, "cgroup.subtree_control"), []byte("+memory"), 0o644); err != nil {
+				if errors.Is(err, syscall.EBUSY) {
+					err = fmt.Errorf("%w: a cgroup v2 cgroup that holds processes (this harness's) cannot hand the memory controller to a child; run the harness in a cgroup of its own below one that delegates memory", err)
+				}
+				return nil, fmt.Errorf("enabling the memory controller below %s: %w", parent, err)
+			}
+		}
+		return makeCgroup(filepath.Join(parent, name), h, limit)
 	}
 	return nil, errors.New("no memory cgroup to make one under (neither a cgroup v1 memory controller nor cgroup v2)")
 }
 
-func makeCgroup(dir string, version int, limit int64) (*memoryCgroup, error) {
+func makeCgroup(dir string, h memcg.Hierarchy, limit int64) (*memoryCgroup, error) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("making memory cgroup: %w", err)
 	}
-	c := &memoryCgroup{dir: dir, version: version, limit: limit}
-	file := "memory.max"
-	if version == 1 {
-		file = "memory.limit_in_bytes"
-	}
-	if err := c.write(file, strconv.FormatInt(limit, 10)); err != nil {
+	c := &memoryCgroup{dir: dir, version: h.Version, limit: limit}
+	if err := c.write(h.LimitFile(), strconv.FormatInt(limit, 10)); err != nil {
 		c.remove()
 		return nil, err
 	}
-	if version == 1 {
+	if h.Version == 1 {
 		// Move the charges of a joining process's memory along with it
 		// (anonymous and file pages); best effort, as newer kernels
 		// deprecate it.
@@ -143,11 +134,7 @@ func (c *memoryCgroup) write(file, value string) error {
 }
 
 func (c *memoryCgroup) read(file string) (int64, error) {
-	b, err := os.ReadFile(filepath.Join(c.dir, file))
-	if err != nil {
-		return 0, err
-	}
-	return strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	return memcg.ReadInt(filepath.Join(c.dir, file))
 }
 
 // add moves process pid into the cgroup.
@@ -170,7 +157,7 @@ func (c *memoryCgroup) Stats() (CgroupStats, error) {
 		if err != nil {
 			return st, err
 		}
-		st.OOMKills = keyedValue(string(b), "oom_kill")
+		st.OOMKills = memcg.KeyedValue(string(b), "oom_kill")
 		return st, nil
 	}
 	// memory.peak exists from Linux 5.19.
@@ -181,19 +168,8 @@ func (c *memoryCgroup) Stats() (CgroupStats, error) {
 	if err != nil {
 		return st, err
 	}
-	st.LimitHits, st.OOMKills = keyedValue(string(b), "max"), keyedValue(string(b), "oom_kill")
+	st.LimitHits, st.OOMKills = memcg.KeyedValue(string(b), "max"), memcg.KeyedValue(string(b), "oom_kill")
 	return st, nil
-}
-
-// keyedValue is the value of key in "key value" lines, or 0.
-func keyedValue(text, key string) int64 {
-	for line := range strings.Lines(text) {
-		if k, v, ok := strings.Cut(strings.TrimSpace(line), " "); ok && k == key {
-			n, _ := strconv.ParseInt(v, 10, 64)
-			return n
-		}
-	}
-	return 0
 }
 
 // remove deletes the cgroup. A process still in it (a child the server

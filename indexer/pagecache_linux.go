@@ -5,12 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/semcat/semcat/internal/memcg"
 )
 
 // errNoCacheSweep says the system cannot tell which pages of a file are
@@ -131,38 +132,15 @@ func cgroupFree() (int64, bool) {
 // memoryCgroupFree is cgroupFree for cgroup filesystems mounted under root
 // and the process's /proc/self/cgroup text.
 func memoryCgroupFree(root, procCgroup string) (free int64, limited bool) {
-	read := func(path string) (int64, bool) {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return 0, false
-		}
-		v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
-		return v, err == nil // version 2's "max" is no limit
-	}
-	for line := range strings.Lines(procCgroup) {
-		// "hierarchy-id:controllers:path"
-		parts := strings.SplitN(strings.TrimSpace(line), ":", 3)
-		if len(parts) != 3 {
-			continue
-		}
-		var mount, limitFile, usageFile, inactiveKey string
-		switch {
-		case parts[0] == "0" && parts[1] == "":
-			mount, limitFile, usageFile, inactiveKey = root, "memory.max", "memory.current", "inactive_file"
-		case slices.Contains(strings.Split(parts[1], ","), "memory"):
-			mount, limitFile, usageFile, inactiveKey = filepath.Join(root, "memory"), "memory.limit_in_bytes", "memory.usage_in_bytes", "total_inactive_file"
-		default:
-			continue
-		}
-		for group := filepath.Clean("/" + parts[2]); ; group = filepath.Dir(group) {
-			dir := filepath.Join(mount, group)
-			limit, ok := read(filepath.Join(dir, limitFile))
-			// Version 1 writes "no limit" as the largest page-aligned int64.
-			if ok && limit < 1<<62 {
-				if used, ok := read(filepath.Join(dir, usageFile)); ok {
+	for _, h := range memcg.Of(root, procCgroup) {
+		for group := h.Path; ; group = filepath.Dir(group) {
+			dir := filepath.Join(h.Mount, group)
+			limit, err := memcg.ReadInt(filepath.Join(dir, h.LimitFile()))
+			if err == nil && !memcg.Unlimited(limit) {
+				if used, err := memcg.ReadInt(filepath.Join(dir, h.UsageFile())); err == nil {
 					// Inactive file pages are the cache the kernel
 					// reclaims first, as MemAvailable counts them.
-					used -= statValue(filepath.Join(dir, "memory.stat"), inactiveKey)
+					used -= memcg.FileValue(filepath.Join(dir, "memory.stat"), h.InactiveFileKey())
 					if !limited || limit-used < free {
 						free, limited = limit-used, true
 					}
@@ -174,21 +152,6 @@ func memoryCgroupFree(root, procCgroup string) (free int64, limited bool) {
 		}
 	}
 	return free, limited
-}
-
-// statValue is the value of key in a memory.stat file, or 0.
-func statValue(path, key string) int64 {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0
-	}
-	for line := range strings.Lines(string(b)) {
-		if k, v, ok := strings.Cut(strings.TrimSpace(line), " "); ok && k == key {
-			n, _ := strconv.ParseInt(v, 10, 64)
-			return n
-		}
-	}
-	return 0
 }
 
 // mincore sets vec[i]&1 when page i of mem is in the page cache.

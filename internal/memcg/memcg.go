@@ -1,0 +1,109 @@
+// Package memcg reads where a process's memory cgroup is, in either cgroup
+// version, and the figures its files hold: what semcat's indexer asks
+// before using memory it may not have, and what the benchmark harness
+// needs to run the server under a memory limit.
+package memcg
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Hierarchy is a process's cgroup in one hierarchy that has the memory
+// controller: cgroup v1's memory controller, or cgroup v2's unified tree
+// (which has it unless a hybrid layout keeps memory on v1).
+type Hierarchy struct {
+	Version int    // 1 or 2
+	Mount   string // where the hierarchy is mounted: <root>/memory (v1) or <root> (v2)
+	Path    string // the process's cgroup below Mount, starting with "/"
+}
+
+// Of lists the hierarchies of procCgroup (the text of /proc/<pid>/cgroup)
+// that may hold a memory cgroup, in the file's order, for cgroup
+// filesystems mounted under root (/sys/fs/cgroup).
+func Of(root, procCgroup string) []Hierarchy {
+	var out []Hierarchy
+	for line := range strings.Lines(procCgroup) {
+		// "hierarchy-id:controllers:path"
+		parts := strings.SplitN(strings.TrimSpace(line), ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		path := filepath.Clean("/" + parts[2])
+		switch {
+		case parts[0] == "0" && parts[1] == "":
+			out = append(out, Hierarchy{Version: 2, Mount: root, Path: path})
+		case slices.Contains(strings.Split(parts[1], ","), "memory"):
+			out = append(out, Hierarchy{Version: 1, Mount: filepath.Join(root, "memory"), Path: path})
+		}
+	}
+	return out
+}
+
+// Dir is the directory of the process's cgroup.
+func (h Hierarchy) Dir() string { return filepath.Join(h.Mount, h.Path) }
+
+// LimitFile is the file holding a cgroup's memory limit: v2 writes "max"
+// for none, v1 the largest page-aligned int64 (see Unlimited).
+func (h Hierarchy) LimitFile() string {
+	if h.Version == 1 {
+		return "memory.limit_in_bytes"
+	}
+	return "memory.max"
+}
+
+// UsageFile is the file holding a cgroup's memory usage, the page cache
+// charged to it included.
+func (h Hierarchy) UsageFile() string {
+	if h.Version == 1 {
+		return "memory.usage_in_bytes"
+	}
+	return "memory.current"
+}
+
+// InactiveFileKey is the memory.stat key of a cgroup's inactive file
+// pages (v1's counts the cgroups below too, as v2's does).
+func (h Hierarchy) InactiveFileKey() string {
+	if h.Version == 1 {
+		return "total_inactive_file"
+	}
+	return "inactive_file"
+}
+
+// Unlimited reports whether a limit read from LimitFile is no limit: v1
+// writes "no limit" as the largest page-aligned int64 (v2's "max" does not
+// parse as a number at all).
+func Unlimited(limit int64) bool { return limit >= 1<<62 }
+
+// ReadInt reads a file holding one integer.
+func ReadInt(path string) (int64, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	return strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+}
+
+// KeyedValue is the value of key in text of "key value" lines (memory.stat,
+// memory.events, memory.oom_control), or 0.
+func KeyedValue(text, key string) int64 {
+	for line := range strings.Lines(text) {
+		if k, v, ok := strings.Cut(strings.TrimSpace(line), " "); ok && k == key {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+// FileValue is KeyedValue of the file at path, or 0 if it cannot be read.
+func FileValue(path, key string) int64 {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	return KeyedValue(string(b), key)
+}
