@@ -132,23 +132,16 @@ func cgroupFree() (int64, bool) {
 // memoryCgroupFree is cgroupFree for cgroup filesystems mounted under root
 // and the process's /proc/self/cgroup text.
 func memoryCgroupFree(root, procCgroup string) (free int64, limited bool) {
-	for _, h := range memcg.Of(root, procCgroup) {
-		for group := h.Path; ; group = filepath.Dir(group) {
-			dir := filepath.Join(h.Mount, group)
-			limit, err := memcg.ReadInt(filepath.Join(dir, h.LimitFile()))
-			if err == nil && !memcg.Unlimited(limit) {
-				if used, err := memcg.ReadInt(filepath.Join(dir, h.UsageFile())); err == nil {
-					// Inactive file pages are the cache the kernel
-					// reclaims first, as MemAvailable counts them.
-					used -= memcg.FileValue(filepath.Join(dir, "memory.stat"), h.InactiveFileKey())
-					if !limited || limit-used < free {
-						free, limited = limit-used, true
-					}
-				}
-			}
-			if group == "/" {
-				break
-			}
+	for _, l := range memcg.Limits(root, procCgroup) {
+		used, err := memcg.ReadInt(filepath.Join(l.Dir, l.UsageFile()))
+		if err != nil {
+			continue
+		}
+		// Inactive file pages are the cache the kernel reclaims first, as
+		// MemAvailable counts them.
+		used -= memcg.FileValue(filepath.Join(l.Dir, "memory.stat"), l.InactiveFileKey())
+		if !limited || l.Bytes-used < free {
+			free, limited = l.Bytes-used, true
 		}
 	}
 	return free, limited

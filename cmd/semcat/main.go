@@ -187,6 +187,8 @@ type Main struct {
 	ln       net.Listener
 	served   chan error
 	pprof    *http.Server
+
+	stopMemoryLimit func()
 }
 
 // NewMain returns a Main for cfg that logs JSON lines to stderr.
@@ -211,6 +213,7 @@ func (m *Main) Run(ctx context.Context) error {
 	if err := os.MkdirAll(dataDir, 0o755); err != nil {
 		return fmt.Errorf("data dir: %w", err)
 	}
+	m.stopMemoryLimit = startMemoryLimit(m.Logger)
 	url := cfg.DatabaseURL
 	if url == "" {
 		m.Logger.Info("starting managed PostgreSQL", "dir", filepath.Join(dataDir, "pg"))
@@ -463,6 +466,10 @@ func (m *Main) Close(ctx context.Context) error {
 	if m.pg != nil {
 		errs = append(errs, m.pg.Stop(ctx))
 		m.pg = nil
+	}
+	if m.stopMemoryLimit != nil {
+		m.stopMemoryLimit()
+		m.stopMemoryLimit = nil
 	}
 	return errors.Join(errs...)
 }

@@ -5,6 +5,7 @@
 package memcg
 
 import (
+	"cmp"
 	"os"
 	"path/filepath"
 	"slices"
@@ -41,6 +42,43 @@ func Of(root, procCgroup string) []Hierarchy {
 		}
 	}
 	return out
+}
+
+// Limit is a memory limit set on a process's memory cgroup or on a cgroup
+// above it.
+type Limit struct {
+	Hierarchy
+	Dir   string // the cgroup that sets it
+	Bytes int64
+}
+
+// Limits lists the memory limits that bind a process: those set on its
+// cgroup and on every cgroup above it, in each hierarchy of Of(root,
+// procCgroup), nearest first. A container's limit is often set above the
+// cgroup its processes are in, and a hybrid layout may limit memory in
+// either version.
+func Limits(root, procCgroup string) []Limit {
+	var out []Limit
+	for _, h := range Of(root, procCgroup) {
+		for group := h.Path; ; group = filepath.Dir(group) {
+			dir := filepath.Join(h.Mount, group)
+			if n, err := ReadInt(filepath.Join(dir, h.LimitFile())); err == nil && !Unlimited(n) {
+				out = append(out, Limit{Hierarchy: h, Dir: dir, Bytes: n})
+			}
+			if group == "/" {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// Tightest is the least of limits, or 0 and false if there is none.
+func Tightest(limits []Limit) (int64, bool) {
+	if len(limits) == 0 {
+		return 0, false
+	}
+	return slices.MinFunc(limits, func(a, b Limit) int { return cmp.Compare(a.Bytes, b.Bytes) }).Bytes, true
 }
 
 // Dir is the directory of the process's cgroup.

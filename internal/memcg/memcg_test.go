@@ -1,6 +1,8 @@
 package memcg
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 )
@@ -39,5 +41,49 @@ func TestKeyedValue(t *testing.T) {
 	}
 	if !Unlimited(9223372036854771712) || Unlimited(1<<30) {
 		t.Error("Unlimited")
+	}
+}
+
+// TestLimits finds every limit over a process in a made-up hybrid cgroup
+// filesystem: on its own cgroup and those above it, in both versions,
+// nearest first; "no limit" (v1's largest int64, v2's "max") is none.
+func TestLimits(t *testing.T) {
+	root := t.TempDir()
+	write := func(path, value string) {
+		t.Helper()
+		path = filepath.Join(root, path)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(value+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("memory/memory.limit_in_bytes", "9223372036854771712")
+	write("memory/a/memory.limit_in_bytes", "3000")
+	write("memory/a/b/memory.limit_in_bytes", "9223372036854771712")
+	write("memory.max", "max")
+	write("x/memory.max", "2000")
+	write("x/y/memory.max", "5000")
+
+	v1 := Hierarchy{Version: 1, Mount: filepath.Join(root, "memory"), Path: "/a/b"}
+	v2 := Hierarchy{Version: 2, Mount: root, Path: "/x/y"}
+	got := Limits(root, "4:memory:/a/b\n0::/x/y\n")
+	want := []Limit{
+		{Hierarchy: v1, Dir: filepath.Join(root, "memory/a"), Bytes: 3000},
+		{Hierarchy: v2, Dir: filepath.Join(root, "x/y"), Bytes: 5000},
+		{Hierarchy: v2, Dir: filepath.Join(root, "x"), Bytes: 2000},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Limits:\n got %+v\nwant %+v", got, want)
+	}
+	if n, ok := Tightest(got); n != 2000 || !ok {
+		t.Errorf("Tightest %d, %v; want 2000, true", n, ok)
+	}
+	if got := Limits(root, "4:memory:/\n0::/\n"); len(got) != 0 {
+		t.Errorf("unlimited roots read as limits: %+v", got)
+	}
+	if _, ok := Tightest(nil); ok {
+		t.Error("Tightest of no limits")
 	}
 }
