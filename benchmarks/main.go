@@ -326,10 +326,13 @@ func bench(ctx context.Context, o options, n int, root, tmp string, srv **Server
 		}
 	}
 
-	if res.PeakRSS, err = s.PeakRSS(); err != nil {
-		return nil, err
-	}
 	res.RSSByPhase = rss.Stop()
+	var died bool
+	if res.PeakRSS, died, err = peakRSS(s.PeakRSS, s.Alive(), res.RSSByPhase); err != nil {
+		return nil, err
+	} else if died {
+		fail("semcat exited during the run; its peak RSS is the highest sampled")
+	}
 	if s.cgroup != nil {
 		// A cgroup that cannot say its peak (v2's memory.peak needs Linux
 		// 5.19) costs the report that line, not the run.
@@ -354,6 +357,21 @@ func bench(ctx context.Context, o options, n int, root, tmp string, srv **Server
 	res.Seconds = time.Since(started).Seconds()
 	res.evaluate()
 	return res, nil
+}
+
+// peakRSS is the server's peak RSS as the kernel counts it (VmHWM), or,
+// if the server has died (a failed phase says where), the highest RSS
+// sampled, so that the figures of the phases it finished are still
+// written down.
+func peakRSS(hwm func() (int64, error), alive bool, phases []PhaseRSS) (peak int64, died bool, err error) {
+	peak, err = hwm()
+	if err == nil || alive {
+		return peak, false, err
+	}
+	for _, p := range phases {
+		peak = max(peak, p.PeakBytes)
+	}
+	return peak, true, nil
 }
 
 // notes say how this run differs from the targets' conditions.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -26,5 +27,23 @@ func TestMarkdownShowsSearchesAfterTheRebuild(t *testing.T) {
 	}
 	if md := (&Results{Size: "10k"}).Markdown(); strings.Contains(md, "right after the rebuild") {
 		t.Error("a row for searches that were not run")
+	}
+}
+
+// TestPeakRSSOfADeadServer: a live server's VmHWM is its peak, and an
+// error reading it fails the run; a server that died (say, killed for
+// want of memory in the rebuild) leaves the highest sampled RSS, so the
+// phases it finished are still reported.
+func TestPeakRSSOfADeadServer(t *testing.T) {
+	phases := []PhaseRSS{{Phase: "ingest", PeakBytes: 300}, {Phase: "rebuild", PeakBytes: 900}, {Phase: "search", PeakBytes: 500}}
+	gone := func() (int64, error) { return 0, errors.New("no such process") }
+	if peak, died, err := peakRSS(func() (int64, error) { return 1000, nil }, true, phases); peak != 1000 || died || err != nil {
+		t.Errorf("live: %d, %v, %v; want 1000, false, nil", peak, died, err)
+	}
+	if _, _, err := peakRSS(gone, true, phases); err == nil {
+		t.Error("a live server's unreadable VmHWM did not fail")
+	}
+	if peak, died, err := peakRSS(gone, false, phases); peak != 900 || !died || err != nil {
+		t.Errorf("dead: %d, %v, %v; want 900, true, nil", peak, died, err)
 	}
 }
