@@ -175,6 +175,28 @@ func (p *LocalPostgres) URL(dbname string) string {
 // directory (tests, for example) must remove Dir too, after Stop.
 func (p *LocalPostgres) Dir() string { return p.dir }
 
+// PID is the process ID of the cluster's postmaster, or 0 if it is not
+// running.
+func (p *LocalPostgres) PID() int {
+	if info, running := runningPostmaster(p.clusterDir); running {
+		return info.pid
+	}
+	return 0
+}
+
+// MemoryBudget is about the most memory the cluster uses as semcat
+// configures it: its shared buffers, plus backendMemory for each of a
+// handful of busy backends (private memory, sort and hash work_mem).
+func (p *LocalPostgres) MemoryBudget() int64 {
+	return sharedBuffers + busyBackends*backendMemory
+}
+
+const (
+	sharedBuffers = 128 << 20
+	busyBackends  = 8
+	backendMemory = 16 << 20
+)
+
 // Stop stops the cluster (pg_ctl stop -m fast) if this handle started it or
 // took it over from a crashed run; a handle that merely reused a server
 // another live handle started leaves it running. Safe to call twice.
@@ -388,7 +410,7 @@ func (p *LocalPostgres) writeSettings(fast bool) error {
 	fmt.Fprintf(&b, "unix_socket_directories = %s\n",
 		quotePGConfString(`"`+strings.ReplaceAll(p.socketDir, `"`, `""`)+`"`))
 	b.WriteString("max_connections = 200\n")
-	b.WriteString("shared_buffers = 128MB\n")
+	fmt.Fprintf(&b, "shared_buffers = %dMB\n", sharedBuffers>>20)
 	b.WriteString("logging_collector = off\n")
 	if fast {
 		b.WriteString("fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n")

@@ -133,13 +133,13 @@ func cgroupFree() (int64, bool) {
 // and the process's /proc/self/cgroup text.
 func memoryCgroupFree(root, procCgroup string) (free int64, limited bool) {
 	for _, l := range memcg.Limits(root, procCgroup) {
-		used, err := memcg.ReadInt(filepath.Join(l.Dir, l.UsageFile()))
+		used, err := memcg.ReadInt(filepath.Join(l.GroupDir(), l.UsageFile()))
 		if err != nil {
 			continue
 		}
 		// Inactive file pages are the cache the kernel reclaims first, as
 		// MemAvailable counts them.
-		used -= memcg.FileValue(filepath.Join(l.Dir, "memory.stat"), l.InactiveFileKey())
+		used -= memcg.FileValue(filepath.Join(l.GroupDir(), "memory.stat"), l.InactiveFileKey())
 		if !limited || l.Bytes-used < free {
 			free, limited = l.Bytes-used, true
 		}

@@ -213,7 +213,6 @@ func (m *Main) Run(ctx context.Context) error {
 	if err := os.MkdirAll(dataDir, 0o755); err != nil {
 		return fmt.Errorf("data dir: %w", err)
 	}
-	m.stopMemoryLimit = startMemoryLimit(m.Logger)
 	url := cfg.DatabaseURL
 	if url == "" {
 		m.Logger.Info("starting managed PostgreSQL", "dir", filepath.Join(dataDir, "pg"))
@@ -221,6 +220,9 @@ func (m *Main) Run(ctx context.Context) error {
 			return err
 		}
 		url = m.pg.URL("semcat")
+		m.stopMemoryLimit = startMemoryLimit(m.Logger, m.pg.PID(), m.pg.MemoryBudget())
+	} else {
+		m.stopMemoryLimit = startMemoryLimit(m.Logger, 0, 0)
 	}
 	if m.Store, err = catalogdb.Open(ctx, url, m.Logger); err != nil {
 		return err

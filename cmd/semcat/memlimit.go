@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"runtime/debug"
@@ -11,10 +12,10 @@ import (
 	"github.com/semcat/semcat/internal/memcg"
 )
 
-// goMemoryShare is the part of a memory cgroup's limit that Go's heap may
-// grow to. The rest is left for what the kernel charges to the same cgroup
-// besides: the page cache through which searches read the index's
-// memory-mapped segments, and the kernel's own memory.
+// goMemoryShare is the part of semcat's memory budget (memoryBudget) that
+// the Go runtime may grow to. The rest is left for what the kernel charges
+// to the same cgroup besides: the page cache through which searches read
+// the index's memory-mapped segments, and the kernel's own memory.
 const goMemoryShare = 0.8
 
 // memoryLimitPoll is how often semcat looks at its memory cgroup's limit:
@@ -23,49 +24,78 @@ const goMemoryShare = 0.8
 const memoryLimitPoll = 30 * time.Second
 
 // memoryLimitFollower keeps the Go runtime's soft memory limit at
-// goMemoryShare of the tightest memory cgroup limit over semcat. Go reads
-// no memory limit from cgroups, and by default collects only once its heap
-// has doubled over the live heap: a rebuild, whose live heap is largest,
-// would then grow past a container's limit and be killed where collecting
-// sooner would have kept it within. An operator's GOMEMLIMIT is left in
-// force.
+// goMemoryShare of semcat's memory budget under the memory cgroup limits
+// over it. Go reads no memory limit from cgroups, and by default collects
+// only once its heap has doubled over the live heap: a rebuild, whose live
+// heap is largest, would then grow past a container's limit and be killed
+// where collecting sooner would have kept it within.
 type memoryLimitFollower struct {
-	read   func() (limit int64, ok bool) // the tightest cgroup limit
-	set    func(int64) int64             // debug.SetMemoryLimit
+	budget func() (bytes int64, limited bool) // memoryBudget
+	set    func(int64) int64                  // debug.SetMemoryLimit; a negative value only reads
 	logger *slog.Logger
 
 	was     int64 // the limit before the first change, restored at the end
 	applied int64 // the limit last set, 0 for none
+	ceded   bool  // someone else set the limit since: leave it to them
 }
 
-// goMemoryLimit is the Go memory limit for a cgroup limit.
-func goMemoryLimit(cgroupLimit int64) int64 {
-	return int64(float64(cgroupLimit) * goMemoryShare)
+// goMemoryLimit is the Go memory limit for a memory budget: its share,
+// but not below minGoMemoryLimit, under which the collector would run
+// without pause and semcat barely serve.
+func goMemoryLimit(budget int64) int64 {
+	return max(int64(float64(budget)*goMemoryShare), minGoMemoryLimit)
 }
 
-// check sets the Go memory limit for the current cgroup limit, or restores
-// the original one if the cgroup limit is gone.
+const minGoMemoryLimit = 64 << 20
+
+// check sets the Go memory limit for the current budget, or restores the
+// original limit if no cgroup limit is left. If the limit is no longer
+// the one it set, whoever changed it owns it from then on.
 func (f *memoryLimitFollower) check() {
+	if f.ceded {
+		return
+	}
+	if f.applied != 0 {
+		if now := f.set(-1); now != f.applied {
+			f.ceded, f.applied = true, 0
+			f.logger.Warn("Go's memory limit was changed from outside; no longer following the memory cgroup's limit", "go_memory_limit_bytes", now)
+			return
+		}
+	}
 	want := int64(0)
-	if limit, ok := f.read(); ok {
-		want = goMemoryLimit(limit)
+	budget, limited := f.budget()
+	if limited {
+		want = goMemoryLimit(budget)
 	}
 	if want == f.applied {
 		return
 	}
-	if f.applied == 0 {
+	switch {
+	case f.applied == 0:
 		f.was = f.set(want)
-	} else if want == 0 {
+	case want == 0:
 		f.set(f.was)
-	} else {
+	default:
 		f.set(want)
 	}
-	if want == 0 {
-		f.logger.Info("memory cgroup limit gone: Go's memory limit restored")
-	} else {
-		f.logger.Info("following the memory cgroup's limit", "go_memory_limit_bytes", want, "share", goMemoryShare)
-	}
 	f.applied = want
+	if want == 0 {
+		f.logger.Info("no memory cgroup limit any more: Go's memory limit restored")
+		return
+	}
+	f.logger.Info("following the memory cgroup's limit", "budget_bytes", budget, "go_memory_limit_bytes", want, "share", goMemoryShare)
+	if want == minGoMemoryLimit {
+		f.logger.Warn("semcat's memory budget under its cgroup limit is very small: expect slow garbage collection, or the kernel to kill semcat", "budget_bytes", budget)
+	}
+}
+
+// restore puts back the limit there was before the first change, unless
+// someone else has changed it since.
+func (f *memoryLimitFollower) restore() {
+	if f.applied != 0 && f.set(-1) == f.applied {
+		f.set(f.was)
+	}
+	f.applied = 0
 }
 
 // run checks every poll until ctx is done, then restores the original
@@ -77,58 +107,82 @@ func (f *memoryLimitFollower) run(ctx context.Context, poll time.Duration) {
 		f.check()
 		select {
 		case <-ctx.Done():
-			if f.applied != 0 {
-				f.set(f.was)
-				f.applied = 0
-			}
+			f.restore()
 			return
 		case <-t.C:
 		}
 	}
 }
 
-// memoryLimit is the process's one follower, shared by the Mains that run
-// in it (tests run several): the first to start starts it, the last to
-// close stops it.
-var memoryLimit struct {
-	sync.Mutex
+// followerShare runs one follower for the Mains of a process (tests run
+// several at once, and the memory limit is the process's): the first to
+// start starts it, the last to stop stops it.
+type followerShare struct {
+	mu    sync.Mutex
 	users int
 	stop  func()
 }
 
-// startMemoryLimit starts following the memory cgroup's limit unless
-// GOMEMLIMIT is set, and returns what stops it.
-func startMemoryLimit(logger *slog.Logger) (stop func()) {
-	if os.Getenv("GOMEMLIMIT") != "" {
-		return func() {}
-	}
-	memoryLimit.Lock()
-	defer memoryLimit.Unlock()
-	if memoryLimit.users == 0 {
-		f := &memoryLimitFollower{read: cgroupMemoryLimit, set: debug.SetMemoryLimit, logger: logger}
+// start starts f if no follower runs yet and returns what ends this use.
+func (s *followerShare) start(f *memoryLimitFollower, poll time.Duration) (stop func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.users == 0 {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			f.run(ctx, memoryLimitPoll)
+			f.run(ctx, poll)
 		}()
-		memoryLimit.stop = func() { cancel(); <-done }
+		s.stop = func() { cancel(); <-done }
 	}
-	memoryLimit.users++
+	s.users++
 	return sync.OnceFunc(func() {
-		memoryLimit.Lock()
-		defer memoryLimit.Unlock()
-		if memoryLimit.users--; memoryLimit.users == 0 {
-			memoryLimit.stop()
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.users--; s.users == 0 {
+			s.stop()
 		}
 	})
 }
 
-// cgroupMemoryLimit is the tightest memory cgroup limit over this process.
-func cgroupMemoryLimit() (int64, bool) {
-	b, err := os.ReadFile("/proc/self/cgroup")
-	if err != nil {
-		return 0, false
+var processFollower followerShare
+
+// startMemoryLimit follows the memory cgroup's limit, unless GOMEMLIMIT
+// is set (the operator's choice wins), and returns what stops it. pg is
+// the managed PostgreSQL's postmaster PID and memory budget, or 0 and 0.
+func startMemoryLimit(logger *slog.Logger, pgPID int, pgBudget int64) (stop func()) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return func() {}
 	}
-	return memcg.Tightest(memcg.Limits("/sys/fs/cgroup", string(b)))
+	budget := func() (int64, bool) {
+		self, err := os.ReadFile("/proc/self/cgroup")
+		if err != nil {
+			return 0, false
+		}
+		var pg []byte
+		if pgPID > 0 {
+			pg, _ = os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pgPID))
+		}
+		return memoryBudget("/sys/fs/cgroup", string(self), string(pg), pgBudget)
+	}
+	return processFollower.start(&memoryLimitFollower{budget: budget, set: debug.SetMemoryLimit, logger: logger}, memoryLimitPoll)
+}
+
+// memoryBudget is the memory semcat may use under the memory cgroup
+// limits over it (procSelf, the text of /proc/self/cgroup), the tightest
+// of them: a limit that also binds the managed PostgreSQL (procPG; a child
+// stays in its parent's cgroup unless moved) leaves semcat that limit less
+// pgBudget. It reports false if no limit binds semcat.
+func memoryBudget(root, procSelf, procPG string, pgBudget int64) (budget int64, limited bool) {
+	for _, l := range memcg.Limits(root, procSelf) {
+		b := l.Bytes
+		if procPG != "" && l.Binds(root, procPG) {
+			b -= pgBudget
+		}
+		if !limited || b < budget {
+			budget, limited = b, true
+		}
+	}
+	return max(budget, 0), limited
 }

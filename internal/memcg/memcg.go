@@ -47,23 +47,52 @@ func Of(root, procCgroup string) []Hierarchy {
 // Limit is a memory limit set on a process's memory cgroup or on a cgroup
 // above it.
 type Limit struct {
-	Hierarchy
-	Dir   string // the cgroup that sets it
-	Bytes int64
+	Hierarchy        // the process's cgroup in the hierarchy the limit is in
+	Group     string // the cgroup that sets the limit, below Mount, starting with "/"
+	Bytes     int64
+}
+
+// GroupDir is the directory of the cgroup that sets the limit.
+func (l Limit) GroupDir() string { return filepath.Join(l.Mount, l.Group) }
+
+// Binds reports whether the limit binds a process whose cgroups are
+// procCgroup (the text of /proc/<pid>/cgroup): whether that process is in
+// the limiting cgroup or below it. A child stays in its parent's cgroup
+// unless moved, so a managed PostgreSQL shares semcat's limits.
+func (l Limit) Binds(root, procCgroup string) bool {
+	for _, h := range Of(root, procCgroup) {
+		if h.Version == l.Version && h.Mount == l.Mount &&
+			(l.Group == "/" || h.Path == l.Group || strings.HasPrefix(h.Path, l.Group+"/")) {
+			return true
+		}
+	}
+	return false
 }
 
 // Limits lists the memory limits that bind a process: those set on its
 // cgroup and on every cgroup above it, in each hierarchy of Of(root,
 // procCgroup), nearest first. A container's limit is often set above the
 // cgroup its processes are in, and a hybrid layout may limit memory in
-// either version.
+// either version. On cgroup v2, memory.high (where the kernel throttles
+// and reclaims hard, as Kubernetes' memory QoS sets it) counts as a limit
+// too when it is below memory.max.
 func Limits(root, procCgroup string) []Limit {
 	var out []Limit
 	for _, h := range Of(root, procCgroup) {
 		for group := h.Path; ; group = filepath.Dir(group) {
 			dir := filepath.Join(h.Mount, group)
-			if n, err := ReadInt(filepath.Join(dir, h.LimitFile())); err == nil && !Unlimited(n) {
-				out = append(out, Limit{Hierarchy: h, Dir: dir, Bytes: n})
+			limit, limited := int64(0), false
+			files := []string{h.LimitFile()}
+			if h.Version == 2 {
+				files = append(files, "memory.high")
+			}
+			for _, f := range files {
+				if n, err := ReadInt(filepath.Join(dir, f)); err == nil && !Unlimited(n) && (!limited || n < limit) {
+					limit, limited = n, true
+				}
+			}
+			if limited {
+				out = append(out, Limit{Hierarchy: h, Group: group, Bytes: limit})
 			}
 			if group == "/" {
 				break

@@ -64,18 +64,42 @@ func TestLimits(t *testing.T) {
 	write("memory/a/b/memory.limit_in_bytes", "9223372036854771712")
 	write("memory.max", "max")
 	write("x/memory.max", "2000")
+	write("x/memory.high", "max")
 	write("x/y/memory.max", "5000")
+	write("x/y/memory.high", "4000") // throttles below memory.max
 
 	v1 := Hierarchy{Version: 1, Mount: filepath.Join(root, "memory"), Path: "/a/b"}
 	v2 := Hierarchy{Version: 2, Mount: root, Path: "/x/y"}
 	got := Limits(root, "4:memory:/a/b\n0::/x/y\n")
 	want := []Limit{
-		{Hierarchy: v1, Dir: filepath.Join(root, "memory/a"), Bytes: 3000},
-		{Hierarchy: v2, Dir: filepath.Join(root, "x/y"), Bytes: 5000},
-		{Hierarchy: v2, Dir: filepath.Join(root, "x"), Bytes: 2000},
+		{Hierarchy: v1, Group: "/a", Bytes: 3000},
+		{Hierarchy: v2, Group: "/x/y", Bytes: 4000},
+		{Hierarchy: v2, Group: "/x", Bytes: 2000},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Limits:\n got %+v\nwant %+v", got, want)
+	}
+	if dir := got[0].GroupDir(); dir != filepath.Join(root, "memory/a") {
+		t.Errorf("GroupDir %s", dir)
+	}
+	// Which processes a limit binds: those in its cgroup or below it.
+	for _, c := range []struct {
+		limit      int
+		procCgroup string
+		binds      bool
+	}{
+		{0, "4:memory:/a\n", true},
+		{0, "4:memory:/a/c/d\n", true},
+		{0, "4:memory:/ab\n", false}, // a sibling whose name starts alike
+		{0, "4:memory:/\n", false},
+		{0, "0::/a\n", false}, // the other version
+		{1, "0::/x/y/z\n", true},
+		{1, "0::/x\n", false},
+		{2, "0::/x\n", true},
+	} {
+		if b := got[c.limit].Binds(root, c.procCgroup); b != c.binds {
+			t.Errorf("limit of %s binds %q: %v, want %v", got[c.limit].Group, c.procCgroup, b, c.binds)
+		}
 	}
 	if n, ok := Tightest(got); n != 2000 || !ok {
 		t.Errorf("Tightest %d, %v; want 2000, true", n, ok)
