@@ -115,6 +115,9 @@ func run(o options) int {
 			if err := srv.Stop(90 * time.Second); err != nil {
 				logf("warning: %v", err)
 			}
+			if err := srv.stopOrphanedPostgres(60 * time.Second); err != nil {
+				logf("warning: %v", err)
+			}
 			if !o.keep {
 				if err := srv.removeOutsideCluster(clusterDir); err != nil {
 					logf("warning: %v", err)
@@ -315,22 +318,18 @@ func bench(ctx context.Context, o options, n int, root, tmp string, srv **Server
 		fail("full rebuild failed: %s", res.Rebuild.Error)
 	} else {
 		logf("  %.1f s (%.0f entities/s)", res.Rebuild.Seconds, res.Rebuild.Rate)
-		if res.Rebuild.SearchAfter, err = searchAfterRebuild(ctx, client, g, 100, o.seed); err != nil {
-			return nil, err
-		}
-		logf("  word and prefix searches right after it: p50 %s ms, p99 %s ms", fmtMs(res.Rebuild.SearchAfter.P50), fmtMs(res.Rebuild.SearchAfter.P99))
-		if got, err := countAll(ctx, client, g.Plan.Metalake); err != nil {
-			return nil, err
-		} else if got != uint64(indexed) {
-			fail("after the rebuild, search for * counts %d entities; %d exist", got, indexed)
+		if err := afterRebuild(ctx, client, g, o, res, indexed, fail); err != nil {
+			if !s.exitedWithin(5 * time.Second) {
+				return nil, err
+			}
+			fail("after the rebuild: %v", err)
 		}
 	}
 
 	res.RSSByPhase = rss.Stop()
-	var died bool
-	if res.PeakRSS, died, err = peakRSS(s.PeakRSS, s.Alive(), res.RSSByPhase); err != nil {
+	if res.PeakRSS, res.ServerDied, err = peakRSS(s.PeakRSS, func() bool { return s.exitedWithin(5 * time.Second) }, res.RSSByPhase); err != nil {
 		return nil, err
-	} else if died {
+	} else if res.ServerDied {
 		fail("semcat exited during the run; its peak RSS is the highest sampled")
 	}
 	if s.cgroup != nil {
@@ -359,13 +358,31 @@ func bench(ctx context.Context, o options, n int, root, tmp string, srv **Server
 	return res, nil
 }
 
+// afterRebuild times searches right after the rebuild and checks that it
+// indexed every entity.
+func afterRebuild(ctx context.Context, client *Client, g *Generator, o options, res *Results, indexed int, fail func(string, ...any)) error {
+	var err error
+	if res.Rebuild.SearchAfter, err = searchAfterRebuild(ctx, client, g, 100, o.seed); err != nil {
+		return err
+	}
+	logf("  word and prefix searches right after it: p50 %s ms, p99 %s ms", fmtMs(res.Rebuild.SearchAfter.P50), fmtMs(res.Rebuild.SearchAfter.P99))
+	got, err := countAll(ctx, client, g.Plan.Metalake)
+	if err != nil {
+		return err
+	}
+	if got != uint64(indexed) {
+		fail("after the rebuild, search for * counts %d entities; %d exist", got, indexed)
+	}
+	return nil
+}
+
 // peakRSS is the server's peak RSS as the kernel counts it (VmHWM), or,
 // if the server has died (a failed phase says where), the highest RSS
 // sampled, so that the figures of the phases it finished are still
 // written down.
-func peakRSS(hwm func() (int64, error), alive bool, phases []PhaseRSS) (peak int64, died bool, err error) {
+func peakRSS(hwm func() (int64, error), exited func() bool, phases []PhaseRSS) (peak int64, died bool, err error) {
 	peak, err = hwm()
-	if err == nil || alive {
+	if err == nil || !exited() {
 		return peak, false, err
 	}
 	for _, p := range phases {

@@ -37,13 +37,27 @@ func TestMarkdownShowsSearchesAfterTheRebuild(t *testing.T) {
 func TestPeakRSSOfADeadServer(t *testing.T) {
 	phases := []PhaseRSS{{Phase: "ingest", PeakBytes: 300}, {Phase: "rebuild", PeakBytes: 900}, {Phase: "search", PeakBytes: 500}}
 	gone := func() (int64, error) { return 0, errors.New("no such process") }
-	if peak, died, err := peakRSS(func() (int64, error) { return 1000, nil }, true, phases); peak != 1000 || died || err != nil {
+	running := func() bool { return false }
+	exited := func() bool { return true }
+	if peak, died, err := peakRSS(func() (int64, error) { return 1000, nil }, running, phases); peak != 1000 || died || err != nil {
 		t.Errorf("live: %d, %v, %v; want 1000, false, nil", peak, died, err)
 	}
-	if _, _, err := peakRSS(gone, true, phases); err == nil {
+	if _, _, err := peakRSS(gone, running, phases); err == nil {
 		t.Error("a live server's unreadable VmHWM did not fail")
 	}
-	if peak, died, err := peakRSS(gone, false, phases); peak != 900 || !died || err != nil {
+	peak, died, err := peakRSS(gone, exited, phases)
+	if peak != 900 || !died || err != nil {
 		t.Errorf("dead: %d, %v, %v; want 900, true, nil", peak, died, err)
+	}
+
+	// The report says where the figure comes from, and a sampled peak
+	// below the target does not count as met.
+	r := &Results{Size: "1m", PeakRSS: peak, ServerDied: died}
+	r.evaluate()
+	if ck := r.check("peak RSS of the server"); ck.Met {
+		t.Errorf("a dead server's sampled peak of %d bytes met the RSS target", peak)
+	}
+	if md := r.Markdown(); !strings.Contains(md, "peak RSS of the server (highest sampled: semcat died)") {
+		t.Errorf("the report does not say the peak RSS was sampled:\n%s", md)
 	}
 }

@@ -355,24 +355,25 @@ func dirSize(dir string) int64 {
 // the largest value seen in each phase of the run, so a reader can tell
 // which scenario drove the peak.
 type rssSampler struct {
-	s     *Server
-	mu    sync.Mutex
-	phase string
-	peaks map[string]int64 // phase → bytes
-	anon  map[string]int64 // phase → bytes of anonymous memory (RssAnon)
-	order []string
-	cpu   map[string]cpuTimes // phase → CPU seconds
-	wall  map[string]float64  // phase → wall seconds
-	at    time.Time           // when the current phase began
-	cpuAt cpuTimes            // the CPU seconds so far then
-	stop  chan struct{}
-	done  chan struct{}
+	s         *Server
+	mu        sync.Mutex
+	serverCPU serverCPU // read at every sample too, so the last stands if the server dies
+	phase     string
+	peaks     map[string]int64 // phase → bytes
+	anon      map[string]int64 // phase → bytes of anonymous memory (RssAnon)
+	order     []string
+	cpu       map[string]cpuTimes // phase → CPU seconds
+	wall      map[string]float64  // phase → wall seconds
+	at        time.Time           // when the current phase began
+	cpuAt     cpuTimes            // the CPU seconds so far then
+	stop      chan struct{}
+	done      chan struct{}
 	// onPhase, when set, is called with each new phase's name.
 	onPhase func(string)
 }
 
 func (s *Server) sampleRSS(every time.Duration) *rssSampler {
-	r := &rssSampler{s: s, peaks: map[string]int64{}, anon: map[string]int64{}, cpu: map[string]cpuTimes{}, wall: map[string]float64{},
+	r := &rssSampler{s: s, serverCPU: serverCPU{s: s}, peaks: map[string]int64{}, anon: map[string]int64{}, cpu: map[string]cpuTimes{}, wall: map[string]float64{},
 		stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(r.done)
@@ -389,6 +390,7 @@ func (s *Server) sampleRSS(every time.Duration) *rssSampler {
 				continue
 			}
 			r.mu.Lock()
+			r.serverCPU.read()
 			if r.phase != "" {
 				r.peaks[r.phase] = max(r.peaks[r.phase], v[0])
 				r.anon[r.phase] = max(r.anon[r.phase], v[1])
@@ -433,7 +435,7 @@ func (r *rssSampler) Stop() []PhaseRSS {
 // endPhase adds the CPU and wall time since the current phase began to it.
 func (r *rssSampler) endPhase() {
 	now := time.Now()
-	cpu := cpuTimes{server: r.s.cpuSeconds(), postgres: r.s.postgresCPUSeconds(), harness: harnessCPUSeconds()}
+	cpu := cpuTimes{server: r.serverCPU.read(), postgres: r.s.postgresCPUSeconds(), harness: harnessCPUSeconds()}
 	if r.phase != "" {
 		c := r.cpu[r.phase]
 		c.server += cpu.server - r.cpuAt.server
@@ -470,21 +472,31 @@ func (s *Server) cpuSeconds() float64 {
 	return statCPUSeconds(s.procStat(), false)
 }
 
+// serverCPU is a reading of the server's CPU time that outlives the
+// server: once it has exited (its /proc entry gone, which reads as 0), the
+// last reading stands, so that the phase it died in is not charged
+// negative time.
+type serverCPU struct {
+	s    *Server
+	last float64
+}
+
+func (c *serverCPU) read() float64 {
+	if v := c.s.cpuSeconds(); v > 0 {
+		c.last = v
+	}
+	return c.last
+}
+
 // postgresCPUSeconds is the CPU time of the managed PostgreSQL so far: its
 // postmaster's, its live processes' (backends, walwriter, autovacuum…),
 // and that of the processes it has reaped, which the kernel adds to the
 // postmaster's children's times. 0 if the cluster cannot be read.
 func (s *Server) postgresCPUSeconds() float64 {
-	dir, err := s.ClusterDir()
-	if err != nil {
+	postmaster := s.postmasterPID()
+	if postmaster == "" {
 		return 0
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "data", "postmaster.pid"))
-	if err != nil {
-		return 0
-	}
-	first, _, _ := strings.Cut(string(b), "\n")
-	postmaster := strings.TrimSpace(first)
 	total := statCPUSeconds(readStat(postmaster), true)
 	procs, _ := os.ReadDir("/proc")
 	for _, p := range procs {
@@ -496,6 +508,57 @@ func (s *Server) postgresCPUSeconds() float64 {
 		}
 	}
 	return total
+}
+
+// postmasterPID is the managed PostgreSQL's postmaster PID from its
+// postmaster.pid, or "" if the cluster is not running.
+func (s *Server) postmasterPID() string {
+	dir, err := s.ClusterDir()
+	if err != nil {
+		return ""
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "data", "postmaster.pid"))
+	if err != nil {
+		return ""
+	}
+	first, _, _ := strings.Cut(string(b), "\n")
+	return strings.TrimSpace(first)
+}
+
+// stopOrphanedPostgres stops the managed PostgreSQL that a dead server
+// left running (semcat stops it on a clean exit, but not when the kernel
+// kills it for want of memory): a fast shutdown, SIGINT to the
+// postmaster, waiting up to timeout. Its data directory may then go.
+func (s *Server) stopOrphanedPostgres(timeout time.Duration) error {
+	if s.Alive() {
+		return nil
+	}
+	pid, err := strconv.Atoi(s.postmasterPID())
+	if err != nil || pid <= 0 || syscall.Kill(pid, 0) != nil {
+		return nil
+	}
+	logf("semcat died and left its PostgreSQL (pid %d) running: stopping it", pid)
+	if err := syscall.Kill(pid, syscall.SIGINT); err != nil {
+		return err
+	}
+	for deadline := time.Now().Add(timeout); syscall.Kill(pid, 0) == nil; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("PostgreSQL (pid %d) still runs %s after a fast shutdown", pid, timeout)
+		}
+	}
+	return nil
+}
+
+// exitedWithin reports whether the server has exited, waiting up to d for
+// it: a server killed for want of memory closes its sockets before the
+// harness reaps it, so a failed request can come first.
+func (s *Server) exitedWithin(d time.Duration) bool {
+	select {
+	case <-s.exited:
+		return true
+	case <-time.After(d):
+		return false
+	}
 }
 
 // harnessCPUSeconds is this process's CPU time so far.
