@@ -49,7 +49,50 @@ func decodeBody(w http.ResponseWriter, r *http.Request, limit int64, v any) erro
 	if rest := bytes.TrimSpace(body[dec.InputOffset():]); len(rest) > 0 {
 		return semcat.Errorf(semcat.EINVALID, "request body must hold exactly one JSON value; unexpected data at byte offset %d", int64(len(body))-int64(len(rest)))
 	}
-	return exactKeys(body, reflect.TypeOf(v))
+	var generic any
+	if err := json.Unmarshal(body, &generic); err != nil {
+		return nil // already decoded once; a second failure is not expected
+	}
+	if err := walkKeys("", generic, reflect.TypeOf(v)); err != nil {
+		return err
+	}
+	return noNUL("", generic)
+}
+
+// noNUL rejects U+0000 anywhere in a decoded body, key or value, naming
+// where: PostgreSQL's text and jsonb cannot hold it, so a comment or
+// property holding one would otherwise fail as an internal error.
+func noNUL(path string, v any) error {
+	switch v := v.(type) {
+	case string:
+		if strings.ContainsRune(v, 0) {
+			return semcat.Errorf(semcat.EINVALID, "%s: must not contain the character U+0000", orBody(path))
+		}
+	case map[string]any:
+		for k, val := range v {
+			if strings.ContainsRune(k, 0) {
+				return semcat.Errorf(semcat.EINVALID, "%s: a key holds the character U+0000, which is not allowed", orBody(path))
+			}
+			if err := noNUL(joinPath(path, k), val); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for i, val := range v {
+			if err := noNUL(fmt.Sprintf("%s[%d]", path, i), val); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// orBody is path, or "request body" for the top level.
+func orBody(path string) string {
+	if path == "" {
+		return "request body"
+	}
+	return path
 }
 
 // decodeError turns an error of json.Decoder.Decode into a 400 that names

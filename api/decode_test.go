@@ -58,6 +58,12 @@ func TestDecode(t *testing.T) {
 		{"POST", schemaPath + "/semantic-models", `{"name":"m","definition":{"datasets":[{"name":"d","uniqueKeys":[["a"],[["b"]]]}]}}`,
 			"definition.datasets[0].uniqueKeys[1][0]: expected string, got array"},
 		{"POST", "/api/metalakes/m/objects/table/c.s.t/tags", `{"tagsToAdd":"pii"}`, "tagsToAdd: expected array, got string"},
+		{"POST", tables, `{"name":"t","comment":"a\u0000b"}`, "comment: must not contain the character U+0000"},
+		{"POST", tables, `{"name":"t","properties":{"k":"v\u0000"}}`, "properties.k: must not contain the character U+0000"},
+		{"POST", tables, `{"name":"t","properties":{"k\u0000":"v"}}`, "properties: a key holds the character U+0000, which is not allowed"},
+		{"POST", tables, `{"name":"t","columns":[{"name":"a","type":{"type":"struct","fields":[{"name":"x","type":"integer","comment":"\u0000"}]}}]}`,
+			"columns[0].type.fields[0].comment: must not contain the character U+0000"},
+		{"PUT", "/api/metalakes/m", `{"updates":[{"@type":"updateComment","newComment":"x\u0000"}]}`, "updates[0].newComment: must not contain the character U+0000"},
 		{"POST", "/api/metalakes", strings.Repeat("[", 20000) + strings.Repeat("]", 20000), "malformed JSON at byte offset 10001: invalid character '[' exceeded max depth"},
 		{"POST", "/api/metalakes", `{"name":"\ud800"}`, "name: invalid name '\ufffd': must be 1-64 characters matching ^\\w[\\w/=-]{0,63}$"},
 	}

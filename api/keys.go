@@ -11,19 +11,11 @@ import (
 
 var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 
-// exactKeys checks that every object key in body names a field of t exactly.
-// encoding/json matches keys case-insensitively, so {"NAME": "x"} would
-// otherwise pass as "name"; SPEC §1 rejects unknown fields, and a key that
-// differs in case is one. Types with their own UnmarshalJSON check their own
-// members.
-func exactKeys(body []byte, t reflect.Type) error {
-	var v any
-	if err := json.Unmarshal(body, &v); err != nil {
-		return nil // already decoded once; a second failure is not expected
-	}
-	return walkKeys("", v, t)
-}
-
+// walkKeys checks that every object key of v (a body decoded into any)
+// names a field of t exactly. encoding/json matches keys
+// case-insensitively, so {"NAME": "x"} would otherwise pass as "name";
+// SPEC §1 rejects unknown fields, and a key that differs in case is one.
+// Types with their own UnmarshalJSON check their own members.
 func walkKeys(path string, v any, t reflect.Type) error {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()

@@ -189,6 +189,11 @@ func translate(err error) error {
 			return semcat.Errorf(semcat.EEXISTS, "an entity with that name already exists")
 		case "40001", "40P01":
 			return &semcat.Error{Code: semcat.ECONFLICT, Message: "concurrent modification, try again"}
+		case "22021", "22P05":
+			// text and jsonb cannot hold U+0000. The API rejects it with
+			// the field's path before it gets here; this covers callers
+			// that do not go through it.
+			return semcat.Errorf(semcat.EINVALID, "a value holds the character U+0000, which cannot be stored")
 		}
 	}
 	return fmt.Errorf("catalogdb: %w", err)
