@@ -66,18 +66,49 @@ func schemaObjectNamespace(r *http.Request) (semcat.Namespace, error) {
 	return semcat.Namespace{Metalake: n[0], Catalog: n[1], Schema: n[2]}, nil
 }
 
-// boolParam reads the query parameter name: true or false, absent = false.
-func boolParam(r *http.Request, name string) (bool, error) {
+// queryValues parses the request's query string strictly: a pair that is
+// not well percent-encoded is a 400 naming its parameter (url.Query would
+// drop it silently, widening a filtered search), and none of single may be
+// given more than once (url.Values.Get would take the first silently).
+func queryValues(r *http.Request, single ...string) (url.Values, error) {
 	q, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
-		return false, semcat.Errorf(semcat.EINVALID, "malformed query string")
+		return nil, malformedQuery(r.URL.RawQuery)
+	}
+	for _, name := range single {
+		if len(q[name]) > 1 {
+			return nil, semcat.Errorf(semcat.EINVALID, "%s: query parameter given more than once", name)
+		}
+	}
+	return q, nil
+}
+
+// malformedQuery names the first parameter of raw whose name or value
+// does not decode.
+func malformedQuery(raw string) error {
+	for pair := range strings.SplitSeq(raw, "&") {
+		key, value, _ := strings.Cut(pair, "=")
+		name, err := url.QueryUnescape(key)
+		if err != nil || strings.Contains(key, ";") {
+			return semcat.Errorf(semcat.EINVALID, "malformed query string: cannot decode the parameter name '%s'", key)
+		}
+		if _, err := url.QueryUnescape(value); err != nil {
+			return semcat.Errorf(semcat.EINVALID, "%s: malformed percent-encoding in the query parameter", name)
+		}
+	}
+	return semcat.Errorf(semcat.EINVALID, "malformed query string")
+}
+
+// boolParam reads the query parameter name: true or false, absent = false.
+func boolParam(r *http.Request, name string) (bool, error) {
+	q, err := queryValues(r, name)
+	if err != nil {
+		return false, err
 	}
 	vs := q[name]
 	switch {
 	case len(vs) == 0:
 		return false, nil
-	case len(vs) > 1:
-		return false, semcat.Errorf(semcat.EINVALID, "%s: query parameter given more than once", name)
 	case vs[0] == "true":
 		return true, nil
 	case vs[0] == "false":

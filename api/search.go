@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -26,9 +27,9 @@ var searchTypes = map[string]bool{"catalog": true, "schema": true, "table": true
 
 // listParam returns the values of a repeatable parameter, each also split at
 // commas, without empty ones.
-func listParam(r *http.Request, name string) []string {
+func listParam(q url.Values, name string) []string {
 	var out []string
-	for _, v := range r.URL.Query()[name] {
+	for _, v := range q[name] {
 		for _, p := range strings.Split(v, ",") {
 			if p = strings.TrimSpace(p); p != "" {
 				out = append(out, p)
@@ -39,8 +40,8 @@ func listParam(r *http.Request, name string) []string {
 }
 
 // intParam reads an optional integer parameter within [lo, hi].
-func intParam(r *http.Request, name string, def, lo, hi int) (int, error) {
-	v := r.URL.Query().Get(name)
+func intParam(q url.Values, name string, def, lo, hi int) (int, error) {
+	v := q.Get(name)
 	if v == "" {
 		return def, nil
 	}
@@ -51,6 +52,10 @@ func intParam(r *http.Request, name string, def, lo, hi int) (int, error) {
 	return n, nil
 }
 
+// searchSingle are the search parameters that take one value; type, tag
+// and facets may repeat.
+var searchSingle = []string{"query", "catalog", "schema", "scope", "sort", "limit", "offset", "cursor", "facetSize", "minPosition", "waitMs"}
+
 // searchRequest reads and checks the parameters of a search.
 func searchRequest(r *http.Request) (semcat.SearchRequest, error) {
 	var req semcat.SearchRequest
@@ -58,12 +63,15 @@ func searchRequest(r *http.Request) (semcat.SearchRequest, error) {
 	if req.Metalake, err = pathName(r, "metalake"); err != nil {
 		return req, err
 	}
-	qs := r.URL.Query()
+	qs, err := queryValues(r, searchSingle...)
+	if err != nil {
+		return req, err
+	}
 	if _, ok := qs["query"]; !ok {
 		return req, semcat.Errorf(semcat.EINVALID, "query: the query parameter is required")
 	}
 	req.Query = qs.Get("query")
-	for _, t := range listParam(r, "type") {
+	for _, t := range listParam(qs, "type") {
 		if !searchTypes[t] {
 			return req, semcat.Errorf(semcat.EINVALID, "type: unknown type '%s' (want catalog, schema, table, semantic_model or metric)", t)
 		}
@@ -96,17 +104,17 @@ func searchRequest(r *http.Request) (semcat.SearchRequest, error) {
 	default:
 		return req, semcat.Errorf(semcat.EINVALID, "sort: must be relevance, name, -name, created or -created, got '%s'", req.Sort)
 	}
-	if req.Limit, err = intParam(r, "limit", defaultLimit, 1, maxLimit); err != nil {
+	if req.Limit, err = intParam(qs, "limit", defaultLimit, 1, maxLimit); err != nil {
 		return req, err
 	}
-	if req.Offset, err = intParam(r, "offset", 0, 0, maxOffset); err != nil {
+	if req.Offset, err = intParam(qs, "offset", 0, 0, maxOffset); err != nil {
 		return req, err
 	}
 	req.Cursor = qs.Get("cursor")
 	if req.Cursor != "" && req.Offset != 0 {
 		return req, semcat.Errorf(semcat.EINVALID, "cursor: cannot be combined with offset")
 	}
-	for _, f := range listParam(r, "facets") {
+	for _, f := range listParam(qs, "facets") {
 		switch f {
 		case "type", "catalog", "schema", "tags":
 		default:
@@ -114,7 +122,7 @@ func searchRequest(r *http.Request) (semcat.SearchRequest, error) {
 		}
 		req.Facets = append(req.Facets, f)
 	}
-	if req.FacetSize, err = intParam(r, "facetSize", defaultFacetSize, 1, maxFacetSize); err != nil {
+	if req.FacetSize, err = intParam(qs, "facetSize", defaultFacetSize, 1, maxFacetSize); err != nil {
 		return req, err
 	}
 	return req, nil
@@ -124,10 +132,11 @@ func searchRequest(r *http.Request) (semcat.SearchRequest, error) {
 // (minPosition and waitMs), within the limits; 0 if it asks for none or
 // names an invalid wait, which search rejects.
 func requestedWait(r *http.Request) time.Duration {
-	if r.URL.Query().Get("minPosition") == "" {
+	q, err := queryValues(r)
+	if err != nil || q.Get("minPosition") == "" {
 		return 0
 	}
-	ms, err := intParam(r, "waitMs", int(defaultWait/time.Millisecond), 0, int(maxWait/time.Millisecond))
+	ms, err := intParam(q, "waitMs", int(defaultWait/time.Millisecond), 0, int(maxWait/time.Millisecond))
 	if err != nil {
 		return 0
 	}
@@ -142,11 +151,15 @@ func (h *handler) search(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	wait, err := intParam(r, "waitMs", int(defaultWait/time.Millisecond), 0, int(maxWait/time.Millisecond))
+	qs, err := queryValues(r)
 	if err != nil {
 		return err
 	}
-	if token := r.URL.Query().Get("minPosition"); token != "" {
+	wait, err := intParam(qs, "waitMs", int(defaultWait/time.Millisecond), 0, int(maxWait/time.Millisecond))
+	if err != nil {
+		return err
+	}
+	if token := qs.Get("minPosition"); token != "" {
 		pos, err := semcat.ParsePosition("minPosition", token)
 		if err != nil {
 			return err
