@@ -1091,6 +1091,8 @@ func TestOpenAPIValidatesResponses(t *testing.T) {
 	admin.call(http.StatusNotFound, "GET", ml+"/roles/nope", nil)
 	admin.call(http.StatusNotFound, "POST", ml+"/objects/table/rel.sales.orders/tags", `{"tagsToAdd":["nope"]}`)
 	admin.call(http.StatusNotFound, "GET", rel+"/schemas/nope/semantic-model-metrics", nil)
+	admin.call(http.StatusNotFound, "GET", "/api/metalakes/nope/search?query=orders", nil)
+	admin.call(http.StatusOK, "GET", ml+"/search?query=zzznothingmatches", nil)
 	admin.call(http.StatusConflict, "POST", "/api/metalakes", `{"name":"m"}`)
 	admin.call(http.StatusConflict, "POST", sales+"/tables", `{"name":"orders","columns":[]}`)
 	admin.call(http.StatusConflict, "DELETE", sales, nil)

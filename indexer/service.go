@@ -30,7 +30,17 @@ func (s *Service) Search(ctx context.Context, req semcat.SearchRequest) (*semcat
 		}
 		visible = Visibility(g)
 	}
-	return s.Indexer.search(ctx, req, visible)
+	res, err := s.Indexer.search(ctx, req, visible)
+	if err != nil || res.Total > 0 {
+		return res, err
+	}
+	// No hits: either nothing matches, or the metalake does not exist,
+	// which every other route under it answers with 404. A search with
+	// hits has shown the metalake exists without this round trip.
+	if _, err := s.Store.GetMetalake(ctx, req.Metalake); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // WaitFor blocks until the index covers pos.
