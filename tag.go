@@ -3,6 +3,7 @@ package semcat
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -36,8 +37,12 @@ type TagAssociation struct {
 	TagsToRemove []string `json:"tagsToRemove"`
 }
 
-// Validate checks the tag names.
+// Validate checks the tag names, and that the request names at least one
+// of the two lists (as Gravitino's TagsAssociateRequest does).
 func (a *TagAssociation) Validate() error {
+	if a.TagsToAdd == nil && a.TagsToRemove == nil {
+		return Errorf(EINVALID, "tagsToAdd, tagsToRemove: give at least one of the two lists")
+	}
 	for i, n := range a.TagsToAdd {
 		if err := ValidateName(fmt.Sprintf("tagsToAdd[%d]", i), n); err != nil {
 			return err
@@ -49,6 +54,24 @@ func (a *TagAssociation) Validate() error {
 		}
 	}
 	return nil
+}
+
+// Effective is the change a request makes: a tag named in both lists is
+// left as it is (as in Gravitino), rather than added and then removed.
+func (a TagAssociation) Effective() TagAssociation {
+	both := func(n string) bool { return slices.Contains(a.TagsToAdd, n) && slices.Contains(a.TagsToRemove, n) }
+	var out TagAssociation
+	for _, n := range a.TagsToAdd {
+		if !both(n) {
+			out.TagsToAdd = append(out.TagsToAdd, n)
+		}
+	}
+	for _, n := range a.TagsToRemove {
+		if !both(n) {
+			out.TagsToRemove = append(out.TagsToRemove, n)
+		}
+	}
+	return out
 }
 
 // ObjectRef names a taggable object of a metalake by type and dotted full

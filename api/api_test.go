@@ -318,6 +318,7 @@ func TestValidationBeforeService(t *testing.T) {
 		{"POST", schemaPath + "/semantic-models", `{"name":"m","definition":{"datasets":[]}}`, "datasets: a definition needs at least one dataset"},
 		{"POST", "/api/metalakes/m/tags", `{"name":"*"}`, "name: '*' is a reserved name"},
 		{"POST", "/api/metalakes/m/objects/table/c.s.t/tags", `{"tagsToAdd":["a b"]}`, "tagsToAdd[0]: invalid name 'a b': must be 1-64 characters matching ^\\w[\\w/=-]{0,63}$"},
+		{"POST", "/api/metalakes/m/objects/table/c.s.t/tags", `{}`, "tagsToAdd, tagsToRemove: give at least one of the two lists"},
 		{"PUT", "/api/metalakes/m", `{"updates":[]}`, "updates: at least one update is required"},
 		{"PUT", "/api/metalakes/m/catalogs/c", `{"updates":[{"@type":"replaceColumns","columns":[]}]}`, "updates[0].@type: unsupported update type 'replaceColumns' (want one of [rename updateComment setProperty removeProperty])"},
 		{"PUT", schemaPath, `{"updates":[{"@type":"rename"}]}`, "updates[0].newName: required for update type 'rename'"},

@@ -168,6 +168,17 @@ func TestTagsFollowObjects(t *testing.T) {
 	if _, _, err := s.AssociateTags(ctx, "m", obj, semcat.TagAssociation{TagsToAdd: []string{"nope"}}); semcat.ErrorCode(err) != semcat.ENOTFOUND {
 		t.Errorf("associating a missing tag: %v, want ENOTFOUND", err)
 	}
+	// A tag in both lists is left as it was, attached or not (as in
+	// Gravitino); a request with neither list is invalid.
+	must(t, w(s.AssociateTags(ctx, "m", obj, semcat.TagAssociation{TagsToAdd: []string{"pii"}})))
+	got = must(t, w(s.AssociateTags(ctx, "m", obj, semcat.TagAssociation{TagsToAdd: []string{"pii"}, TagsToRemove: []string{"pii", "Tag1"}})))
+	if len(got) != 2 || got[0] != "Tag22" || got[1] != "pii" {
+		t.Errorf("pii in both lists, Tag1 removed: tags %v, want [Tag22 pii]", got)
+	}
+	must(t, w(s.AssociateTags(ctx, "m", obj, semcat.TagAssociation{TagsToAdd: []string{"Tag1"}, TagsToRemove: []string{"pii"}})))
+	if _, _, err := s.AssociateTags(ctx, "m", obj, semcat.TagAssociation{}); semcat.ErrorCode(err) != semcat.EINVALID {
+		t.Errorf("neither list: %v, want EINVALID", err)
+	}
 	if dropped, _, err := s.DropTag(ctx, "m", "Tag1"); !dropped || err != nil {
 		t.Fatalf("drop tag: %v %v", dropped, err)
 	}

@@ -209,11 +209,13 @@ func addTags(ctx context.Context, tx querier, metalake string, mid int64, obj se
 
 // AssociateTags adds and removes tags of an object in one transaction and
 // returns its tags afterwards. Adding a tag that does not exist is
-// ENOTFOUND; adding a tag twice or removing one that is not there is fine.
+// ENOTFOUND; adding a tag twice or removing one that is not there is fine,
+// and a tag in both lists is left as it was.
 func (s *Store) AssociateTags(ctx context.Context, metalake string, obj semcat.ObjectRef, req semcat.TagAssociation) ([]string, semcat.Position, error) {
 	if err := req.Validate(); err != nil {
 		return nil, semcat.Position{}, err
 	}
+	req = req.Effective()
 	var out []string
 	pos, err := s.write(ctx, func(tx *writeTx) error {
 		p, id, err := s.resolveObjectPath(ctx, tx, metalake, obj, shareLock)
