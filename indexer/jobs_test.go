@@ -407,6 +407,34 @@ func TestCursorPaging(t *testing.T) {
 			t.Errorf("sort %q, equal identifiers: pages (-want +got):\n%s", sortBy, diff)
 		}
 	}
+
+	// A cursor belongs to its filters: under others it would start the
+	// page anywhere. The order of repeated filters does not matter.
+	req := semcat.SearchRequest{Metalake: "m", Query: "tb", Types: []string{"table", "semantic_model"}, Sort: "name", Limit: 1}
+	page, err := svc.Search(ctx, req)
+	if err != nil || page.Cursor == "" {
+		t.Fatalf("first page: %v, cursor %q", err, page.Cursor)
+	}
+	for name, change := range map[string]func(*semcat.SearchRequest){
+		"type":     func(r *semcat.SearchRequest) { r.Types = []string{"table"} },
+		"catalog":  func(r *semcat.SearchRequest) { r.Catalog = "rel" },
+		"schema":   func(r *semcat.SearchRequest) { r.Schema = "s" },
+		"tag":      func(r *semcat.SearchRequest) { r.Tags = []string{"hot"} },
+		"scope":    func(r *semcat.SearchRequest) { r.Scope = "user" },
+		"metalake": func(r *semcat.SearchRequest) { r.Metalake = "other" },
+	} {
+		next := req
+		next.Cursor = page.Cursor
+		change(&next)
+		if _, err := svc.Search(ctx, next); semcat.ErrorCode(err) != semcat.EINVALID || !strings.Contains(err.Error(), "cursor: not a cursor of this search") {
+			t.Errorf("the cursor under another %s: %v, want EINVALID", name, err)
+		}
+	}
+	next := req
+	next.Types, next.Cursor = []string{"semantic_model", "table"}, page.Cursor
+	if _, err := svc.Search(ctx, next); err != nil {
+		t.Errorf("the cursor with the types in another order: %v", err)
+	}
 }
 
 // TestRebuildInManyChunks: a rebuild whose scan hands its workers many

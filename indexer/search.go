@@ -2,9 +2,11 @@ package indexer
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -36,9 +38,20 @@ var sortOrders = map[string][]string{
 // cursorState is what a cursor carries: the sort values of the last hit of
 // the previous page, and what it was a cursor for.
 type cursorState struct {
-	After []string `json:"a"`
-	Sort  string   `json:"s"`
-	Query string   `json:"q"`
+	After   []string `json:"a"`
+	Sort    string   `json:"s"`
+	Query   string   `json:"q"`
+	Filters string   `json:"f"` // filtersKey
+}
+
+// filtersKey identifies a search's filters, so that a cursor is not
+// reused under others, where it would start the page at an arbitrary
+// point. Repeatable filters count as sets.
+func filtersKey(req semcat.SearchRequest) string {
+	types, tags := slices.Sorted(slices.Values(req.Types)), slices.Sorted(slices.Values(req.Tags))
+	b, _ := json.Marshal([]any{req.Metalake, slices.Compact(types), req.Catalog, req.Schema, slices.Compact(tags), req.Scope})
+	sum := sha256.Sum256(b)
+	return base64.RawURLEncoding.EncodeToString(sum[:9])
 }
 
 func filterTerm(field, value string) bq.Query {
@@ -90,8 +103,8 @@ func (x *Indexer) search(ctx context.Context, req semcat.SearchRequest, visible 
 	creq := collectRequest{query: text, filters: filters, order: order, limit: req.Limit, offset: req.Offset}
 	if req.Cursor != "" {
 		cs, err := decodeCursorToken(req.Cursor)
-		if err != nil || cs.Sort != sortName || cs.Query != req.Query || len(cs.After) != len(order) {
-			return nil, semcat.Errorf(semcat.EINVALID, "cursor: not a cursor of this search (it must come from the previous page of the same query and sort)")
+		if err != nil || cs.Sort != sortName || cs.Query != req.Query || cs.Filters != filtersKey(req) || len(cs.After) != len(order) {
+			return nil, semcat.Errorf(semcat.EINVALID, "cursor: not a cursor of this search (it must come from the previous page of the same query, filters and sort)")
 		}
 		creq.offset = 0
 		creq.after = cs.After
@@ -160,7 +173,7 @@ func (x *Indexer) search(ctx context.Context, req semcat.SearchRequest, visible 
 				after[i] = strconv.FormatFloat(last.score, 'g', -1, 64)
 			}
 		}
-		out.Cursor = encodeCursorToken(cursorState{After: after, Sort: sortName, Query: req.Query})
+		out.Cursor = encodeCursorToken(cursorState{After: after, Sort: sortName, Query: req.Query, Filters: filtersKey(req)})
 	}
 	return out, nil
 }
