@@ -49,6 +49,9 @@ type Config struct {
 	Logger *slog.Logger
 	// CallTimeout bounds each tool call. Default DefaultCallTimeout.
 	CallTimeout time.Duration
+	// MaxBodyBytes bounds an HTTP request's body, as the REST API's
+	// limit does (413 beyond it). Default the SDK's, 4 MiB.
+	MaxBodyBytes int64
 }
 
 // Services are the domain services the tools call. Both are required.
@@ -97,6 +100,7 @@ func HTTPHandler(svc Services, cfg Config, user func(r *http.Request) (string, e
 		JSONResponse:                 true,
 		Logger:                       cfg.Logger,
 		PropagateRequestCancellation: true,
+		MaxRequestBodyBytes:          max(cfg.MaxBodyBytes, 0),
 	})
 	logger := loggerOf(cfg)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -862,3 +862,33 @@ func TestStdio(t *testing.T) {
 		t.Errorf("close: %v", err)
 	}
 }
+
+// TestHTTPBodyLimit: a request over the configured body limit is refused
+// with 413 before any tool runs; one under it is served.
+func TestHTTPBodyLimit(t *testing.T) {
+	metrics, search := newFakes()
+	srv := newHTTPServer(t, Services{Metrics: metrics, Search: search}, Config{DefaultMetalake: "lake", MaxBodyBytes: 1 << 10}, basicUser)
+	post := func(query string) int {
+		t.Helper()
+		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"query":"` + query + `"}}}`
+		req, err := http.NewRequest(http.MethodPost, srv.URL+"/mcp", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.SetBasicAuth("alice", "")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := post(strings.Repeat("x", 2<<10)); got != http.StatusRequestEntityTooLarge {
+		t.Errorf("a 2 KiB request under a 1 KiB limit: status %d, want 413", got)
+	}
+	if calls := search.takeCalls(); len(calls) != 0 {
+		t.Errorf("the refused request reached search: %v", calls)
+	}
+}

@@ -366,7 +366,7 @@ func (m *Main) handler(dataDir string) (http.Handler, error) {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", api.MetricsHandler(m.Registry))
 	mux.Handle("/mcp", mcpserver.HTTPHandler(mcpserver.Services{Metrics: svc.Metrics, Search: svc.Search},
-		mcpserver.Config{DefaultMetalake: cfg.DefaultMetalake, Version: version, Logger: m.Logger}, authenticate))
+		mcpserver.Config{DefaultMetalake: cfg.DefaultMetalake, Version: version, Logger: m.Logger, MaxBodyBytes: cfg.MaxBodyBytes}, authenticate))
 	page := web.Handler()
 	mux.Handle("GET /{$}", page)
 	mux.Handle("GET /assets/", page)
