@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"unicode/utf8"
 )
 
 // Update types (the "@type" of an update).
@@ -114,7 +115,12 @@ func validateUpdate(path string, u Update, allowed ...string) error {
 	case UpdateRename:
 		return ValidateName(path+".newName", *u.NewName)
 	case UpdateSetProperty:
-		return ValidateProperties(path, map[string]string{*u.Property: *u.Value})
+		if n := utf8.RuneCountInString(*u.Property); n < 1 || n > MaxPropertyKeyLength {
+			return Errorf(EINVALID, "%s.property: property key '%s' must be 1-%d characters", path, truncate(*u.Property, 40), MaxPropertyKeyLength)
+		}
+		if utf8.RuneCountInString(*u.Value) > MaxPropertyValueLength {
+			return Errorf(EINVALID, "%s.value: property value longer than %d characters", path, MaxPropertyValueLength)
+		}
 	case UpdateRemoveProperty:
 		if *u.Property == "" {
 			return Errorf(EINVALID, "%s.property: must not be empty", path)

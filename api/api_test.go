@@ -320,6 +320,8 @@ func TestValidationBeforeService(t *testing.T) {
 		{"POST", "/api/metalakes/m/objects/table/c.s.t/tags", `{"tagsToAdd":["a b"]}`, "tagsToAdd[0]: invalid name 'a b': must be 1-64 characters matching ^\\w[\\w/=-]{0,63}$"},
 		{"POST", "/api/metalakes/m/objects/table/c.s.t/tags", `{}`, "tagsToAdd, tagsToRemove: give at least one of the two lists"},
 		{"PUT", "/api/metalakes/m", `{"updates":[]}`, "updates: at least one update is required"},
+		{"PUT", "/api/metalakes/m", `{"updates":[{"@type":"setProperty","property":"","value":"v"}]}`, "updates[0].property: property key '' must be 1-128 characters"},
+		{"PUT", "/api/metalakes/m", `{"updates":[{"@type":"rename","newName":"n"},{"@type":"setProperty","property":"k","value":"` + strings.Repeat("v", 4097) + `"}]}`, "updates[1].value: property value longer than 4096 characters"},
 		{"PUT", "/api/metalakes/m/catalogs/c", `{"updates":[{"@type":"replaceColumns","columns":[]}]}`, "updates[0].@type: unsupported update type 'replaceColumns' (want one of [rename updateComment setProperty removeProperty])"},
 		{"PUT", schemaPath, `{"updates":[{"@type":"rename"}]}`, "updates[0].newName: required for update type 'rename'"},
 		{"PUT", schemaPath + "/tables/t", `{"updates":[{"@type":"replaceColumns","columns":[{"name":"a","type":"int"}]}]}`, "updates[0].columns[0].type: unknown type 'int'"},
