@@ -201,6 +201,16 @@ func TestModelValidationOverHTTP(t *testing.T) {
 	if msg, _ := resp["message"].(string); status != 400 || !strings.HasPrefix(msg, "updates[1].definition.datasets[1].name: duplicate dataset name") {
 		t.Errorf("replaceDefinition: %d %v", status, resp)
 	}
+	// Rules that need the catalog (a source table must exist) too.
+	json.Unmarshal([]byte(modelBody), &body)
+	def = body["definition"].(map[string]any)
+	ds(def, 1)["source"].(map[string]any)["name"] = "gone"
+	status, _, resp = c.Do("PUT", salesPath+"/semantic-models/sales", map[string]any{"updates": []any{
+		map[string]any{"@type": "setProperty", "property": "a", "value": "b"},
+		map[string]any{"@type": "replaceDefinition", "definition": def}}})
+	if msg, _ := resp["message"].(string); status != 400 || !strings.HasPrefix(msg, "updates[1].definition.datasets[1].source: table 'rel.sales.gone' does not exist") {
+		t.Errorf("replaceDefinition with a missing source: %d %v", status, resp)
+	}
 	if _, got := c.MustOK("GET", salesPath+"/semantic-models/sales", nil); got["semanticModel"].(map[string]any)["properties"].(map[string]any)["a"] != nil {
 		t.Error("a rejected update list changed the model")
 	}

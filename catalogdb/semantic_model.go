@@ -244,16 +244,16 @@ func (s *Store) alterModelOnce(ctx context.Context, ns semcat.Namespace, name st
 		if ifMatch != 0 && m.Version != ifMatch {
 			return conflict(ns, name, ifMatch)
 		}
-		definitionChanged := false
-		for _, u := range updates {
+		definedAt := -1 // the last replaceDefinition, whose sources must exist
+		for i, u := range updates {
 			if !semcat.ApplyCommon(u, &m.Name, &m.Comment, &m.Properties) && u.Type == semcat.UpdateReplaceDefinition {
 				m.Definition = *u.Definition
-				definitionChanged = true
+				definedAt = i
 			}
 		}
-		if definitionChanged {
+		if definedAt >= 0 {
 			if err := validateSources(ctx, tx, p.metalakeID, &m.Definition); err != nil {
-				return err
+				return atPath(fmt.Sprintf("updates[%d].definition", definedAt), err)
 			}
 		}
 		m.Audit.Touch(actor(ctx), s.Now())
