@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -452,6 +454,62 @@ func exactMembers(b []byte, allowed map[string]bool) error {
 }
 
 var structFieldMembers = map[string]bool{"name": true, "type": true, "nullable": true, "comment": true}
+
+// TypeJSONProblem finds what Type.UnmarshalJSON would reject in a
+// generically decoded type (a string, or a nested type object): a member
+// it does not know, in any letter case, or a nested object without
+// "type". It returns where, as a path below the type ("" for the type
+// itself, "fields[0].NAME"), and what, or "" and "" for nothing; the API
+// puts the type's own path in front, since UnmarshalJSON cannot know it.
+// Members are checked in name order, so the answer is always the same.
+func TypeJSONProblem(v any) (path, problem string) {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return "", ""
+	}
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
+		if !typeMembers[k] {
+			return k, "unknown field"
+		}
+	}
+	if _, ok := obj["type"]; !ok {
+		return "", `a nested type needs "type": struct, list, map or union`
+	}
+	below := func(prefix string, v any) (string, string) {
+		p, problem := TypeJSONProblem(v)
+		if problem == "" {
+			return "", ""
+		}
+		if p == "" {
+			return prefix, problem
+		}
+		return prefix + "." + p, problem
+	}
+	fields, _ := obj["fields"].([]any)
+	for i, f := range fields {
+		fobj, _ := f.(map[string]any)
+		for _, k := range slices.Sorted(maps.Keys(fobj)) {
+			if !structFieldMembers[k] {
+				return fmt.Sprintf("fields[%d].%s", i, k), "unknown field"
+			}
+		}
+		if p, problem := below(fmt.Sprintf("fields[%d].type", i), fobj["type"]); problem != "" {
+			return p, problem
+		}
+	}
+	for _, m := range []string{"elementType", "keyType", "valueType"} {
+		if p, problem := below(m, obj[m]); problem != "" {
+			return p, problem
+		}
+	}
+	types, _ := obj["types"].([]any)
+	for i, t := range types {
+		if p, problem := below(fmt.Sprintf("types[%d]", i), t); problem != "" {
+			return p, problem
+		}
+	}
+	return "", ""
+}
 
 // UnmarshalJSON reads a struct field, matching member names exactly.
 func (f *StructField) UnmarshalJSON(b []byte) error {

@@ -44,6 +44,14 @@ func decodeBody(w http.ResponseWriter, r *http.Request, limit int64, v any) erro
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
+		// An unknown key, or a column type's own complaint, is found with
+		// its path by walking the body; encoding/json knows neither path.
+		var generic any
+		if json.Unmarshal(body, &generic) == nil {
+			if werr := walkKeys("", generic, reflect.TypeOf(v)); werr != nil {
+				return werr
+			}
+		}
 		return decodeError(body, err)
 	}
 	if rest := bytes.TrimSpace(body[dec.InputOffset():]); len(rest) > 0 {

@@ -3,13 +3,18 @@ package api
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/semcat/semcat"
 )
 
-var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+var (
+	unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+	typeType        = reflect.TypeFor[semcat.Type]()
+)
 
 // walkKeys checks that every object key of v (a body decoded into any)
 // names a field of t exactly. encoding/json matches keys
@@ -19,6 +24,17 @@ var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 func walkKeys(path string, v any, t reflect.Type) error {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
+	}
+	if t == typeType {
+		// A column type checks its own members, but cannot say where it
+		// is: its path goes in front here.
+		if p, problem := semcat.TypeJSONProblem(v); problem != "" {
+			if p != "" {
+				path = joinPath(path, p)
+			}
+			return semcat.Errorf(semcat.EINVALID, "%s: %s", orBody(path), problem)
+		}
+		return nil
 	}
 	if reflect.PointerTo(t).Implements(unmarshalerType) {
 		return nil
@@ -30,7 +46,8 @@ func walkKeys(path string, v any, t reflect.Type) error {
 			return nil
 		}
 		fields := jsonFields(t)
-		for k, val := range obj {
+		for _, k := range slices.Sorted(maps.Keys(obj)) {
+			val := obj[k]
 			ft, ok := fields[k]
 			if !ok {
 				return semcat.Errorf(semcat.EINVALID, "%s: unknown field", joinPath(path, k))
@@ -48,8 +65,8 @@ func walkKeys(path string, v any, t reflect.Type) error {
 		}
 	case reflect.Map:
 		obj, _ := v.(map[string]any)
-		for k, val := range obj {
-			if err := walkKeys(joinPath(path, k), val, t.Elem()); err != nil {
+		for _, k := range slices.Sorted(maps.Keys(obj)) {
+			if err := walkKeys(joinPath(path, k), obj[k], t.Elem()); err != nil {
 				return err
 			}
 		}
