@@ -53,6 +53,17 @@ type OutboxChunk struct {
 	Last    bool
 }
 
+// PrunedPastError says the outbox was pruned past a consumer's cursor: rows
+// after the cursor that the consumer never applied may be gone, so what it
+// built from them must be rebuilt. Reading on would skip them silently.
+type PrunedPastError struct {
+	Cursor, Watermark OutboxCursor
+}
+
+func (e *PrunedPastError) Error() string {
+	return fmt.Sprintf("the outbox was pruned to %s, past cursor %s", e.Watermark, e.Cursor)
+}
+
 // PollOutbox reads up to limit outbox rows after cursor whose transactions
 // are below the snapshot's xmin horizon — every such transaction is
 // committed or aborted, so no row can later appear behind the cursor
@@ -65,6 +76,16 @@ type OutboxChunk struct {
 func (s *Store) PollOutbox(ctx context.Context, after OutboxCursor, limit, chunk int, fn func(OutboxChunk) error) (*OutboxBatch, error) {
 	b := &OutboxBatch{Next: after}
 	err := s.read(ctx, func(tx pgx.Tx) error {
+		// Pruning deletes rows and raises the watermark in one
+		// transaction, so in this snapshot a cursor below the watermark
+		// means rows after it may be gone.
+		var watermark OutboxCursor
+		if err := tx.QueryRow(ctx, `SELECT txid::text::bigint, seq FROM outbox_watermark`).Scan(&watermark.TxID, &watermark.Seq); err != nil {
+			return err
+		}
+		if after.Less(watermark) {
+			return &PrunedPastError{Cursor: after, Watermark: watermark}
+		}
 		var xmin uint64
 		if err := tx.QueryRow(ctx, `SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint`).Scan(&xmin); err != nil {
 			return err

@@ -51,3 +51,33 @@ func MergesSettled(x *Indexer) (bool, int, error) {
 	}
 	return settled(x.Index(), opts)
 }
+
+// SetAfterScan makes x's builds call fn once they have indexed their
+// snapshot, before catching up with the outbox.
+func SetAfterScan(x *Indexer, fn func()) { x.afterScan = fn }
+
+// MoveCheckpoint rewrites the checkpoint of x's index to cursor txid,
+// horizon txid: what an index built on a later state of the database
+// holds once the database is restored to an earlier one.
+func MoveCheckpoint(x *Indexer, txid uint64) error {
+	idx := x.Index()
+	cp, _, err := readCheckpoint(idx)
+	if err != nil {
+		return err
+	}
+	cp.Cursor.TxID, cp.Cursor.Seq, cp.Horizon = txid, 0, txid
+	b := idx.NewBatch()
+	setCheckpoint(b, cp)
+	return idx.Batch(b)
+}
+
+// DropHandle closes x's index and leaves no index open, as a failed
+// batch whose recovery could not rebuild leaves it.
+func DropHandle(x *Indexer) error {
+	x.loop.Lock()
+	defer x.loop.Unlock()
+	if idx := x.h.swap(nil); idx != nil {
+		return idx.Close()
+	}
+	return nil
+}

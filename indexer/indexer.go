@@ -81,6 +81,15 @@ type Indexer struct {
 	loop       sync.Mutex
 	cursor     catalogdb.OutboxCursor
 	lastReport time.Time
+	// hold, while holding, is the cursor a rebuild in progress still
+	// needs the outbox from: reported instead of cursor when lower, so
+	// that pruning, which follows the tail loop's cursor, cannot delete
+	// rows the new generation's catch-up will read. Guarded by loop.
+	hold    catalogdb.OutboxCursor
+	holding bool
+	// afterScan, if set (by tests), runs once a build has scanned and
+	// indexed its snapshot, before it catches up.
+	afterScan func()
 
 	// building is held by whoever builds a new generation while the index
 	// serves, so that two rebuilds never overlap.
@@ -166,6 +175,16 @@ func Open(ctx context.Context, opts Options) (*Indexer, error) {
 	idx, cp, reason := x.openCurrent(ctx)
 	if reason != "" {
 		x.logger.Warn("building the search index from PostgreSQL", "reason", reason)
+		// Hold the outbox from the watermark while building: other
+		// nodes' cursors would otherwise let pruning delete rows this
+		// build's catch-up needs.
+		watermark, err := x.store.OutboxWatermark(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if err := x.store.ReportConsumer(ctx, opts.Consumer, watermark); err != nil {
+			return nil, err
+		}
 		if idx, cp, err = x.build(ctx); err != nil {
 			return nil, err
 		}
@@ -214,6 +233,19 @@ func (x *Indexer) openCurrent(ctx context.Context) (bleve.Index, checkpoint, str
 	if cp.Cursor.Less(watermark) {
 		idx.Close()
 		return nil, checkpoint{}, fmt.Sprintf("the index is at %s, below the pruned outbox watermark %s", cp.Cursor, watermark)
+	}
+	// An index that has seen transactions the database has not yet
+	// started was built on a later state of it: the database was
+	// restored from a backup or to an earlier point in time. Its new
+	// transactions would sort below the index's cursor and be skipped.
+	next, err := x.store.NextTxID(ctx)
+	if err != nil {
+		idx.Close()
+		return nil, checkpoint{}, fmt.Sprintf("cannot read the next transaction id: %v", err)
+	}
+	if cp.Cursor.TxID >= next || cp.Horizon > next {
+		idx.Close()
+		return nil, checkpoint{}, fmt.Sprintf("the index is at %s (horizon %d), ahead of the database, whose next transaction is %d: was it restored from a backup?", cp.Cursor, cp.Horizon, next)
 	}
 	return idx, cp, ""
 }
@@ -400,6 +432,9 @@ func (x *Indexer) buildGeneration(ctx context.Context) (bleve.Index, checkpoint,
 	if err != nil {
 		return fail(fmt.Errorf("indexer: build: %w", err))
 	}
+	if x.afterScan != nil {
+		x.afterScan()
+	}
 	cp := checkpoint{Cursor: start, Horizon: 0, Database: x.database}
 	b := idx.NewBatch()
 	setCheckpoint(b, cp)
@@ -510,9 +545,21 @@ func (x *Indexer) PollOnce(ctx context.Context) error {
 func (x *Indexer) step(ctx context.Context) (rows int, err error) {
 	x.loop.Lock()
 	defer x.loop.Unlock()
-	b, err := x.poll(ctx, x.h.get(), x.cursor, x.prog.get())
+	idx := x.h.get()
+	if idx == nil {
+		// A failed batch whose recovery could not rebuild: try again.
+		x.recover(ctx, errNoIndex)
+		if idx = x.h.get(); idx == nil {
+			return 0, errNoIndex
+		}
+	}
+	b, err := x.poll(ctx, idx, x.cursor, x.prog.get())
 	if err != nil {
-		if isBatchError(err) {
+		var pruned *catalogdb.PrunedPastError
+		switch {
+		case errors.As(err, &pruned):
+			return 0, x.rebuildPrunedPast(ctx, pruned.Watermark)
+		case isBatchError(err):
 			x.recover(ctx, err)
 		}
 		return 0, err
@@ -535,10 +582,9 @@ func (x *Indexer) step(ctx context.Context) (rows int, err error) {
 // a node that fell below it (it was silent too long) has missed rows and
 // rebuilds.
 func (x *Indexer) heartbeat(ctx context.Context) error {
-	if err := x.store.ReportConsumer(ctx, x.opts.Consumer, x.cursor); err != nil {
+	if err := x.report(ctx); err != nil {
 		return err
 	}
-	x.lastReport = time.Now()
 	watermark, err := x.store.OutboxWatermark(ctx)
 	if err != nil {
 		return err
@@ -546,6 +592,26 @@ func (x *Indexer) heartbeat(ctx context.Context) error {
 	if !x.cursor.Less(watermark) {
 		return nil
 	}
+	return x.rebuildPrunedPast(ctx, watermark)
+}
+
+// report records the cursor in PostgreSQL, or a rebuild's hold if that is
+// lower (loop held).
+func (x *Indexer) report(ctx context.Context) error {
+	reported := x.cursor
+	if x.holding && x.hold.Less(reported) {
+		reported = x.hold
+	}
+	if err := x.store.ReportConsumer(ctx, x.opts.Consumer, reported); err != nil {
+		return err
+	}
+	x.lastReport = time.Now()
+	return nil
+}
+
+// rebuildPrunedPast rebuilds an index whose cursor the outbox was pruned
+// past (loop held).
+func (x *Indexer) rebuildPrunedPast(ctx context.Context, watermark catalogdb.OutboxCursor) error {
 	// Not while a rebuild runs: it holds building and, to swap, waits for
 	// the loop this heartbeat runs in. Its index will be current; check
 	// again at the next heartbeat.
@@ -554,6 +620,11 @@ func (x *Indexer) heartbeat(ctx context.Context) error {
 	}
 	defer x.building.Unlock()
 	x.logger.Warn("indexer: the outbox was pruned past this index; rebuilding", "cursor", x.cursor.String(), "watermark", watermark.String())
+	// A fresh heartbeat at the old cursor keeps pruning where it is
+	// while this node builds.
+	if err := x.report(ctx); err != nil {
+		return err
+	}
 	idx, cp, err := x.build(ctx)
 	if err != nil {
 		return err
@@ -568,6 +639,10 @@ func (x *Indexer) heartbeat(ctx context.Context) error {
 	x.prog.reset(cp.Horizon)
 	return nil
 }
+
+// errNoIndex says no index is open: a failed batch's recovery could not
+// reopen or rebuild one.
+var errNoIndex = errors.New("indexer: no search index is open")
 
 // batchError marks a failed Bleve batch, after which the handle may be
 // unusable.
@@ -623,11 +698,12 @@ func (x *Indexer) nextCheckpoint(b *catalogdb.OutboxBatch, horizon uint64) check
 	return checkpoint{Cursor: b.Next, Horizon: max(b.Horizon, horizon), Database: x.database}
 }
 
-// recover handles a failed batch: Bleve's handle may be unusable, so close
-// it, reopen the current generation and resume from its checkpoint; if that
-// fails, rebuild.
+// recover handles a failed batch, or no open index: Bleve's handle may be
+// unusable, so close it, reopen the current generation and resume from its
+// checkpoint; if that fails, rebuild. If the rebuild fails too, no index
+// is open, and the next step tries again.
 func (x *Indexer) recover(ctx context.Context, cause error) {
-	x.logger.Error("indexer: batch failed; reopening the index", "err", cause)
+	x.logger.Error("indexer: reopening the index", "cause", cause)
 	if old := x.h.swap(nil); old != nil {
 		old.Close()
 	}
@@ -656,6 +732,17 @@ func (x *Indexer) Rebuild(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(x.stopping, cancel)()
+	// The new generation catches up from below its snapshot, while the
+	// tail loop moves the reported cursor on: hold the outbox from where
+	// the loop is now until the swap.
+	x.loop.Lock()
+	x.hold, x.holding = x.cursor, true
+	x.loop.Unlock()
+	defer func() {
+		x.loop.Lock()
+		x.holding = false
+		x.loop.Unlock()
+	}()
 	idx, cp, gen, err := x.buildGeneration(ctx)
 	if err != nil {
 		return err

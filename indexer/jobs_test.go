@@ -220,6 +220,120 @@ func TestPruneAndWatermark(t *testing.T) {
 	assertMatchesDB(t, a, s)
 }
 
+// TestPrunedPastWhileRunning: a node that keeps running but fell silent
+// (its heartbeat expired, so pruning went past its cursor) notices at its
+// next poll, even when a newer write would carry its cursor past the
+// watermark, and rebuilds rather than skip the pruned rows.
+func TestPrunedPastWhileRunning(t *testing.T) {
+	t.Parallel()
+	s := openStore(t, pgtest.NewDatabase(t))
+	seed(t, s)
+	dirA, dirB := t.TempDir(), t.TempDir()
+	a := openIndexer(t, s, dirA)
+	b := openIndexer(t, s, dirB)
+	defer b.Close(context.Background())
+	checker(t)(s.CreateTable(ctx, ns, table("t1", "a")))
+	catchUp(t, a)
+	a.Close(context.Background()) // reports a's cursor, past t1
+	if _, err := s.Pool().Exec(context.Background(), `UPDATE index_consumer SET heartbeat_at = now() - interval '2 hours' WHERE consumer_name = $1`, "test:"+dirB); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.PruneOutbox(context.Background(), time.Hour); err != nil || n == 0 {
+		t.Fatalf("prune: %d rows, %v", n, err)
+	}
+	checker(t)(s.CreateTable(ctx, ns, table("t2", "a")))
+	genBefore := currentGeneration(t, dirB)
+	catchUp(t, b)
+	if currentGeneration(t, dirB) == genBefore {
+		t.Error("a running index the outbox was pruned past was not rebuilt")
+	}
+	assertMatchesDB(t, b, s)
+}
+
+// TestRebuildHoldsTheOutbox: while a rebuild catches up from below its
+// snapshot, the tail loop moves on and reports its cursor; pruning must
+// still keep the rows the new generation has not read, or the writes
+// made during the rebuild are lost from it.
+func TestRebuildHoldsTheOutbox(t *testing.T) {
+	t.Parallel()
+	s := openStore(t, pgtest.NewDatabase(t))
+	seed(t, s)
+	checker(t)(s.CreateTable(ctx, ns, table("gone", "a")))
+	dir := t.TempDir()
+	x := openIndexer(t, s, dir)
+	defer x.Close(context.Background())
+	catchUp(t, x)
+	indexer.SetAfterScan(x, func() {
+		// Writes the snapshot did not see; the tail loop applies them to
+		// the old generation and reports its cursor (at most once a
+		// second); then the outbox is pruned.
+		checker(t)(s.CreateTable(ctx, ns, table("late", "a")))
+		if _, _, err := s.DropTable(ctx, ns, "gone"); err != nil {
+			t.Error(err)
+		}
+		time.Sleep(1100 * time.Millisecond)
+		if err := x.PollOnce(ctx); err != nil {
+			t.Error(err)
+		}
+		if _, err := s.PruneOutbox(context.Background(), time.Hour); err != nil {
+			t.Error(err)
+		}
+	})
+	if err := x.Rebuild(ctx); err != nil {
+		t.Fatal(err)
+	}
+	catchUp(t, x)
+	assertMatchesDB(t, x, s)
+}
+
+// TestIndexAheadOfTheDatabase: an index whose checkpoint is past every
+// transaction the database has begun (the database was restored from a
+// backup, the index kept) is rebuilt at open, rather than skip the new
+// writes, whose ids sort below its cursor.
+func TestIndexAheadOfTheDatabase(t *testing.T) {
+	t.Parallel()
+	s := openStore(t, pgtest.NewDatabase(t))
+	seed(t, s)
+	dir := t.TempDir()
+	x := openIndexer(t, s, dir)
+	catchUp(t, x)
+	next, err := s.NextTxID(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := indexer.MoveCheckpoint(x, next+1000); err != nil {
+		t.Fatal(err)
+	}
+	x.Close(context.Background())
+	genBefore := currentGeneration(t, dir)
+	x = openIndexer(t, s, dir)
+	defer x.Close(context.Background())
+	if currentGeneration(t, dir) == genBefore {
+		t.Error("an index ahead of the database was not rebuilt")
+	}
+	checker(t)(s.CreateTable(ctx, ns, table("after_restore", "a")))
+	catchUp(t, x)
+	assertMatchesDB(t, x, s)
+}
+
+// TestNoOpenIndexRecovers: with no index open (a failed batch whose
+// recovery could not rebuild), the next poll reopens one and applies the
+// pending writes instead of writing to nothing.
+func TestNoOpenIndexRecovers(t *testing.T) {
+	t.Parallel()
+	s := openStore(t, pgtest.NewDatabase(t))
+	seed(t, s)
+	x := openIndexer(t, s, t.TempDir())
+	defer x.Close(context.Background())
+	catchUp(t, x)
+	if err := indexer.DropHandle(x); err != nil {
+		t.Fatal(err)
+	}
+	checker(t)(s.CreateTable(ctx, ns, table("pending", "a")))
+	catchUp(t, x)
+	assertMatchesDB(t, x, s)
+}
+
 // TestRebuildWhileSearching swaps in a rebuilt index while searches run:
 // every search answers, and the result equals PostgreSQL.
 func TestRebuildWhileSearching(t *testing.T) {
