@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/semcat/semcat/internal/memcg/memcgtest"
 )
 
 // cachedPages reports which pages of the file at path are in the page
@@ -137,13 +139,7 @@ func TestMemoryCgroupFree(t *testing.T) {
 	root := t.TempDir()
 	write := func(path, value string) {
 		t.Helper()
-		path = filepath.Join(root, path)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(value+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		memcgtest.WriteFiles(t, root, map[string]string{path: value})
 	}
 	const v1Unlimited = "9223372036854771712"
 	// Version 1: a limit on the parent of the process's cgroup.

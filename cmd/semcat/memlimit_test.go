@@ -4,11 +4,11 @@ import (
 	"io"
 	"log/slog"
 	"math"
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/semcat/semcat/internal/memcg/memcgtest"
 )
 
 // fakeRuntime stands in for the memory budget and the Go runtime's memory
@@ -143,7 +143,7 @@ func TestStartMemoryLimitLeavesGOMEMLIMIT(t *testing.T) {
 // the same cgroup, or below it), and never below zero.
 func TestMemoryBudget(t *testing.T) {
 	root := t.TempDir()
-	for path, value := range map[string]string{
+	memcgtest.WriteFiles(t, root, map[string]string{
 		"memory.max":         "max",
 		"box/memory.max":     "1000",
 		"box/a/memory.max":   "max",
@@ -152,14 +152,7 @@ func TestMemoryBudget(t *testing.T) {
 		"wide/memory.max":    "5000",
 		"wide/memory.high":   "max",
 		"wide/in/memory.max": "2000",
-	} {
-		if err := os.MkdirAll(filepath.Join(root, filepath.Dir(path)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(root, path), []byte(value+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	for _, c := range []struct {
 		name, self, pg string
 		budget         int64

@@ -1,10 +1,11 @@
 package memcg
 
 import (
-	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/semcat/semcat/internal/memcg/memcgtest"
 )
 
 // TestOf finds the hierarchies that may hold a memory cgroup: cgroup v1's
@@ -51,13 +52,7 @@ func TestLimits(t *testing.T) {
 	root := t.TempDir()
 	write := func(path, value string) {
 		t.Helper()
-		path = filepath.Join(root, path)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(value+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		memcgtest.WriteFiles(t, root, map[string]string{path: value})
 	}
 	write("memory/memory.limit_in_bytes", "9223372036854771712")
 	write("memory/a/memory.limit_in_bytes", "3000")
