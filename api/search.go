@@ -56,15 +56,12 @@ func intParam(q url.Values, name string, def, lo, hi int) (int, error) {
 // and facets may repeat.
 var searchSingle = []string{"query", "catalog", "schema", "scope", "sort", "limit", "offset", "cursor", "facetSize", "minPosition", "waitMs"}
 
-// searchRequest reads and checks the parameters of a search.
-func searchRequest(r *http.Request) (semcat.SearchRequest, error) {
+// searchRequest reads and checks the parameters of a search from the
+// query string qs (queryValues).
+func searchRequest(r *http.Request, qs url.Values) (semcat.SearchRequest, error) {
 	var req semcat.SearchRequest
 	var err error
 	if req.Metalake, err = pathName(r, "metalake"); err != nil {
-		return req, err
-	}
-	qs, err := queryValues(r, searchSingle...)
-	if err != nil {
 		return req, err
 	}
 	if _, ok := qs["query"]; !ok {
@@ -147,11 +144,11 @@ func requestedWait(r *http.Request) time.Duration {
 // first waits until the index covers that write (at most waitMs), and fails
 // with 503/1013 rather than answer without it.
 func (h *handler) search(w http.ResponseWriter, r *http.Request) error {
-	req, err := searchRequest(r)
+	qs, err := queryValues(r, searchSingle...)
 	if err != nil {
 		return err
 	}
-	qs, err := queryValues(r)
+	req, err := searchRequest(r, qs)
 	if err != nil {
 		return err
 	}

@@ -79,16 +79,13 @@ func (s *Store) PollOutbox(ctx context.Context, after OutboxCursor, limit, chunk
 		// Pruning deletes rows and raises the watermark in one
 		// transaction, so in this snapshot a cursor below the watermark
 		// means rows after it may be gone.
+		var xmin uint64
 		var watermark OutboxCursor
-		if err := tx.QueryRow(ctx, `SELECT txid::text::bigint, seq FROM outbox_watermark`).Scan(&watermark.TxID, &watermark.Seq); err != nil {
+		if err := tx.QueryRow(ctx, `SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint, txid::text::bigint, seq FROM outbox_watermark`).Scan(&xmin, &watermark.TxID, &watermark.Seq); err != nil {
 			return err
 		}
 		if after.Less(watermark) {
 			return &PrunedPastError{Cursor: after, Watermark: watermark}
-		}
-		var xmin uint64
-		if err := tx.QueryRow(ctx, `SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint`).Scan(&xmin); err != nil {
-			return err
 		}
 		rows, err := tx.Query(ctx, `SELECT txid::text::bigint, seq, entity_kind, entity_id FROM outbox
 			WHERE (txid, seq) > ($1::text::xid8, $2) AND txid < $3::text::xid8

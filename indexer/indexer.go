@@ -570,29 +570,12 @@ func (x *Indexer) step(ctx context.Context) (rows int, err error) {
 	// Report the durable cursor (and so a heartbeat) often while busy and
 	// now and then while idle, so that pruning never outruns this node.
 	if since := time.Since(x.lastReport); b.Rows > 0 && since > time.Second || since > 10*time.Second {
-		if err := x.heartbeat(ctx); err != nil {
+		if err := x.report(ctx); err != nil {
 			return 0, err
 		}
 	}
 	x.prog.advance(b.Horizon)
 	return b.Rows, nil
-}
-
-// heartbeat reports the cursor and checks it against the pruned watermark:
-// a node that fell below it (it was silent too long) has missed rows and
-// rebuilds.
-func (x *Indexer) heartbeat(ctx context.Context) error {
-	if err := x.report(ctx); err != nil {
-		return err
-	}
-	watermark, err := x.store.OutboxWatermark(ctx)
-	if err != nil {
-		return err
-	}
-	if !x.cursor.Less(watermark) {
-		return nil
-	}
-	return x.rebuildPrunedPast(ctx, watermark)
 }
 
 // report records the cursor in PostgreSQL, or a rebuild's hold if that is
