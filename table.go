@@ -38,14 +38,66 @@ type TableCreate struct {
 }
 
 // Validate checks the request.
-func (c *TableCreate) Validate() error {
-	if err := ValidateName("name", c.Name); err != nil {
+func (c *TableCreate) Validate() error { return c.validateAt("") }
+
+// validateAt checks the request, naming its fields under path (empty, or
+// ending in ".").
+func (c *TableCreate) validateAt(path string) error {
+	if err := ValidateName(path+"name", c.Name); err != nil {
 		return err
 	}
-	if err := ValidateColumns("columns", c.Columns); err != nil {
+	if err := ValidateColumns(path+"columns", c.Columns); err != nil {
 		return err
 	}
-	return ValidateProperties("properties", c.Properties)
+	return ValidateProperties(path+"properties", c.Properties)
+}
+
+// MaxBatchTables is the most tables one TableBatchCreate may hold.
+const MaxBatchTables = 1000
+
+// TableBatchCreate creates many tables of one schema at once, each with
+// its tags: all of them or, on any error, none. A bulk load sends a batch
+// where it would send a create and a tag association per table, so the
+// catalog takes one transaction, and the index one batch, for many tables.
+type TableBatchCreate struct {
+	Tables []TableBatchItem `json:"tables"`
+}
+
+// TableBatchItem is one table of a batch: a TableCreate and the names of
+// existing tags to associate with the new table.
+type TableBatchItem struct {
+	TableCreate
+	Tags []string `json:"tags,omitempty"`
+}
+
+// Validate checks every table of the batch, naming the first bad field by
+// its path ("tables[3].columns[0].type"); names must differ within the
+// batch.
+func (b *TableBatchCreate) Validate() error {
+	if len(b.Tables) == 0 {
+		return Errorf(EINVALID, "tables: give at least one table")
+	}
+	if len(b.Tables) > MaxBatchTables {
+		return Errorf(EINVALID, "tables: %d tables; a batch holds at most %d", len(b.Tables), MaxBatchTables)
+	}
+	first := make(map[string]int, len(b.Tables))
+	for i := range b.Tables {
+		item := &b.Tables[i]
+		path := fmt.Sprintf("tables[%d]", i)
+		if err := item.validateAt(path + "."); err != nil {
+			return err
+		}
+		if j, ok := first[item.Name]; ok {
+			return Errorf(EINVALID, "%s.name: '%s' is also the name of tables[%d]", path, item.Name, j)
+		}
+		first[item.Name] = i
+		for j, tag := range item.Tags {
+			if err := ValidateName(fmt.Sprintf("%s.tags[%d]", path, j), tag); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // Column is a top-level table column.
@@ -657,6 +709,8 @@ func validateType(path string, t *Type, depth int, leaves *int) error {
 // TableService manages tables.
 type TableService interface {
 	CreateTable(ctx context.Context, ns Namespace, req TableCreate) (*Table, Position, error)
+	// CreateTables creates every table of a batch with its tags, or none.
+	CreateTables(ctx context.Context, ns Namespace, req TableBatchCreate) ([]*Table, Position, error)
 	GetTable(ctx context.Context, ns Namespace, name string) (*Table, error)
 	ListTables(ctx context.Context, ns Namespace) ([]string, error)
 	AlterTable(ctx context.Context, ns Namespace, name string, updates []Update) (*Table, Position, error)

@@ -167,6 +167,7 @@ func (h *handler) routes() []route {
 		{"dropSchema", del, schema, h.dropSchema},
 
 		{"createTable", post, schema + "/tables", h.createTable},
+		{"createTables", post, schema + "/tables:batchCreate", h.createTables},
 		{"listTables", get, schema + "/tables", h.listTables},
 		{"loadTable", get, schema + "/tables/{table}", h.loadTable},
 		{"alterTable", put, schema + "/tables/{table}", h.alterTable},

@@ -52,7 +52,7 @@ func decodeBody(w http.ResponseWriter, r *http.Request, limit int64, v any) erro
 				return werr
 			}
 		}
-		return decodeError(body, err)
+		return decodeError(body, err, reflect.TypeOf(v))
 	}
 	if rest := bytes.TrimSpace(body[dec.InputOffset():]); len(rest) > 0 {
 		return semcat.Errorf(semcat.EINVALID, "request body must hold exactly one JSON value; unexpected data at byte offset %d", int64(len(body))-int64(len(rest)))
@@ -105,7 +105,7 @@ func orBody(path string) string {
 
 // decodeError turns an error of json.Decoder.Decode into a 400 that names
 // the JSON path of the offending value where it can be found.
-func decodeError(body []byte, err error) error {
+func decodeError(body []byte, err error, t reflect.Type) error {
 	var (
 		syntaxErr *json.SyntaxError
 		typeErr   *json.UnmarshalTypeError
@@ -117,6 +117,7 @@ func decodeError(body []byte, err error) error {
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return semcat.Errorf(semcat.EINVALID, "malformed JSON at byte offset %d: unexpected end of input", len(body))
 	case errors.As(err, &typeErr):
+		typeErr.Field = withoutEmbedded(t, typeErr.Field)
 		path := typeErrorPath(body, typeErr)
 		if path == "" {
 			path = "request body"
@@ -203,6 +204,33 @@ func typeErrorPath(body []byte, e *json.UnmarshalTypeError) string {
 		return candidate
 	}
 	return e.Field
+}
+
+// withoutEmbedded drops from a dotted field path, as encoding/json reports
+// it, the names of embedded structs, whose fields are the JSON object's
+// own: "tables.TableCreate.name" is "tables.name".
+func withoutEmbedded(t reflect.Type, field string) string {
+	var out []string
+	for _, seg := range strings.Split(field, ".") {
+		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct {
+			out = append(out, seg)
+			continue
+		}
+		if f, ok := t.FieldByName(seg); ok && f.Anonymous {
+			t = f.Type
+			continue
+		}
+		out = append(out, seg)
+		if ft, ok := jsonFields(t)[seg]; ok {
+			t = ft
+		} else {
+			t = reflect.TypeFor[any]()
+		}
+	}
+	return strings.Join(out, ".")
 }
 
 // uniqueKeyPath returns the path of the one object member named key, or ""

@@ -181,6 +181,21 @@ func (f *fake) CreateTable(ctx context.Context, n semcat.Namespace, req semcat.T
 	return &semcat.Table{Name: req.Name, Columns: req.Columns, Properties: props}, f.pos, nil
 }
 
+func (f *fake) CreateTables(ctx context.Context, n semcat.Namespace, req semcat.TableBatchCreate) ([]*semcat.Table, semcat.Position, error) {
+	var names []string
+	for _, item := range req.Tables {
+		names = append(names, item.Name)
+	}
+	if err := f.call(ctx, "CreateTables %s %s", ns(n), strings.Join(names, ",")); err != nil {
+		return nil, semcat.Position{}, err
+	}
+	out := make([]*semcat.Table, len(req.Tables))
+	for i, item := range req.Tables {
+		out[i] = &semcat.Table{Name: item.Name, Columns: item.Columns, Properties: props}
+	}
+	return out, f.pos, nil
+}
+
 func (f *fake) GetTable(ctx context.Context, n semcat.Namespace, name string) (*semcat.Table, error) {
 	if err := f.call(ctx, "GetTable %s %s", ns(n), name); err != nil {
 		return nil, err

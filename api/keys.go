@@ -76,7 +76,7 @@ func walkKeys(path string, v any, t reflect.Type) error {
 
 // jsonFields maps the JSON names of a struct's fields to their types.
 func jsonFields(t reflect.Type) map[string]reflect.Type {
-	out := map[string]reflect.Type{}
+	out, embedded := map[string]reflect.Type{}, map[string]reflect.Type{}
 	for f := range t.Fields() {
 		if !f.IsExported() {
 			continue
@@ -85,10 +85,21 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 		if name == "-" {
 			continue
 		}
+		if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
+			// An embedded struct's fields are the outer object's, as
+			// encoding/json reads them (the outer's own win).
+			maps.Copy(embedded, jsonFields(f.Type))
+			continue
+		}
 		if name == "" {
 			name = f.Name
 		}
 		out[name] = f.Type
+	}
+	for k, ft := range embedded {
+		if _, own := out[k]; !own {
+			out[k] = ft
+		}
 	}
 	return out
 }

@@ -997,6 +997,11 @@ func TestOpenAPIValidatesResponses(t *testing.T) {
 	admin.call(ok, "GET", ml+"/tags", nil)
 	admin.call(ok, "GET", ml+"/tags/pii", nil)
 	admin.call(ok, "POST", ml+"/objects/table/rel.sales.employees/tags", `{"tagsToAdd":["pii","gold"]}`)
+	admin.call(ok, "POST", sales+"/tables:batchCreate", `{"tables":[{"name":"events","columns":[{"name":"id","type":"long"}],"tags":["pii","gold"]},
+		{"name":"clicks","comment":"web","properties":{"src":"web"},"columns":[{"name":"at","type":"timestamp"}]}]}`)
+	admin.call(http.StatusConflict, "POST", sales+"/tables:batchCreate", `{"tables":[{"name":"new","columns":[]},{"name":"orders","columns":[]}]}`)
+	admin.call(http.StatusNotFound, "POST", sales+"/tables:batchCreate", `{"tables":[{"name":"new","columns":[],"tags":["nope"]}]}`)
+	admin.call(http.StatusBadRequest, "POST", sales+"/tables:batchCreate", `{"tables":[]}`)
 	admin.call(ok, "POST", ml+"/objects/semantic_model/rel.sales.sales/tags", `{"tagsToAdd":["gold"],"tagsToRemove":null}`)
 	admin.call(ok, "POST", ml+"/objects/catalog/rel/tags", `{"tagsToAdd":["gold"]}`)
 	admin.call(ok, "GET", ml+"/objects/table/rel.sales.employees/tags", nil)

@@ -2,6 +2,7 @@ package catalogdb_test
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 	"testing"
 
@@ -26,10 +27,11 @@ func (c *statementCounter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQu
 // TestBulkLoadWritesTakeFewRoundTrips counts the statements of the writes
 // a bulk load repeats for every entity: a create below a schema resolves
 // its path in one statement and sets the owner and writes the outbox row
-// in another, and a tag association resolves the metalake once.
+// in another, a batch of tables sends all their statements at once, and a
+// tag association resolves the metalake once.
 func TestBulkLoadWritesTakeFewRoundTrips(t *testing.T) {
 	ctx := semcat.NewContextWithUser(context.Background(), "alice")
-	counter := &statementCounter{}
+	counter := &batchCounter{}
 	s, err := catalogdb.OpenTraced(ctx, pgtest.NewDatabase(t), counter)
 	if err != nil {
 		t.Fatal(err)
@@ -65,6 +67,17 @@ func TestBulkLoadWritesTakeFewRoundTrips(t *testing.T) {
 	// BEGIN, the path, the insert, owner and outbox, COMMIT.
 	check("create table", 5, func() error {
 		_, _, err := s.CreateTable(ctx, ns, semcat.TableCreate{Name: "orders", Columns: []semcat.Column{{Name: "id", Type: &semcat.Type{Name: "long"}}}})
+		return err
+	})
+	// BEGIN, the path, the tags found and locked, one pipelined batch of
+	// every table's statement, COMMIT: as many for 50 tables as for one.
+	check("create 50 tables with tags", 5, func() error {
+		items := make([]semcat.TableBatchItem, 50)
+		for i := range items {
+			items[i] = semcat.TableBatchItem{TableCreate: semcat.TableCreate{Name: fmt.Sprintf("t%d", i),
+				Columns: []semcat.Column{{Name: "id", Type: &semcat.Type{Name: "long"}}}}, Tags: []string{"pii"}}
+		}
+		_, _, err := s.CreateTables(ctx, ns, semcat.TableBatchCreate{Tables: items})
 		return err
 	})
 	// BEGIN, the path, the table, the tags found and locked, the relations

@@ -3,6 +3,7 @@ package catalogdb
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 
@@ -56,6 +57,115 @@ func (s *Store) CreateTable(ctx context.Context, ns semcat.Namespace, req semcat
 		return tx.emitCreated(ctx, p.metalakeID, semcat.KindTable, t.ID, actor(ctx))
 	})
 	return out, pos, err
+}
+
+// CreateTables creates a batch of tables in a schema of a relational
+// catalog, in one transaction: each table with its owner (the caller), its
+// tags and its outbox row in one statement, and the statements of all
+// tables sent in one round trip. Any failure leaves none of them.
+func (s *Store) CreateTables(ctx context.Context, ns semcat.Namespace, req semcat.TableBatchCreate) ([]*semcat.Table, semcat.Position, error) {
+	if err := req.Validate(); err != nil {
+		return nil, semcat.Position{}, err
+	}
+	var out []*semcat.Table
+	pos, err := s.write(ctx, func(tx *writeTx) error {
+		p, err := s.resolveSchema(ctx, tx, ns, shareLock, "tables")
+		if err != nil {
+			return err
+		}
+		tagIDs, err := batchTagIDs(ctx, tx, ns.Metalake, p.metalakeID, req.Tables)
+		if err != nil {
+			return err
+		}
+		user, now := actor(ctx), s.Now()
+		out = make([]*semcat.Table, len(req.Tables))
+		batch := &pgx.Batch{}
+		for i, item := range req.Tables {
+			t := &semcat.Table{Name: item.Name, Comment: item.Comment, Columns: item.Columns,
+				Properties: props(cloneProps(item.Properties)), Audit: semcat.NewAudit(user, now)}
+			out[i] = t
+			batch.Queue(createTableSQL, t.Name, p.metalakeID, p.catalogID, p.schemaID, t.Comment, t.Columns, t.Properties, t.Audit,
+				ownerTypeUser, user, tagIDs[i])
+		}
+		results := tx.SendBatch(ctx, batch)
+		for i, t := range out {
+			if err := results.QueryRow().Scan(&t.ID, &tx.txid); err != nil {
+				results.Close()
+				if uniqueViolation(err) {
+					return semcat.AlreadyExists(semcat.KindTable, "tables[%d].name: table '%s.%s.%s.%s' already exists", i, ns.Metalake, ns.Catalog, ns.Schema, t.Name)
+				}
+				return err
+			}
+		}
+		return results.Close()
+	})
+	if err != nil {
+		return nil, pos, err
+	}
+	return out, pos, nil
+}
+
+// createTableSQL inserts a table ($1-$8 as CreateTable's), makes the user
+// $10 (owner type $9) its owner, associates the tags of ids $11 and writes
+// its outbox row, returning the table's id and the transaction's id.
+const createTableSQL = `WITH t AS (
+		INSERT INTO table_meta (table_name, metalake_id, catalog_id, schema_id, comment, columns, properties, audit_info)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING table_id),
+	owner AS (
+		INSERT INTO owner_meta (metalake_id, object_type, object_id, owner_type, owner_name)
+		SELECT $2, 'table', table_id, $9, $10 FROM t
+		ON CONFLICT (object_type, object_id) DO UPDATE SET metalake_id = EXCLUDED.metalake_id,
+			owner_type = EXCLUDED.owner_type, owner_name = EXCLUDED.owner_name),
+	tags AS (
+		INSERT INTO tag_relation (tag_id, object_type, object_id)
+		SELECT unnest($11::bigint[]), 'table', table_id FROM t
+		ON CONFLICT DO NOTHING),
+	event AS (
+		INSERT INTO outbox (entity_kind, entity_id, operation)
+		SELECT 'table', table_id, 'upsert' FROM t RETURNING txid)
+	SELECT t.table_id, event.txid::text::bigint FROM t, event`
+
+// batchTagIDs returns the ids of each table's tags, each tag once, locking
+// them against a concurrent drop; a tag that does not exist is ENOTFOUND,
+// named by its path in the batch.
+func batchTagIDs(ctx context.Context, tx querier, metalake string, metalakeID int64, items []semcat.TableBatchItem) ([][]int64, error) {
+	var names []string
+	for _, item := range items {
+		names = append(names, item.Tags...)
+	}
+	found := map[string]int64{}
+	if len(names) > 0 {
+		rows, err := tx.Query(ctx, `SELECT tag_id, tag_name FROM tag_meta
+			WHERE metalake_id = $1 AND tag_name = ANY($2) AND deleted_at = 0
+			ORDER BY tag_id FOR SHARE`, metalakeID, names)
+		if err != nil {
+			return nil, err
+		}
+		var (
+			id   int64
+			name string
+		)
+		if _, err := pgx.ForEachRow(rows, []any{&id, &name}, func() error {
+			found[name] = id
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+	}
+	out := make([][]int64, len(items))
+	for i, item := range items {
+		out[i] = []int64{}
+		for j, name := range item.Tags {
+			id, ok := found[name]
+			if !ok {
+				return nil, semcat.NotFound(semcat.KindTag, "tables[%d].tags[%d]: tag '%s.%s' does not exist", i, j, metalake, name)
+			}
+			if !slices.Contains(out[i], id) {
+				out[i] = append(out[i], id)
+			}
+		}
+	}
+	return out, nil
 }
 
 // GetTable loads a table.

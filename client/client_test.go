@@ -60,11 +60,12 @@ var routeMethods = map[string]string{
 	"alterSchema":  "AlterSchema",
 	"dropSchema":   "DropSchema",
 
-	"createTable": "CreateTable",
-	"listTables":  "ListTables",
-	"loadTable":   "GetTable",
-	"alterTable":  "AlterTable",
-	"dropTable":   "DropTable",
+	"createTable":  "CreateTable",
+	"createTables": "CreateTables",
+	"listTables":   "ListTables",
+	"loadTable":    "GetTable",
+	"alterTable":   "AlterTable",
+	"dropTable":    "DropTable",
 
 	"createSemanticModel":      "CreateSemanticModel",
 	"listSemanticModels":       "ListSemanticModels",

@@ -34,6 +34,19 @@ func (c *Client) CreateTable(ctx context.Context, ns semcat.Namespace, req semca
 	return write[*semcat.Table](ctx, c, request{method: http.MethodPost, path: p, body: req}, "table")
 }
 
+// CreateTables creates a batch of tables, each with its tags, in the schema
+// ns: all of them or, on any error, none.
+func (c *Client) CreateTables(ctx context.Context, ns semcat.Namespace, req semcat.TableBatchCreate) ([]*semcat.Table, semcat.Position, error) {
+	p, err := tablesPath(ns)
+	if err != nil {
+		return nil, semcat.Position{}, err
+	}
+	return write[[]*semcat.Table](ctx, c, request{method: http.MethodPost, path: p + batchCreateSuffix, body: req}, "tables")
+}
+
+// batchCreateSuffix ends the path of a collection's batch create.
+const batchCreateSuffix = ":batchCreate"
+
 // ListTables lists the names of the tables of a schema, sorted.
 func (c *Client) ListTables(ctx context.Context, ns semcat.Namespace) ([]string, error) {
 	p, err := tablesPath(ns)

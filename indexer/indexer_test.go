@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -399,6 +400,34 @@ func TestMetricDocumentsFollowIdentity(t *testing.T) {
 	after := metricDocs()
 	if before["revenue"] != after["revenue"] || before["orders"] != after["orders"] || after["margin"] == "" || len(after) != 3 {
 		t.Errorf("metric documents: before %v, after %v", before, after)
+	}
+	assertMatchesDB(t, x, s)
+}
+
+// TestBatchCreatedTablesAreIndexed: every table of a batch reaches the
+// index, with its tags, in the documents a rebuild from PostgreSQL would
+// make.
+func TestBatchCreatedTablesAreIndexed(t *testing.T) {
+	t.Parallel()
+	s, x := seededIndexer(t)
+	checker(t)(s.CreateTag(ctx, "m", semcat.TagCreate{Name: "pii"}))
+	items := make([]semcat.TableBatchItem, 40)
+	for i := range items {
+		items[i] = semcat.TableBatchItem{TableCreate: table(fmt.Sprintf("t%02d", i), "a", "b")}
+		if i%2 == 0 {
+			items[i].Tags = []string{"pii"}
+		}
+	}
+	checker(t)(s.CreateTables(ctx, ns, semcat.TableBatchCreate{Tables: items}))
+	catchUp(t, x)
+	tagged := 0
+	for _, payload := range indexContents(t, x.Index()) {
+		if strings.Contains(payload, "pii") {
+			tagged++
+		}
+	}
+	if tagged != 20 {
+		t.Errorf("%d documents hold the tag, want 20", tagged)
 	}
 	assertMatchesDB(t, x, s)
 }

@@ -244,3 +244,32 @@ func TestOwnersAndCreators(t *testing.T) {
 		t.Errorf("bob lists tables %v %v", tables, err)
 	}
 }
+
+// TestBatchCreateTables: a batch needs CREATE_TABLE as a single create
+// does; its creator owns the new tables and so may see and tag them.
+func TestBatchCreateTables(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.ok(f.svc.CreateTag(as("admin"), "m", semcat.TagCreate{Name: "pii"}))
+	batch := semcat.TableBatchCreate{Tables: []semcat.TableBatchItem{
+		{TableCreate: semcat.TableCreate{Name: "a", Columns: []semcat.Column{{Name: "id", Type: &semcat.Type{Name: "long"}}}}, Tags: []string{"pii"}},
+		{TableCreate: semcat.TableCreate{Name: "b", Columns: []semcat.Column{{Name: "id", Type: &semcat.Type{Name: "long"}}}}},
+	}}
+	f.role("carol", "reader", on("METALAKE", "m", semcat.Allow, semcat.UseCatalog, semcat.UseSchema))
+	if _, _, err := f.svc.CreateTables(as("carol"), salesNS, batch); semcat.ErrorCode(err) != semcat.EFORBIDDEN {
+		t.Errorf("carol, without CREATE_TABLE: %v, want EFORBIDDEN", err)
+	}
+	if names, err := f.store.ListTables(as("admin"), salesNS); err != nil || strings.Join(names, ",") != "orders" {
+		t.Errorf("tables after the denied batch: %v %v", names, err)
+	}
+	f.role("bob", "builder", on("METALAKE", "m", semcat.Allow, semcat.UseCatalog, semcat.UseSchema),
+		on("SCHEMA", "rel.sales", semcat.Allow, semcat.CreateTable))
+	bob := as("bob")
+	f.ok(f.svc.CreateTables(bob, salesNS, batch))
+	if names, err := f.svc.ListTables(bob, salesNS); err != nil || strings.Join(names, ",") != "a,b" {
+		t.Errorf("bob lists %v %v, want his two tables", names, err)
+	}
+	if tags, err := f.svc.ListObjectTags(bob, "m", semcat.ObjectRef{Type: semcat.KindTable, FullName: "rel.sales.a"}); err != nil || strings.Join(tags, ",") != "pii" {
+		t.Errorf("tags of a: %v %v", tags, err)
+	}
+}
