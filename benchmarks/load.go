@@ -15,6 +15,7 @@ type LoadStats struct {
 	Entities    int     `json:"entities"`
 	Requests    int64   `json:"requests"`
 	Concurrency int     `json:"concurrency"`
+	TableBatch  int     `json:"tableBatch"`        // tables per batch create; 0: one create (and one tag association) per table
 	HTTPSeconds float64 `json:"httpSeconds"`       // until the last write was answered
 	Seconds     float64 `json:"searchableSeconds"` // until search covered the last write
 	HTTPRate    float64 `json:"httpEntitiesPerSec"`
@@ -32,11 +33,12 @@ type loader struct {
 
 // load creates the metalake, the tags, then catalogs, schemas, tables and
 // models (each level in parallel once its parents exist, each entity's tags
-// associated right after it is created), then makes one last write and
+// associated right after it is created; tables tableBatch at a time with
+// their tags in one batch create, or one by one if it is 0), then makes one last write and
 // waits until search covers it (minPosition = its X-Semcat-Position). Every
 // earlier write had committed before that write began, so covering it
 // covers them all.
-func load(ctx context.Context, c *Client, g *Generator, workers int, logf func(string, ...any)) (LoadStats, error) {
+func load(ctx context.Context, c *Client, g *Generator, workers, tableBatch int, logf func(string, ...any)) (LoadStats, error) {
 	l := &loader{c: c, g: g, workers: workers, logf: logf}
 	m := g.Plan.Metalake
 	base := "/api/metalakes/" + url.PathEscape(m)
@@ -81,6 +83,16 @@ func load(ctx context.Context, c *Client, g *Generator, workers int, logf func(s
 		{"tables", func(send func(func(context.Context) error) bool) {
 			for ci, cp := range g.Plan.Catalogs {
 				for si, sp := range cp.Schemas {
+					if tableBatch > 0 {
+						for from := 0; from < sp.Tables; from += tableBatch {
+							if !send(func(ctx context.Context) error {
+								return l.createTables(ctx, base+"/catalogs/"+cp.Name+"/schemas/"+cp.Schemas[si].Name, ci, si, from, min(from+tableBatch, sp.Tables))
+							}) {
+								return
+							}
+						}
+						continue
+					}
 					for ti := range sp.Tables {
 						if !send(func(ctx context.Context) error {
 							t := g.Table(ci, si, ti)
@@ -131,7 +143,7 @@ func load(ctx context.Context, c *Client, g *Generator, workers int, logf func(s
 	total := time.Since(start)
 	n := g.Plan.Counts.Entities()
 	return LoadStats{
-		Entities: n, Requests: l.requests.Load(), Concurrency: workers,
+		Entities: n, Requests: l.requests.Load(), Concurrency: workers, TableBatch: tableBatch,
 		HTTPSeconds: httpDone.Seconds(), Seconds: total.Seconds(),
 		HTTPRate: float64(n) / httpDone.Seconds(), Rate: float64(n) / total.Seconds(),
 	}, nil
@@ -154,6 +166,21 @@ func (l *loader) create(ctx context.Context, path string, body any, e *Entity) e
 	}
 	return l.post(ctx, "/api/metalakes/"+url.PathEscape(l.g.Plan.Metalake)+"/objects/"+e.Kind+"/"+e.Identifier()+"/tags",
 		map[string]any{"tagsToAdd": e.Tags})
+}
+
+// createTables creates tables from…to-1 of schema si of catalog ci, with
+// their tags, in one batch request.
+func (l *loader) createTables(ctx context.Context, schemaPath string, ci, si, from, to int) error {
+	items := make([]any, 0, to-from)
+	for ti := from; ti < to; ti++ {
+		t := l.g.Table(ci, si, ti)
+		item := t.Body().(map[string]any)
+		if len(t.Tags) > 0 {
+			item["tags"] = t.Tags
+		}
+		items = append(items, item)
+	}
+	return l.post(ctx, schemaPath+"/tables:batchCreate", map[string]any{"tables": items})
 }
 
 // parallel runs the jobs feed sends on l.workers goroutines and returns the

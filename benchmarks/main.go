@@ -33,6 +33,7 @@ type options struct {
 	warmup          int
 	discoveryRounds int
 	concurrency     int
+	tableBatch      int
 	writeRate       float64
 	writeDuration   time.Duration
 	poll            time.Duration
@@ -50,6 +51,7 @@ func parseFlags() options {
 	flag.IntVar(&o.warmup, "warmup", 10, "unmeasured queries per search kind (and rounds of discovery) first")
 	flag.IntVar(&o.discoveryRounds, "discovery-rounds", 20, "measured rounds of metric discovery")
 	flag.IntVar(&o.concurrency, "concurrency", 6, "concurrent requests during bulk ingest")
+	flag.IntVar(&o.tableBatch, "table-batch", 100, "tables per batch create (with their tags) during bulk ingest; 0: one create and one tag association per table")
 	flag.Float64Var(&o.writeRate, "write-rate", 0, "writes/s of the write → searchable scenario (default 50 at 10k, 200 otherwise)")
 	flag.DurationVar(&o.writeDuration, "write-duration", 10*time.Second, "how long the write → searchable scenario writes")
 	flag.DurationVar(&o.poll, "poll", 5*time.Millisecond, "how often the write → searchable poller searches")
@@ -206,8 +208,8 @@ func bench(ctx context.Context, o options, n int, root, tmp string, srv **Server
 	}()
 	rss.Phase("bulk ingest")
 
-	logf("bulk ingest over HTTP, concurrency %d", o.concurrency)
-	if res.Load, err = load(ctx, client, g, o.concurrency, logf); err != nil {
+	logf("bulk ingest over HTTP, concurrency %d, %s", o.concurrency, tableBatchText(o.tableBatch))
+	if res.Load, err = load(ctx, client, g, o.concurrency, o.tableBatch, logf); err != nil {
 		return nil, err
 	}
 	logf("  %d entities in %.1f s: %.0f entities/s end to end (%.0f/s until the last write was answered)",

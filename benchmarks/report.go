@@ -333,8 +333,8 @@ func (r *Results) Markdown() string {
 		l.TargetRate, l.Writes, l.AchievedRate, l.PollMs, fmtStats(l.Lag), ck.Target, metText(ck))
 	p("| write latency during that | %s | | | | | |\n", fmtStats(l.Write))
 	ck = r.check("bulk ingest, end to end")
-	p("| bulk ingest, end to end (concurrency %d, %d requests) | %.0f entities/s (%.1f s; HTTP alone %.0f/s) | | | | %s | %s |\n",
-		r.Load.Concurrency, r.Load.Requests, r.Load.Rate, r.Load.Seconds, r.Load.HTTPRate, ck.Target, metText(ck))
+	p("| bulk ingest, end to end (concurrency %d, %d requests, %s) | %.0f entities/s (%.1f s; HTTP alone %.0f/s) | | | | %s | %s |\n",
+		r.Load.Concurrency, r.Load.Requests, tableBatchText(r.Load.TableBatch), r.Load.Rate, r.Load.Seconds, r.Load.HTTPRate, ck.Target, metText(ck))
 	ck = r.check("full rebuild")
 	rebuild := fmt.Sprintf("%.1f s for %d entities (%.0f entities/s)", r.Rebuild.Seconds, r.Rebuild.Entities, r.Rebuild.Rate)
 	if r.Rebuild.Error != "" {
@@ -435,4 +435,12 @@ func (r *Results) write(dir string) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, "results-"+r.Size+".md"), []byte(r.Markdown()), 0o644)
+}
+
+// tableBatchText says how the ingest created tables.
+func tableBatchText(n int) string {
+	if n == 0 {
+		return "tables one by one, each with a tag association"
+	}
+	return fmt.Sprintf("tables %d per batch create, with their tags", n)
 }
