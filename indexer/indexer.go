@@ -43,10 +43,13 @@ type Options struct {
 	// searchable at 200 writes/s 133/238 against 36/66 ms (p50/p99). An
 	// idle index still polls as soon as a commit wakes it.
 	BatchDelay time.Duration
-	// BatchSize is the most outbox rows read per poll and the most entities
-	// applied per Bleve batch (default 1000; a build applies at most
-	// buildBatch).
+	// BatchSize is the most outbox rows read per poll (default 1000); a
+	// Bleve batch holds at most BatchSize and at most 500 entities
+	// (tailChunk, buildBatch).
 	BatchSize int
+	// TailWorkers is how many Bleve batches of one poll the tail applies
+	// at once (default: two where memory allows, as a build).
+	TailWorkers int
 	// MaxSegmentDocs caps the documents of a segment Bleve's merges make
 	// (default 200,000). Without a cap (Bleve's is 5,000,000) the last
 	// merges of a large load rewrite the whole index once more into one
@@ -640,14 +643,23 @@ func isBatchError(err error) bool {
 }
 
 // poll reads the outbox after cursor and applies what it found to idx: one
-// Bleve batch per chunk of entities, the last carrying the new checkpoint.
-// Usually that is a single batch, so documents and cursor become durable
-// together; when a container's subtree spans several chunks, the earlier
-// chunks land first and a crash before the last one replays the poll, which
-// is harmless because documents are rebuilt from current state.
+// Bleve batch per chunk of at most tailChunk entities. A poll's chunks hold
+// distinct entities, so while the next chunk is read and mapped, up to
+// buildWorkers earlier ones are applied at once, as a build applies its
+// chunks; the checkpoint is written once all have landed. A poll of one
+// chunk, the usual case away from a backlog, carries the checkpoint in its
+// own batch, so documents and cursor become durable together. A crash
+// between a poll's chunks replays it, which is harmless because documents
+// are rebuilt from current state.
 func (x *Indexer) poll(ctx context.Context, idx bleve.Index, cursor catalogdb.OutboxCursor, horizon uint64) (*catalogdb.OutboxBatch, error) {
-	checkpointed := false
-	b, err := x.store.PollOutbox(ctx, cursor, x.opts.BatchSize, x.opts.BatchSize, func(c catalogdb.OutboxChunk) error {
+	checkpointed, chunks := false, 0
+	applying, failed := errgroup.WithContext(ctx)
+	applying.SetLimit(x.tailWorkers())
+	b, err := x.store.PollOutbox(ctx, cursor, x.opts.BatchSize, min(x.opts.BatchSize, tailChunk), func(c catalogdb.OutboxChunk) error {
+		if failed.Err() != nil {
+			return failed.Err() // a chunk failed; Wait returns its error
+		}
+		chunks++
 		batch := idx.NewBatch()
 		for _, r := range c.Upserts {
 			if err := addDocument(batch, r); err != nil {
@@ -657,15 +669,21 @@ func (x *Indexer) poll(ctx context.Context, idx bleve.Index, cursor catalogdb.Ou
 		for _, d := range c.Deletes {
 			batch.Delete(refDocID(d))
 		}
-		if c.Last {
+		if c.Last && chunks == 1 {
 			setCheckpoint(batch, x.nextCheckpoint(c.Poll, horizon))
 			checkpointed = true
 		}
-		if err := idx.Batch(batch); err != nil {
-			return batchError{err}
-		}
+		applying.Go(func() error {
+			if err := idx.Batch(batch); err != nil {
+				return batchError{err}
+			}
+			return nil
+		})
 		return nil
 	})
+	if werr := applying.Wait(); werr != nil {
+		return b, werr
+	}
 	if err != nil || b.Rows == 0 || checkpointed {
 		return b, err
 	}
@@ -675,6 +693,20 @@ func (x *Indexer) poll(ctx context.Context, idx bleve.Index, cursor catalogdb.Ou
 		return b, batchError{err}
 	}
 	return b, nil
+}
+
+// tailChunk is the most entities the tail applies as one Bleve batch, as
+// buildBatch is for a build: a backlog's polls of BatchSize rows become
+// chunks that poll applies two at a time.
+const tailChunk = buildBatch
+
+// tailWorkers is how many chunks of a poll are applied at once: as many as
+// a build's workers, unless a test set TailWorkers.
+func (x *Indexer) tailWorkers() int {
+	if x.opts.TailWorkers > 0 {
+		return x.opts.TailWorkers
+	}
+	return buildWorkers()
 }
 
 func (x *Indexer) nextCheckpoint(b *catalogdb.OutboxBatch, horizon uint64) checkpoint {

@@ -432,6 +432,27 @@ func TestBatchCreatedTablesAreIndexed(t *testing.T) {
 	assertMatchesDB(t, x, s)
 }
 
+// TestBacklogChunksAppliedTogether: a backlog's poll of many entities is
+// applied as several Bleve batches at once; the index ends equal to
+// PostgreSQL, and the checkpoint past every row.
+func TestBacklogChunksAppliedTogether(t *testing.T) {
+	t.Parallel()
+	s, x := seededIndexerWith(t, indexer.Options{BatchSize: 1000, TailWorkers: 2})
+	for b := range 3 {
+		items := make([]semcat.TableBatchItem, 700)
+		for i := range items {
+			items[i] = semcat.TableBatchItem{TableCreate: table(fmt.Sprintf("t%d_%03d", b, i), "a")}
+		}
+		checker(t)(s.CreateTables(ctx, ns, semcat.TableBatchCreate{Tables: items}))
+	}
+	catchUp(t, x)
+	assertMatchesDB(t, x, s)
+	// Reopened, the index resumes from its checkpoint with nothing to do.
+	checker(t)(s.CreateTable(ctx, ns, table("after", "a")))
+	catchUp(t, x)
+	assertMatchesDB(t, x, s)
+}
+
 func catalogOpen(ctx context.Context, url string) (*catalogdb.Store, error) {
 	return catalogdb.Open(ctx, url, quiet)
 }
