@@ -57,6 +57,12 @@ func decodeBody(w http.ResponseWriter, r *http.Request, limit int64, v any) erro
 	if rest := bytes.TrimSpace(body[dec.InputOffset():]); len(rest) > 0 {
 		return semcat.Errorf(semcat.EINVALID, "request body must hold exactly one JSON value; unexpected data at byte offset %d", int64(len(body))-int64(len(rest)))
 	}
+	// The decoder matched keys in any letter case and let U+0000 through;
+	// a scan of the bytes says when neither happened, and otherwise the
+	// body decoded generically says where.
+	if keysExact(body, reflect.TypeOf(v)) && !bytes.Contains(body, []byte(`\u0000`)) {
+		return nil
+	}
 	var generic any
 	if err := json.Unmarshal(body, &generic); err != nil {
 		return nil // already decoded once; a second failure is not expected

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/semcat/semcat"
 )
@@ -109,4 +110,157 @@ func joinPath(path, key string) string {
 		return key
 	}
 	return path + "." + key
+}
+
+// fieldsCache holds jsonFields of each struct type keysExact meets.
+var fieldsCache sync.Map // reflect.Type → map[string]reflect.Type
+
+func cachedFields(t reflect.Type) map[string]reflect.Type {
+	if f, ok := fieldsCache.Load(t); ok {
+		return f.(map[string]reflect.Type)
+	}
+	f := jsonFields(t)
+	fieldsCache.Store(t, f)
+	return f
+}
+
+// keysExact reports whether every object key of a body that decoded into
+// a t names a field of t exactly, as walkKeys checks, by scanning the
+// body's bytes rather than decoding it again into maps (which took more
+// CPU than the decoding itself for a batch of tables). false means "not
+// sure": walkKeys then finds the key. Values of types that decode
+// themselves (a column type matches its members exactly) are skipped.
+func keysExact(body []byte, t reflect.Type) bool {
+	s := rawScanner{b: body}
+	return s.value(t) && s.end()
+}
+
+type rawScanner struct {
+	b []byte
+	i int
+}
+
+func (s *rawScanner) space() {
+	for s.i < len(s.b) && (s.b[s.i] == ' ' || s.b[s.i] == '\t' || s.b[s.i] == '\n' || s.b[s.i] == '\r') {
+		s.i++
+	}
+}
+
+func (s *rawScanner) end() bool {
+	s.space()
+	return s.i == len(s.b)
+}
+
+// value scans one value that decoded into a t.
+func (s *rawScanner) value(t reflect.Type) bool {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t != nil && (t == typeType || reflect.PointerTo(t).Implements(unmarshalerType)) {
+		t = nil // checks its own members
+	}
+	s.space()
+	if s.i >= len(s.b) {
+		return false
+	}
+	switch s.b[s.i] {
+	case '{':
+		s.i++
+		var fields map[string]reflect.Type
+		var elem reflect.Type
+		if t != nil {
+			switch t.Kind() {
+			case reflect.Struct:
+				fields = cachedFields(t)
+			case reflect.Map:
+				elem = t.Elem()
+			}
+		}
+		s.space()
+		if s.i < len(s.b) && s.b[s.i] == '}' {
+			s.i++
+			return true
+		}
+		for {
+			s.space()
+			key, ok := s.str()
+			if !ok {
+				return false
+			}
+			vt := elem
+			if fields != nil {
+				if vt, ok = fields[string(key)]; !ok {
+					return false
+				}
+			}
+			if s.space(); s.i >= len(s.b) || s.b[s.i] != ':' {
+				return false
+			}
+			s.i++
+			if !s.value(vt) {
+				return false
+			}
+			if s.space(); s.i < len(s.b) && s.b[s.i] == ',' {
+				s.i++
+				continue
+			}
+			if s.i < len(s.b) && s.b[s.i] == '}' {
+				s.i++
+				return true
+			}
+			return false
+		}
+	case '[':
+		s.i++
+		var elem reflect.Type
+		if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
+			elem = t.Elem()
+		}
+		s.space()
+		if s.i < len(s.b) && s.b[s.i] == ']' {
+			s.i++
+			return true
+		}
+		for {
+			if !s.value(elem) {
+				return false
+			}
+			if s.space(); s.i < len(s.b) && s.b[s.i] == ',' {
+				s.i++
+				continue
+			}
+			if s.i < len(s.b) && s.b[s.i] == ']' {
+				s.i++
+				return true
+			}
+			return false
+		}
+	case '"':
+		_, ok := s.str()
+		return ok
+	default: // a number, true, false or null: the decoder checked it
+		for s.i < len(s.b) && !strings.ContainsRune(",]} \t\n\r", rune(s.b[s.i])) {
+			s.i++
+		}
+		return true
+	}
+}
+
+// str scans a string and returns its raw bytes: a key with an escape is
+// then no field's name, and is left to walkKeys.
+func (s *rawScanner) str() ([]byte, bool) {
+	if s.i >= len(s.b) || s.b[s.i] != '"' {
+		return nil, false
+	}
+	start := s.i + 1
+	for i := start; i < len(s.b); i++ {
+		switch s.b[i] {
+		case '\\':
+			i++
+		case '"':
+			s.i = i + 1
+			return s.b[start:i], true
+		}
+	}
+	return nil, false
 }
