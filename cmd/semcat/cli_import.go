@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -40,6 +42,11 @@ type importLine struct {
 type importOp struct {
 	line int
 	typ  string
+	// count is how many entities run creates: 1, or a batch's tables.
+	count int
+	// table and ns are a table line's request and schema, for batches.
+	table *semcat.TableBatchItem
+	ns    semcat.Namespace
 	// run creates the entity and attaches its tags; with skipExisting an
 	// entity that exists already is not an error (existed), and still gets
 	// its tags, so that a rerun completes what a failed run left undone.
@@ -57,8 +64,10 @@ type importStats struct {
 // file in file order, several at a time. Consecutive lines of one type are
 // sent concurrently, and each new type waits for the lines before it, so a
 // file that lists parents before children (catalogs, then schemas, then
-// tables and models) loads correctly. It stops at the first failure, naming
-// the line; --skip-existing passes over entities that already exist.
+// tables and models) loads correctly. Consecutive tables of one schema go
+// up to importTableBatch at a time in one batch create, all or none of
+// them. It stops at the first failure, naming the line; --skip-existing
+// passes over entities that already exist (tables then one by one).
 func runImport(args []string, r *remote, stdout, stderr io.Writer) error {
 	cmd := newCommand("import", importSynopsis, r, stdout, stderr)
 	concurrency := cmd.fs.Int("concurrency", 4, "requests in flight")
@@ -159,19 +168,45 @@ func importEntities(ctx context.Context, c *apiclient.Client, in io.Reader, work
 	for range workers {
 		workersDone.Go(func() {
 			for op := range ops {
+				n := int64(max(op.count, 1))
 				existed, err := op.run(ctx, c, skipExisting)
+				var le lineError
 				switch {
 				case err == nil && existed:
-					skipped.Add(1)
+					skipped.Add(n)
 				case err == nil:
-					created.Add(1)
-				case ctx.Err() == nil:
+					created.Add(n)
+				case ctx.Err() != nil:
+				case errors.As(err, &le):
+					cancel(fmt.Errorf("line %d: %s", le.line, le.msg))
+				default:
 					cancel(fmt.Errorf("line %d: %s", op.line, errorMessage(err)))
 				}
-				done.Add(1)
+				done.Add(n)
 				inflight.Done()
 			}
 		})
+	}
+	enqueue := func(op importOp) error {
+		inflight.Add(1)
+		select {
+		case ops <- op:
+			return nil
+		case <-ctx.Done():
+			inflight.Done()
+			return context.Cause(ctx)
+		}
+	}
+	// Consecutive tables of one schema go importTableBatch at a time in one
+	// batch create, unless existing ones are to be skipped one by one.
+	var group []importOp
+	flush := func() error {
+		if len(group) == 0 {
+			return nil
+		}
+		op := tableBatch(group)
+		group = nil
+		return enqueue(op)
 	}
 	send := func() error {
 		sc := newLineScanner(in)
@@ -187,21 +222,29 @@ func importEntities(ctx context.Context, c *apiclient.Client, in io.Reader, work
 				return err
 			}
 			if op.typ != lastType {
+				if err := flush(); err != nil {
+					return err
+				}
 				inflight.Wait() // parents before children
 				lastType = op.typ
 			}
-			inflight.Add(1)
-			select {
-			case ops <- op:
-			case <-ctx.Done():
-				inflight.Done()
-				return context.Cause(ctx)
+			if op.table != nil && !skipExisting {
+				if len(group) > 0 && (group[0].ns != op.ns || len(group) == importTableBatch) {
+					if err := flush(); err != nil {
+						return err
+					}
+				}
+				group = append(group, op)
+				continue
+			}
+			if err := enqueue(op); err != nil {
+				return err
 			}
 		}
 		if err := sc.Err(); err != nil {
 			return fmt.Errorf("line %d: %w", lineNo+1, err)
 		}
-		return nil
+		return flush()
 	}
 	err := send()
 	close(ops)
@@ -210,6 +253,45 @@ func importEntities(ctx context.Context, c *apiclient.Client, in io.Reader, work
 		err = context.Cause(ctx)
 	}
 	return importStats{Created: created.Load(), Skipped: skipped.Load()}, err
+}
+
+// importTableBatch is the most tables an import sends in one batch create.
+const importTableBatch = 100
+
+// lineError is a failure of one line of a batch.
+type lineError struct {
+	line int
+	msg  string
+}
+
+func (e lineError) Error() string { return fmt.Sprintf("line %d: %s", e.line, e.msg) }
+
+// batchItemRE finds the table a batch create's error names ("tables[3].name: ...").
+var batchItemRE = regexp.MustCompile(`^tables\[(\d+)\]\.?`)
+
+// tableBatch is one op creating the tables of group, consecutive table
+// lines of one schema, with their tags; a failure names the line of the
+// table it is about.
+func tableBatch(group []importOp) importOp {
+	items := make([]semcat.TableBatchItem, len(group))
+	for i, op := range group {
+		items[i] = *op.table
+	}
+	ns := group[0].ns
+	return importOp{line: group[0].line, typ: "table", count: len(group),
+		run: func(ctx context.Context, c *apiclient.Client, _ bool) (bool, error) {
+			_, _, err := c.CreateTables(ctx, ns, semcat.TableBatchCreate{Tables: items})
+			if err == nil {
+				return false, nil
+			}
+			msg := errorMessage(err)
+			if m := batchItemRE.FindStringSubmatch(msg); m != nil {
+				if i, convErr := strconv.Atoi(m[1]); convErr == nil && i < len(group) {
+					return false, lineError{line: group[i].line, msg: strings.TrimPrefix(msg[len(m[0]):], " ")}
+				}
+			}
+			return false, err
+		}}
 }
 
 // parseImportLine decodes one line strictly, so that a misspelt key fails
@@ -282,6 +364,7 @@ func parseImportLine(lineNo int, raw []byte) (importOp, error) {
 			_, _, err := c.CreateTable(ctx, ns, req)
 			return req.Name, err
 		}
+		op.table, op.ns = &semcat.TableBatchItem{TableCreate: req, Tags: l.Tags}, ns
 	case "semantic_model":
 		var req semcat.SemanticModelCreate
 		err = strictDecode(l.Entity, &req)

@@ -449,9 +449,28 @@ func TestImport(t *testing.T) {
 		t.Errorf("tags of orders after the rerun: %v", tags)
 	}
 
+	// Tables of one schema go in batches, all or none: a table that exists
+	// fails its batch, named by its line, and the new tables beside it are
+	// not created.
+	again := filepath.Join(t.TempDir(), "again.jsonl")
+	content := `{"type":"table","namespace":"lake.wh.sales","entity":{"name":"new1","columns":[]},"tags":["pii"]}
+{"type":"table","namespace":"lake.wh.sales","entity":{"name":"new2","columns":[]}}
+{"type":"table","namespace":"lake.wh.sales","entity":{"name":"t5","columns":[]}}
+`
+	if err := os.WriteFile(again, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut = runCLI(env, "import", again)
+	if code != exitError || !strings.Contains(errOut, "line 3: name: table 'lake.wh.sales.t5' already exists") {
+		t.Errorf("batch with an existing table: exit %d, %q", code, errOut)
+	}
+	if got := okBody(rest.ok("GET", "/api/metalakes/lake/catalogs/wh/schemas/sales/tables", "")); len(got["identifiers"].([]any)) != 13 {
+		t.Errorf("tables after the failed batch: %v", got)
+	}
+
 	// A bad line stops the import there, naming the line.
 	bad := filepath.Join(t.TempDir(), "bad.jsonl")
-	content := `{"type":"catalog","namespace":"lake","entity":{"name":"c2","type":"relational"}}
+	content = `{"type":"catalog","namespace":"lake","entity":{"name":"c2","type":"relational"}}
 {"type":"schema","namespace":"lake.c2","entity":{"name":"s","colour":"red"}}
 {"type":"schema","namespace":"lake.c2","entity":{"name":"never"}}
 `
