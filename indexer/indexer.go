@@ -43,9 +43,13 @@ type Options struct {
 	// searchable at 200 writes/s 133/238 against 36/66 ms (p50/p99). An
 	// idle index still polls as soon as a commit wakes it.
 	BatchDelay time.Duration
-	// BatchSize is the most outbox rows read per poll (default 1000); a
+	// BatchSize is the most outbox rows read per poll (default 2000); a
 	// Bleve batch holds at most BatchSize and at most 500 entities
-	// (tailChunk, buildBatch).
+	// (tailChunk, buildBatch). A poll ends with all its chunks applied, so
+	// larger polls leave the second worker idle less often: bulk ingest of
+	// 100k entities, runs alternated, 1,181 and 1,194 entities/s with 2000
+	// against 1,121 and 1,137 with 1000, the phase's peak heap 505-526
+	// against 440-448 MiB.
 	BatchSize int
 	// TailWorkers is how many Bleve batches of one poll the tail applies
 	// at once (default: two where memory allows, as a build).
@@ -151,7 +155,7 @@ func Open(ctx context.Context, opts Options) (*Indexer, error) {
 		opts.PollInterval = 100 * time.Millisecond
 	}
 	if opts.BatchSize <= 0 {
-		opts.BatchSize = 1000
+		opts.BatchSize = 2000
 	}
 	if opts.BatchDelay <= 0 {
 		opts.BatchDelay = 200 * time.Millisecond
