@@ -126,33 +126,25 @@ func cachedFields(t reflect.Type) map[string]reflect.Type {
 
 // keysExact reports whether every object key of a body that decoded into
 // a t names a field of t exactly, as walkKeys checks, by scanning the
-// body's bytes rather than decoding it again into maps (which took more
-// CPU than the decoding itself for a batch of tables). false means "not
-// sure": walkKeys then finds the key. Values of types that decode
-// themselves (a column type matches its members exactly) are skipped.
+// body's bytes (with jsonpath.go's walker) rather than decoding it again
+// into maps (which took more CPU than the decoding itself for a batch of
+// tables). false means "not sure": walkKeys then finds the key. Values of
+// types that decode themselves (a column type matches its members
+// exactly) are skipped.
 func keysExact(body []byte, t reflect.Type) bool {
-	s := rawScanner{b: body}
-	return s.value(t) && s.end()
-}
-
-type rawScanner struct {
-	b []byte
-	i int
-}
-
-func (s *rawScanner) space() {
-	for s.i < len(s.b) && (s.b[s.i] == ' ' || s.b[s.i] == '\t' || s.b[s.i] == '\n' || s.b[s.i] == '\r') {
-		s.i++
+	s := keyScanner{walker{doc: body}}
+	if !s.value(t) {
+		return false
 	}
-}
-
-func (s *rawScanner) end() bool {
 	s.space()
-	return s.i == len(s.b)
+	return s.i == len(s.doc)
 }
 
-// value scans one value that decoded into a t.
-func (s *rawScanner) value(t reflect.Type) bool {
+// keyScanner walks a body by the type it decoded into.
+type keyScanner struct{ walker }
+
+// value scans one value that decoded into a t (nil: any).
+func (s *keyScanner) value(t reflect.Type) bool {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -160,31 +152,25 @@ func (s *rawScanner) value(t reflect.Type) bool {
 		t = nil // checks its own members
 	}
 	s.space()
-	if s.i >= len(s.b) {
+	if s.i >= len(s.doc) {
 		return false
 	}
-	switch s.b[s.i] {
+	var fields map[string]reflect.Type
+	var elem reflect.Type
+	if t != nil {
+		switch t.Kind() {
+		case reflect.Struct:
+			fields = cachedFields(t)
+		case reflect.Map, reflect.Slice, reflect.Array:
+			elem = t.Elem()
+		}
+	}
+	switch s.doc[s.i] {
 	case '{':
 		s.i++
-		var fields map[string]reflect.Type
-		var elem reflect.Type
-		if t != nil {
-			switch t.Kind() {
-			case reflect.Struct:
-				fields = cachedFields(t)
-			case reflect.Map:
-				elem = t.Elem()
-			}
-		}
-		s.space()
-		if s.i < len(s.b) && s.b[s.i] == '}' {
-			s.i++
-			return true
-		}
-		for {
-			s.space()
-			key, ok := s.str()
-			if !ok {
+		return s.items('}', func() bool {
+			key, ok := s.rawString()
+			if !ok || !s.next(':') {
 				return false
 			}
 			vt := elem
@@ -193,73 +179,52 @@ func (s *rawScanner) value(t reflect.Type) bool {
 					return false
 				}
 			}
-			if s.space(); s.i >= len(s.b) || s.b[s.i] != ':' {
-				return false
-			}
-			s.i++
-			if !s.value(vt) {
-				return false
-			}
-			if s.space(); s.i < len(s.b) && s.b[s.i] == ',' {
-				s.i++
-				continue
-			}
-			if s.i < len(s.b) && s.b[s.i] == '}' {
-				s.i++
-				return true
-			}
-			return false
-		}
+			return s.value(vt)
+		})
 	case '[':
 		s.i++
-		var elem reflect.Type
-		if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
-			elem = t.Elem()
-		}
-		s.space()
-		if s.i < len(s.b) && s.b[s.i] == ']' {
-			s.i++
-			return true
-		}
-		for {
-			if !s.value(elem) {
-				return false
-			}
-			if s.space(); s.i < len(s.b) && s.b[s.i] == ',' {
-				s.i++
-				continue
-			}
-			if s.i < len(s.b) && s.b[s.i] == ']' {
-				s.i++
-				return true
-			}
-			return false
-		}
+		return s.items(']', func() bool { return s.value(elem) })
 	case '"':
-		_, ok := s.str()
+		_, ok := s.rawString()
 		return ok
 	default: // a number, true, false or null: the decoder checked it
-		for s.i < len(s.b) && !strings.ContainsRune(",]} \t\n\r", rune(s.b[s.i])) {
-			s.i++
-		}
+		s.literal()
 		return true
 	}
 }
 
-// str scans a string and returns its raw bytes: a key with an escape is
-// then no field's name, and is left to walkKeys.
-func (s *rawScanner) str() ([]byte, bool) {
-	if s.i >= len(s.b) || s.b[s.i] != '"' {
+// items scans an object's members or an array's elements, each by item,
+// through the closing byte.
+func (s *keyScanner) items(closing byte, item func() bool) bool {
+	if s.next(closing) {
+		return true
+	}
+	for {
+		s.space()
+		if !item() {
+			return false
+		}
+		if !s.next(',') {
+			return s.next(closing)
+		}
+	}
+}
+
+// rawString scans a string and returns its bytes as written (walker.str
+// unescapes): a key with an escape is then no field's name, and is left
+// to walkKeys.
+func (s *keyScanner) rawString() ([]byte, bool) {
+	if s.i >= len(s.doc) || s.doc[s.i] != '"' {
 		return nil, false
 	}
 	start := s.i + 1
-	for i := start; i < len(s.b); i++ {
-		switch s.b[i] {
+	for i := start; i < len(s.doc); i++ {
+		switch s.doc[i] {
 		case '\\':
 			i++
 		case '"':
 			s.i = i + 1
-			return s.b[start:i], true
+			return s.doc[start:i], true
 		}
 	}
 	return nil, false
