@@ -361,8 +361,11 @@ func setOwner(ctx context.Context, tx *writeTx, metalakeID int64, kind semcat.En
 // setOwnerSQL makes $5, a user ($4 = ownerTypeUser), the owner of the
 // object of kind $2 and id $3 in metalake $1.
 const setOwnerSQL = `INSERT INTO owner_meta (metalake_id, object_type, object_id, owner_type, owner_name)
-		VALUES ($1, $2, $3, $4, $5)
-		ON CONFLICT (object_type, object_id) DO UPDATE SET metalake_id = EXCLUDED.metalake_id,
+		VALUES ($1, $2, $3, $4, $5) ` + ownerReplaces
+
+// ownerReplaces ends an insert into owner_meta: an object has one owner,
+// and a new one replaces it.
+const ownerReplaces = `ON CONFLICT (object_type, object_id) DO UPDATE SET metalake_id = EXCLUDED.metalake_id,
 			owner_type = EXCLUDED.owner_type, owner_name = EXCLUDED.owner_name`
 
 // emitCreated ends every create: it makes user the owner of the new entity

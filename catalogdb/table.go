@@ -113,9 +113,7 @@ const createTableSQL = `WITH t AS (
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING table_id),
 	owner AS (
 		INSERT INTO owner_meta (metalake_id, object_type, object_id, owner_type, owner_name)
-		SELECT $2, 'table', table_id, $9, $10 FROM t
-		ON CONFLICT (object_type, object_id) DO UPDATE SET metalake_id = EXCLUDED.metalake_id,
-			owner_type = EXCLUDED.owner_type, owner_name = EXCLUDED.owner_name),
+		SELECT $2, 'table', table_id, $9, $10 FROM t ` + ownerReplaces + `),
 	tags AS (
 		INSERT INTO tag_relation (tag_id, object_type, object_id)
 		SELECT unnest($11::bigint[]), 'table', table_id FROM t
@@ -135,20 +133,8 @@ func batchTagIDs(ctx context.Context, tx querier, metalake string, metalakeID in
 	}
 	found := map[string]int64{}
 	if len(names) > 0 {
-		rows, err := tx.Query(ctx, `SELECT tag_id, tag_name FROM tag_meta
-			WHERE metalake_id = $1 AND tag_name = ANY($2) AND deleted_at = 0
-			ORDER BY tag_id FOR SHARE`, metalakeID, names)
-		if err != nil {
-			return nil, err
-		}
-		var (
-			id   int64
-			name string
-		)
-		if _, err := pgx.ForEachRow(rows, []any{&id, &name}, func() error {
-			found[name] = id
-			return nil
-		}); err != nil {
+		var err error
+		if found, err = lockTags(ctx, tx, metalakeID, names); err != nil {
 			return nil, err
 		}
 	}

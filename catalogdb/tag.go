@@ -176,21 +176,7 @@ func (s *Store) ListObjectTags(ctx context.Context, metalake string, obj semcat.
 // and one inserts the relations. A name that is no live tag is ENOTFOUND,
 // the first such in the request's order.
 func addTags(ctx context.Context, tx querier, metalake string, mid int64, obj semcat.ObjectRef, id int64, names []string) error {
-	rows, err := tx.Query(ctx, `SELECT tag_id, tag_name FROM tag_meta
-		WHERE metalake_id = $1 AND tag_name = ANY($2) AND deleted_at = 0
-		ORDER BY tag_id FOR SHARE`, mid, names)
-	if err != nil {
-		return err
-	}
-	found := make(map[string]int64, len(names))
-	var (
-		tagID int64
-		name  string
-	)
-	_, err = pgx.ForEachRow(rows, []any{&tagID, &name}, func() error {
-		found[name] = tagID
-		return nil
-	})
+	found, err := lockTags(ctx, tx, mid, names)
 	if err != nil {
 		return err
 	}
@@ -205,6 +191,27 @@ func addTags(ctx context.Context, tx querier, metalake string, mid int64, obj se
 		SELECT unnest($1::bigint[]), $2, $3
 		ON CONFLICT DO NOTHING`, ids, string(obj.Type), id)
 	return err
+}
+
+// lockTags finds the live tags of metalake mid among names, locked against
+// a concurrent drop in id order, and maps each name found to its id.
+func lockTags(ctx context.Context, tx querier, mid int64, names []string) (map[string]int64, error) {
+	rows, err := tx.Query(ctx, `SELECT tag_id, tag_name FROM tag_meta
+		WHERE metalake_id = $1 AND tag_name = ANY($2) AND deleted_at = 0
+		ORDER BY tag_id FOR SHARE`, mid, names)
+	if err != nil {
+		return nil, err
+	}
+	found := make(map[string]int64, len(names))
+	var (
+		tagID int64
+		name  string
+	)
+	_, err = pgx.ForEachRow(rows, []any{&tagID, &name}, func() error {
+		found[name] = tagID
+		return nil
+	})
+	return found, err
 }
 
 // AssociateTags adds and removes tags of an object in one transaction and

@@ -658,12 +658,16 @@ func isBatchError(err error) bool {
 func (x *Indexer) poll(ctx context.Context, idx bleve.Index, cursor catalogdb.OutboxCursor, horizon uint64) (*catalogdb.OutboxBatch, error) {
 	checkpointed, chunks := false, 0
 	applying, failed := errgroup.WithContext(ctx)
-	applying.SetLimit(x.tailWorkers())
 	b, err := x.store.PollOutbox(ctx, cursor, x.opts.BatchSize, min(x.opts.BatchSize, tailChunk), func(c catalogdb.OutboxChunk) error {
 		if failed.Err() != nil {
 			return failed.Err() // a chunk failed; Wait returns its error
 		}
-		chunks++
+		if chunks++; chunks == 1 {
+			// Asked only of a poll with work (tailWorkers reads the
+			// machine's and the cgroup's free memory), before any chunk
+			// is applied.
+			applying.SetLimit(x.tailWorkers())
+		}
 		batch := idx.NewBatch()
 		for _, r := range c.Upserts {
 			if err := addDocument(batch, r); err != nil {
