@@ -230,7 +230,7 @@ func withoutEmbedded(t reflect.Type, field string) string {
 			continue
 		}
 		out = append(out, seg)
-		if ft, ok := jsonFields(t)[seg]; ok {
+		if ft, ok := cachedFields(t)[seg]; ok {
 			t = ft
 		} else {
 			t = reflect.TypeFor[any]()
