@@ -18,3 +18,12 @@ func OpenTraced(ctx context.Context, connString string, tracer pgx.QueryTracer) 
 	cfg.ConnConfig.Tracer = tracer
 	return openConfig(ctx, cfg, slog.New(slog.DiscardHandler))
 }
+
+// PollOutboxSQL is the query that reads the outbox after a cursor.
+const PollOutboxSQL = pollOutboxSQL
+
+// RecordQueries are the queries that load entities' records by id, and
+// RecordTagsSQL the one that loads their tags.
+var RecordQueries = recordQueries
+
+const RecordTagsSQL = recordTagsSQL

@@ -1,0 +1,169 @@
+package catalogdb_test
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/semcat/semcat"
+	"github.com/semcat/semcat/catalogdb"
+	"github.com/semcat/semcat/catalogdb/pgtest"
+)
+
+// TestPollReadsTheOutboxInKeyOrder: with a backlog of outbox rows, the
+// tail's poll reads the rows after its cursor from the primary key, in
+// order, instead of reading and sorting every row after the cursor (which
+// made each poll cost as much as the backlog is long).
+func TestPollReadsTheOutboxInKeyOrder(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.NewDatabase(t)
+	s, err := catalogdb.Open(ctx, dsn, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	// 50,000 rows of 1,000 transactions: a bulk load's backlog.
+	if _, err := conn.Exec(ctx, `INSERT INTO outbox (txid, entity_kind, entity_id, operation)
+		SELECT (1000 + g / 50)::text::xid8, 'table', g, 'upsert' FROM generate_series(1, 50000) g`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `ANALYZE outbox`); err != nil {
+		t.Fatal(err)
+	}
+	var plan string
+	if err := conn.QueryRow(ctx, "EXPLAIN (FORMAT JSON) "+catalogdb.PollOutboxSQL, "1200", 0, "999999", 2000).Scan(&plan); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(plan, `"Sort"`) || !strings.Contains(plan, `"outbox_pkey"`) {
+		t.Errorf("the poll does not read the outbox's primary key in order:\n%s", plan)
+	}
+	rows, err := conn.Query(ctx, catalogdb.PollOutboxSQL, "1200", 0, "1300", 2000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type key struct{ txid, seq int64 }
+	var got []key
+	for rows.Next() {
+		var k key
+		var kind string
+		var id int64
+		if err := rows.Scan(&k.txid, &k.seq, &kind, &id); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, k)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	// Transactions 1200 (its rows after seq 0) to 1299: 100 of 50 rows.
+	if len(got) != 2000 || got[0].txid != 1200 || got[len(got)-1].txid != 1239 {
+		t.Fatalf("read %d rows from %v to %v, want 2000 from transaction 1200 to 1239", len(got), got[0], got[len(got)-1])
+	}
+	for i := 1; i < len(got); i++ {
+		if a, b := got[i-1], got[i]; a.txid > b.txid || a.txid == b.txid && a.seq >= b.seq {
+			t.Fatalf("rows out of order: %v before %v", a, b)
+		}
+	}
+}
+
+// TestRecordLoadsReadByKeyWithStaleStatistics: while a bulk load runs, the
+// planner's statistics still describe the catalog as it was when last
+// analysed. Loading a chunk of 500 records (with their tags) must still
+// read about 500 rows of each table, not every row of the metalake.
+func TestRecordLoadsReadByKeyWithStaleStatistics(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.NewDatabase(t)
+	s, err := catalogdb.Open(ctx, dsn, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	seed(t, s)
+	must(t, w(s.CreateTag(ctxAlice, "m", semcat.TagCreate{Name: "pii"})))
+	if _, _, err := s.CreateTables(ctxAlice, salesNS, semcat.TableBatchCreate{Tables: []semcat.TableBatchItem{batchItem("t0", "pii")}}); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	exec := func(sql string) {
+		t.Helper()
+		if _, err := conn.Exec(ctx, sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Statistics of a catalog of one table; then 20,000 more tables, each
+	// tagged, that autovacuum is kept from analysing.
+	exec(`ALTER TABLE table_meta SET (autovacuum_enabled = false)`)
+	exec(`ALTER TABLE tag_relation SET (autovacuum_enabled = false)`)
+	exec(`ANALYZE`)
+	exec(`INSERT INTO table_meta (table_name, metalake_id, catalog_id, schema_id, columns, properties, audit_info)
+		SELECT 'bulk_' || g, metalake_id, catalog_id, schema_id, columns, properties, audit_info
+		FROM table_meta, generate_series(1, 20000) g WHERE table_name = 't0'`)
+	exec(`INSERT INTO tag_relation (tag_id, object_type, object_id)
+		SELECT r.tag_id, 'table', t.table_id FROM tag_relation r, table_meta t
+		WHERE r.object_type = 'table' AND t.table_name LIKE 'bulk\_%'`)
+	var ids []int64
+	rows, err := conn.Query(ctx, `SELECT table_id FROM table_meta ORDER BY table_id DESC LIMIT 500`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids, err = pgx.CollectRows(rows, pgx.RowTo[int64]); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []struct {
+		name, sql string
+		args      []any
+		table     string
+	}{
+		{"tables", catalogdb.RecordQueries[semcat.KindTable], []any{ids}, "table_meta"},
+		{"tags", catalogdb.RecordTagsSQL, []any{"table", ids}, "tag_relation"},
+	} {
+		var plan []struct {
+			Plan planNode `json:"Plan"`
+		}
+		if err := conn.QueryRow(ctx, "EXPLAIN (ANALYZE, FORMAT JSON) "+q.sql, q.args...).Scan(&plan); err != nil {
+			t.Fatal(err)
+		}
+		read, removed := plan[0].Plan.rowsOf(q.table)
+		if read != 500 || removed > 0 {
+			t.Errorf("loading %s of 500 tables read %d rows of %s and discarded %d more, want 500 and none:\n%+v",
+				q.name, read, q.table, removed, plan[0].Plan)
+		}
+	}
+}
+
+// planNode is a node of a plan EXPLAIN (ANALYZE, FORMAT JSON) prints.
+type planNode struct {
+	NodeType     string     `json:"Node Type"`
+	Relation     string     `json:"Relation Name"`
+	Index        string     `json:"Index Name"`
+	ActualRows   int64      `json:"Actual Rows"`
+	ActualLoops  int64      `json:"Actual Loops"`
+	RemovedByFil int64      `json:"Rows Removed by Filter"`
+	Plans        []planNode `json:"Plans"`
+}
+
+// rowsOf returns how many rows the plan's scans of table returned, and
+// how many more they read and discarded by a filter.
+func (n planNode) rowsOf(table string) (read, removed int64) {
+	if n.Relation == table {
+		read += n.ActualRows * n.ActualLoops
+		removed += n.RemovedByFil * n.ActualLoops
+	}
+	for _, c := range n.Plans {
+		r, d := c.rowsOf(table)
+		read, removed = read+r, removed+d
+	}
+	return read, removed
+}
