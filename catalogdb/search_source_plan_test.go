@@ -76,8 +76,9 @@ func TestPollReadsTheOutboxInKeyOrder(t *testing.T) {
 
 // TestRecordLoadsReadByKeyWithStaleStatistics: while a bulk load runs, the
 // planner's statistics still describe the catalog as it was when last
-// analysed. Loading a chunk of 500 records (with their tags) must still
-// read about 500 rows of each table, not every row of the metalake.
+// analysed. Loading a chunk of 500 records (tables with their tags, or
+// metrics) must still read 500 rows of the entity's table, not every row
+// of the metalake.
 func TestRecordLoadsReadByKeyWithStaleStatistics(t *testing.T) {
 	ctx := context.Background()
 	dsn := pgtest.NewDatabase(t)
@@ -91,6 +92,7 @@ func TestRecordLoadsReadByKeyWithStaleStatistics(t *testing.T) {
 	if _, _, err := s.CreateTables(ctxAlice, salesNS, semcat.TableBatchCreate{Tables: []semcat.TableBatchItem{batchItem("t0", "pii")}}); err != nil {
 		t.Fatal(err)
 	}
+	must(t, w(s.CreateSemanticModel(ctxAlice, salesNS, semcat.SemanticModelCreate{Name: "sm", Definition: definition("", "m1")})))
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)
@@ -102,11 +104,16 @@ func TestRecordLoadsReadByKeyWithStaleStatistics(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// Statistics of a catalog of one table; then 20,000 more tables, each
-	// tagged, that autovacuum is kept from analysing.
-	exec(`ALTER TABLE table_meta SET (autovacuum_enabled = false)`)
-	exec(`ALTER TABLE tag_relation SET (autovacuum_enabled = false)`)
+	// Statistics of a catalog of one table and one metric; then 20,000
+	// more tables, each tagged, and 20,000 more metrics, that autovacuum
+	// is kept from analysing.
+	for _, table := range []string{"table_meta", "tag_relation", "semantic_model_metric_meta"} {
+		exec(`ALTER TABLE ` + table + ` SET (autovacuum_enabled = false)`)
+	}
 	exec(`ANALYZE`)
+	exec(`INSERT INTO semantic_model_metric_meta (metalake_id, catalog_id, schema_id, semantic_model_id, metric_name)
+		SELECT metalake_id, catalog_id, schema_id, semantic_model_id, 'bulk_' || g
+		FROM semantic_model_metric_meta, generate_series(1, 20000) g WHERE metric_name = 'm1'`)
 	exec(`INSERT INTO table_meta (table_name, metalake_id, catalog_id, schema_id, columns, properties, audit_info)
 		SELECT 'bulk_' || g, metalake_id, catalog_id, schema_id, columns, properties, audit_info
 		FROM table_meta, generate_series(1, 20000) g WHERE table_name = 't0'`)
@@ -121,6 +128,14 @@ func TestRecordLoadsReadByKeyWithStaleStatistics(t *testing.T) {
 	if ids, err = pgx.CollectRows(rows, pgx.RowTo[int64]); err != nil {
 		t.Fatal(err)
 	}
+	rows, err = conn.Query(ctx, `SELECT metric_id FROM semantic_model_metric_meta ORDER BY metric_id DESC LIMIT 500`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	metricIDs, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, q := range []struct {
 		name, sql string
 		args      []any
@@ -128,6 +143,7 @@ func TestRecordLoadsReadByKeyWithStaleStatistics(t *testing.T) {
 	}{
 		{"tables", catalogdb.RecordQueries[semcat.KindTable], []any{ids}, "table_meta"},
 		{"tags", catalogdb.RecordTagsSQL, []any{"table", ids}, "tag_relation"},
+		{"metrics", catalogdb.RecordQueries[semcat.KindMetric], []any{metricIDs}, "semantic_model_metric_meta"},
 	} {
 		var plan []struct {
 			Plan planNode `json:"Plan"`
@@ -137,7 +153,7 @@ func TestRecordLoadsReadByKeyWithStaleStatistics(t *testing.T) {
 		}
 		read, removed := plan[0].Plan.rowsOf(q.table)
 		if read != 500 || removed > 0 {
-			t.Errorf("loading %s of 500 tables read %d rows of %s and discarded %d more, want 500 and none:\n%+v",
+			t.Errorf("loading the %s of 500 entities read %d rows of %s and discarded %d more, want 500 and none:\n%+v",
 				q.name, read, q.table, removed, plan[0].Plan)
 		}
 	}
