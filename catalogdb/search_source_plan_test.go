@@ -2,16 +2,39 @@ package catalogdb_test
 
 import (
 	"context"
-	"log/slog"
 	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/semcat/semcat"
 	"github.com/semcat/semcat/catalogdb"
-	"github.com/semcat/semcat/catalogdb/pgtest"
 )
+
+// mustExec runs statements on db, failing the test at the first error.
+func mustExec(t *testing.T, db *pgxpool.Pool, statements ...string) {
+	t.Helper()
+	for _, sql := range statements {
+		if _, err := db.Exec(context.Background(), sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// int64s returns the one bigint column of a query's rows.
+func int64s(t *testing.T, db *pgxpool.Pool, sql string) []int64 {
+	t.Helper()
+	rows, err := db.Query(context.Background(), sql)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
 
 // TestPollReadsTheOutboxInKeyOrder: with a backlog of outbox rows, the
 // tail's poll reads the rows after its cursor from the primary key, in
@@ -19,48 +42,30 @@ import (
 // made each poll cost as much as the backlog is long).
 func TestPollReadsTheOutboxInKeyOrder(t *testing.T) {
 	ctx := context.Background()
-	dsn := pgtest.NewDatabase(t)
-	s, err := catalogdb.Open(ctx, dsn, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	db := MustOpenStore(t).Pool()
 	// 50,000 rows of 1,000 transactions: a bulk load's backlog.
-	if _, err := conn.Exec(ctx, `INSERT INTO outbox (txid, entity_kind, entity_id, operation)
-		SELECT (1000 + g / 50)::text::xid8, 'table', g, 'upsert' FROM generate_series(1, 50000) g`); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.Exec(ctx, `ANALYZE outbox`); err != nil {
-		t.Fatal(err)
-	}
+	mustExec(t, db, `INSERT INTO outbox (txid, entity_kind, entity_id, operation)
+		SELECT (1000 + g / 50)::text::xid8, 'table', g, 'upsert' FROM generate_series(1, 50000) g`,
+		`ANALYZE outbox`)
 	var plan string
-	if err := conn.QueryRow(ctx, "EXPLAIN (FORMAT JSON) "+catalogdb.PollOutboxSQL, "1200", 0, "999999", 2000).Scan(&plan); err != nil {
+	if err := db.QueryRow(ctx, "EXPLAIN (FORMAT JSON) "+catalogdb.PollOutboxSQL, "1200", 0, "999999", 2000).Scan(&plan); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(plan, `"Sort"`) || !strings.Contains(plan, `"outbox_pkey"`) {
 		t.Errorf("the poll does not read the outbox's primary key in order:\n%s", plan)
 	}
-	rows, err := conn.Query(ctx, catalogdb.PollOutboxSQL, "1200", 0, "1300", 2000)
+	rows, err := db.Query(ctx, catalogdb.PollOutboxSQL, "1200", 0, "1300", 2000)
 	if err != nil {
 		t.Fatal(err)
 	}
 	type key struct{ txid, seq int64 }
-	var got []key
-	for rows.Next() {
+	got, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (key, error) {
 		var k key
 		var kind string
 		var id int64
-		if err := rows.Scan(&k.txid, &k.seq, &kind, &id); err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, k)
-	}
-	if err := rows.Err(); err != nil {
+		return k, r.Scan(&k.txid, &k.seq, &kind, &id)
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 	// Transactions 1200 (its rows after seq 0) to 1299: 100 of 50 rows.
@@ -81,61 +86,32 @@ func TestPollReadsTheOutboxInKeyOrder(t *testing.T) {
 // of the metalake.
 func TestRecordLoadsReadByKeyWithStaleStatistics(t *testing.T) {
 	ctx := context.Background()
-	dsn := pgtest.NewDatabase(t)
-	s, err := catalogdb.Open(ctx, dsn, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := MustOpenStore(t)
 	seed(t, s)
 	must(t, w(s.CreateTag(ctxAlice, "m", semcat.TagCreate{Name: "pii"})))
 	if _, _, err := s.CreateTables(ctxAlice, salesNS, semcat.TableBatchCreate{Tables: []semcat.TableBatchItem{batchItem("t0", "pii")}}); err != nil {
 		t.Fatal(err)
 	}
 	must(t, w(s.CreateSemanticModel(ctxAlice, salesNS, semcat.SemanticModelCreate{Name: "sm", Definition: definition("", "m1")})))
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	exec := func(sql string) {
-		t.Helper()
-		if _, err := conn.Exec(ctx, sql); err != nil {
-			t.Fatal(err)
-		}
-	}
+	db := s.Pool()
 	// Statistics of a catalog of one table and one metric; then 20,000
 	// more tables, each tagged, and 20,000 more metrics, that autovacuum
 	// is kept from analysing.
 	for _, table := range []string{"table_meta", "tag_relation", "semantic_model_metric_meta"} {
-		exec(`ALTER TABLE ` + table + ` SET (autovacuum_enabled = false)`)
+		mustExec(t, db, `ALTER TABLE `+table+` SET (autovacuum_enabled = false)`)
 	}
-	exec(`ANALYZE`)
-	exec(`INSERT INTO semantic_model_metric_meta (metalake_id, catalog_id, schema_id, semantic_model_id, metric_name)
+	mustExec(t, db, `ANALYZE`,
+		`INSERT INTO semantic_model_metric_meta (metalake_id, catalog_id, schema_id, semantic_model_id, metric_name)
 		SELECT metalake_id, catalog_id, schema_id, semantic_model_id, 'bulk_' || g
-		FROM semantic_model_metric_meta, generate_series(1, 20000) g WHERE metric_name = 'm1'`)
-	exec(`INSERT INTO table_meta (table_name, metalake_id, catalog_id, schema_id, columns, properties, audit_info)
+		FROM semantic_model_metric_meta, generate_series(1, 20000) g WHERE metric_name = 'm1'`,
+		`INSERT INTO table_meta (table_name, metalake_id, catalog_id, schema_id, columns, properties, audit_info)
 		SELECT 'bulk_' || g, metalake_id, catalog_id, schema_id, columns, properties, audit_info
-		FROM table_meta, generate_series(1, 20000) g WHERE table_name = 't0'`)
-	exec(`INSERT INTO tag_relation (tag_id, object_type, object_id)
+		FROM table_meta, generate_series(1, 20000) g WHERE table_name = 't0'`,
+		`INSERT INTO tag_relation (tag_id, object_type, object_id)
 		SELECT r.tag_id, 'table', t.table_id FROM tag_relation r, table_meta t
 		WHERE r.object_type = 'table' AND t.table_name LIKE 'bulk\_%'`)
-	var ids []int64
-	rows, err := conn.Query(ctx, `SELECT table_id FROM table_meta ORDER BY table_id DESC LIMIT 500`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ids, err = pgx.CollectRows(rows, pgx.RowTo[int64]); err != nil {
-		t.Fatal(err)
-	}
-	rows, err = conn.Query(ctx, `SELECT metric_id FROM semantic_model_metric_meta ORDER BY metric_id DESC LIMIT 500`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	metricIDs, err := pgx.CollectRows(rows, pgx.RowTo[int64])
-	if err != nil {
-		t.Fatal(err)
-	}
+	ids := int64s(t, db, `SELECT table_id FROM table_meta ORDER BY table_id DESC LIMIT 500`)
+	metricIDs := int64s(t, db, `SELECT metric_id FROM semantic_model_metric_meta ORDER BY metric_id DESC LIMIT 500`)
 	for _, q := range []struct {
 		name, sql string
 		args      []any
@@ -148,7 +124,7 @@ func TestRecordLoadsReadByKeyWithStaleStatistics(t *testing.T) {
 		var plan []struct {
 			Plan planNode `json:"Plan"`
 		}
-		if err := conn.QueryRow(ctx, "EXPLAIN (ANALYZE, FORMAT JSON) "+q.sql, q.args...).Scan(&plan); err != nil {
+		if err := db.QueryRow(ctx, "EXPLAIN (ANALYZE, FORMAT JSON) "+q.sql, q.args...).Scan(&plan); err != nil {
 			t.Fatal(err)
 		}
 		read, removed := plan[0].Plan.rowsOf(q.table)
@@ -161,9 +137,7 @@ func TestRecordLoadsReadByKeyWithStaleStatistics(t *testing.T) {
 
 // planNode is a node of a plan EXPLAIN (ANALYZE, FORMAT JSON) prints.
 type planNode struct {
-	NodeType     string     `json:"Node Type"`
 	Relation     string     `json:"Relation Name"`
-	Index        string     `json:"Index Name"`
 	ActualRows   int64      `json:"Actual Rows"`
 	ActualLoops  int64      `json:"Actual Loops"`
 	RemovedByFil int64      `json:"Rows Removed by Filter"`
