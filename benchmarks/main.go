@@ -279,6 +279,11 @@ func bench(ctx context.Context, o options, n int, root, tmp string, srv **Server
 	for _, f := range failures {
 		fail("%s", f)
 	}
+	if res.Floor, err = runFloor(ctx, client, pg, o.iterations, o.warmup); err != nil {
+		return nil, err
+	}
+	logf("  round trip with no work: semcat GET /healthz p50 %s ms p99 %s ms | PostgreSQL SELECT 1 p50 %s ms p99 %s ms",
+		fmtMs(res.Floor.HTTP.P50), fmtMs(res.Floor.HTTP.P99), fmtMs(res.Floor.PG.P50), fmtMs(res.Floor.PG.P99))
 	windows := make([]window, len(res.Queries))
 	for i, q := range res.Queries {
 		windows[i] = q.window

@@ -72,6 +72,12 @@ func openPGFTS(ctx context.Context, s *Server) (*PGFTS, error) {
 	return p, nil
 }
 
+// Ping is one round trip that asks for no work: SELECT 1.
+func (p *PGFTS) Ping(ctx context.Context) error {
+	var one int
+	return p.conn.QueryRow(ctx, "SELECT 1").Scan(&one)
+}
+
 // Close closes the connection.
 func (p *PGFTS) Close(ctx context.Context) { p.conn.Close(ctx) }
 

@@ -61,3 +61,27 @@ func TestPeakRSSOfADeadServer(t *testing.T) {
 		t.Errorf("the report does not say the peak RSS was sampled:\n%s", md)
 	}
 }
+
+// TestMissBelowTheHTTPFloor: a search kind that misses the PostgreSQL
+// ratio because the ratio asks for less than an HTTP round trip with no
+// work says so, and one the floor does not explain does not; the floor
+// gets its row.
+func TestMissBelowTheHTTPFloor(t *testing.T) {
+	r := &Results{Size: "1m",
+		Floor: FloorResult{HTTP: Stats{N: 200, P50: 0.12, P99: 0.25, Mean: 0.13}, PG: Stats{N: 200, P50: 0.05, P99: 0.09, Mean: 0.06}, Ratio: 0.36},
+		Queries: []QueryResult{
+			{Kind: "key:value (unique)", Semcat: Stats{P50: 0.33, P99: 0.71}, PG: Stats{P50: 0.19, P99: 0.38}, RatioP99: 0.38 / 0.71},
+			{Kind: "tag", Semcat: Stats{P50: 1.6, P99: 5.75}, PG: Stats{P50: 3.5, P99: 24.9}, RatioP99: 24.9 / 5.75},
+		}}
+	r.evaluate()
+	ck := r.check("search: key:value (unique)")
+	if ck.Met || !strings.Contains(ck.Missed, "it needs p99 ≤ 0.08 ms, below HTTP's floor here (GET /healthz p99 0.25 ms)") {
+		t.Errorf("unique key:value: %+v", ck)
+	}
+	if ck := r.check("search: tag"); ck.Met || strings.Contains(ck.Missed, "floor") {
+		t.Errorf("tag (4.3×, PostgreSQL p99 24.9 ms): %+v", ck)
+	}
+	if md := r.Markdown(); !strings.Contains(md, "| round trip with no work: `GET /healthz` | 0.12 / 0.25 / 0.13 | PostgreSQL `SELECT 1` | 0.05 / 0.09 / 0.06 | 0.4× / 0.4× | | |") {
+		t.Errorf("no floor row:\n%s", md)
+	}
+}

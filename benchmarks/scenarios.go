@@ -233,14 +233,7 @@ func runQueries(ctx context.Context, c *Client, pg *PGFTS, g *Generator, n, warm
 				pgD = time.Since(t0)
 				return err
 			}
-			first, second := runSemcat, runPG
-			if i%2 == 1 {
-				first, second = runPG, runSemcat
-			}
-			if err := first(); err != nil {
-				return nil, nil, fmt.Errorf("%s query %q: %w", kind.Name, qc.semcat.Query, err)
-			}
-			if err := second(); err != nil {
+			if err := alternate(i, runSemcat, runPG); err != nil {
 				return nil, nil, fmt.Errorf("%s query %q: %w", kind.Name, qc.semcat.Query, err)
 			}
 			problem := ""
@@ -290,6 +283,61 @@ func runQueries(ctx context.Context, c *Client, pg *PGFTS, g *Generator, n, warm
 		results = append(results, res)
 	}
 	return results, failures, nil
+}
+
+// FloorResult is what a request costs each engine when it asks for no
+// work: semcat's GET /healthz over HTTP (the same client, connection pool
+// and middleware as a search) and PostgreSQL's SELECT 1 on the comparison's
+// connection. No search can answer faster than its engine's floor, so a
+// target below semcat's floor cannot be met over HTTP whatever the index
+// does.
+type FloorResult struct {
+	HTTP  Stats   `json:"semcatHealthz"`
+	PG    Stats   `json:"postgresSelect1"`
+	Ratio float64 `json:"ratioP99"` // PostgreSQL / semcat at p99
+}
+
+// runFloor times n round trips of each engine (after warmup unmeasured
+// ones), alternating which goes first, as runQueries does.
+func runFloor(ctx context.Context, c *Client, pg *PGFTS, n, warmup int) (FloorResult, error) {
+	var httpT, pgT []time.Duration
+	for i := range warmup + n {
+		var httpD, pgD time.Duration
+		runHTTP := func() error {
+			t0 := time.Now()
+			_, _, err := c.fetch(ctx, http.MethodGet, "/healthz", nil)
+			httpD = time.Since(t0)
+			return err
+		}
+		runPG := func() error {
+			t0 := time.Now()
+			err := pg.Ping(ctx)
+			pgD = time.Since(t0)
+			return err
+		}
+		if err := alternate(i, runHTTP, runPG); err != nil {
+			return FloorResult{}, fmt.Errorf("round trip floor: %w", err)
+		}
+		if i >= warmup {
+			httpT, pgT = append(httpT, httpD), append(pgT, pgD)
+		}
+	}
+	f := FloorResult{HTTP: summarize(httpT), PG: summarize(pgT)}
+	f.Ratio = f.PG.P99 / f.HTTP.P99
+	return f, nil
+}
+
+// alternate runs a then b on even rounds and b then a on odd ones, so
+// that neither engine always goes first (warming caches for the other, or
+// waiting behind its leftover work); it stops at the first error.
+func alternate(round int, a, b func() error) error {
+	if round%2 == 1 {
+		a, b = b, a
+	}
+	if err := a(); err != nil {
+		return err
+	}
+	return b()
 }
 
 func equalStrings(a, b []string) bool {
