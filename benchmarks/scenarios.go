@@ -286,11 +286,12 @@ func runQueries(ctx context.Context, c *Client, pg *PGFTS, g *Generator, n, warm
 }
 
 // FloorResult is what a request costs each engine when it asks for no
-// work: semcat's GET /healthz over HTTP (the same client, connection pool
-// and middleware as a search) and PostgreSQL's SELECT 1 on the comparison's
-// connection. No search can answer faster than its engine's floor, so a
-// target below semcat's floor cannot be met over HTTP whatever the index
-// does.
+// work: semcat's GET /healthz over HTTP (the searches' client and
+// connection pool; the server's cheapest route, without the API's
+// authentication and middleware, so a lower bound for any API call) and
+// PostgreSQL's SELECT 1 on the comparison's connection. No search can
+// answer faster than its engine's floor, so a target below semcat's floor
+// cannot be met over HTTP whatever the index does.
 type FloorResult struct {
 	HTTP  Stats   `json:"semcatHealthz"`
 	PG    Stats   `json:"postgresSelect1"`
