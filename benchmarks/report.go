@@ -334,7 +334,7 @@ func (r *Results) Markdown() string {
 	}
 	if f := r.Floor; f.HTTP.N > 0 {
 		p("| round trip with no work: `GET /healthz` | %s | PostgreSQL `SELECT 1` | %s | %.1f× / %.1f× | | |\n",
-			fmtStats(f.HTTP), fmtStats(f.PG), f.PG.P50/f.HTTP.P50, f.Ratio)
+			fmtStats(f.HTTP), fmtStats(f.PG), f.PG.P50/f.HTTP.P50, f.PG.P99/f.HTTP.P99)
 	}
 	l := r.Lag
 	ck = r.check("write → searchable")

@@ -68,7 +68,7 @@ func TestPeakRSSOfADeadServer(t *testing.T) {
 // gets its row.
 func TestMissBelowTheHTTPFloor(t *testing.T) {
 	r := &Results{Size: "1m",
-		Floor: FloorResult{HTTP: Stats{N: 200, P50: 0.12, P99: 0.25, Mean: 0.13}, PG: Stats{N: 200, P50: 0.05, P99: 0.09, Mean: 0.06}, Ratio: 0.36},
+		Floor: FloorResult{HTTP: Stats{N: 200, P50: 0.12, P99: 0.25, Mean: 0.13}, PG: Stats{N: 200, P50: 0.05, P99: 0.09, Mean: 0.06}},
 		Queries: []QueryResult{
 			{Kind: "key:value (unique)", Semcat: Stats{P50: 0.33, P99: 0.71}, PG: Stats{P50: 0.19, P99: 0.38}, RatioP99: 0.38 / 0.71},
 			{Kind: "tag", Semcat: Stats{P50: 1.6, P99: 5.75}, PG: Stats{P50: 3.5, P99: 24.9}, RatioP99: 24.9 / 5.75},
