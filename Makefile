@@ -6,7 +6,7 @@ GO      ?= go
 DATA    ?= ./var
 ADDR    ?= 127.0.0.1:8090
 
-.PHONY: run test bench lint build
+.PHONY: run test bench bench-relevance lint build
 
 run:
 	$(GO) run ./cmd/semcat serve --demo --data-dir $(DATA) --addr $(ADDR)
@@ -16,6 +16,11 @@ test:
 
 bench:
 	$(GO) run ./benchmarks $(BENCHFLAGS)
+
+# nDCG@10 and more on judged queries over ../shared/data/catalog-corpus.jsonl,
+# side by side with a field-boosted BM25 baseline (benchmarks/relevance.go).
+bench-relevance:
+	$(GO) run ./benchmarks -relevance $(BENCHFLAGS)
 
 build:
 	$(GO) build -o bin/semcat ./cmd/semcat

@@ -41,6 +41,10 @@ type options struct {
 	keep            bool
 	profile         time.Duration
 	memoryLimit     int64 // bytes; 0: none
+	// relevance runs the relevance benchmark (relevance.go) instead.
+	relevance bool
+	corpus    string // its corpus, an import file
+	pool      string // write judging pools here instead of measuring
 }
 
 func parseFlags() options {
@@ -58,6 +62,9 @@ func parseFlags() options {
 	flag.StringVar(&o.out, "out", "", "results directory (default benchmarks/results in the module)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory (data dir, server log) after the run")
 	flag.DurationVar(&o.profile, "profile", 0, "record the server's CPU profile for this long at the start of each phase (ingest, discovery, search, write → searchable, rebuild) into the results directory's profiles/; 0: off")
+	flag.BoolVar(&o.relevance, "relevance", false, "run the relevance benchmark (nDCG@10 on judged queries over a real catalog, against a BM25 baseline) instead")
+	flag.StringVar(&o.corpus, "corpus", "", "the relevance benchmark's corpus, an import file (default ../shared/data/catalog-corpus.jsonl from the module)")
+	flag.StringVar(&o.pool, "pool", "", "with -relevance: write each query's judging pool into this directory instead of measuring")
 	memoryLimit := flag.String("memory-limit", "", "serve under this memory limit (e.g. 1GiB): the server joins a memory cgroup of its own once ready (needs permission to make cgroups); empty: none")
 	flag.Parse()
 	if *memoryLimit != "" {
@@ -88,7 +95,7 @@ func logf(format string, args ...any) {
 // including wrong results, 2 for bad flags.
 func run(o options) int {
 	n, ok := sizes[strings.ToLower(o.size)]
-	if !ok {
+	if !ok && !o.relevance {
 		fmt.Fprintf(os.Stderr, "benchmarks: -size must be 10k, 100k or 1m, got %q\n", o.size)
 		return 2
 	}
@@ -133,6 +140,16 @@ func run(o options) int {
 		}
 	}()
 
+	if o.relevance {
+		if err := relevance(ctx, o, root, tmp, &srv, &clusterDir); err != nil {
+			fmt.Fprintln(os.Stderr, "benchmarks: FAILED:", err)
+			if srv != nil {
+				fmt.Fprintf(os.Stderr, "last lines of the server log:\n%s\n", srv.tail(15))
+			}
+			return 1
+		}
+		return 0
+	}
 	res, err := bench(ctx, o, n, root, tmp, &srv, &clusterDir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "benchmarks: FAILED:", err)
