@@ -278,3 +278,83 @@ func appendNested(out []string, path string, t *Type) []string {
 	}
 	return out
 }
+
+// Description is what describes the entity as a whole (SPEC §4.1, §5.4):
+// its comment, or a metric's description.
+func (e *EntityRecord) Description() string {
+	if e.Kind == KindMetric && e.Metric != nil && e.Metric.Description != nil {
+		return *e.Metric.Description
+	}
+	if e.Comment != nil {
+		return *e.Comment
+	}
+	return ""
+}
+
+// ColumnText is a column's (or a model's dataset's or field's) dotted path
+// and what a person wrote about it.
+type ColumnText struct {
+	Path string `json:"path"`
+	Text string `json:"text,omitempty"`
+}
+
+// ColumnTexts lists the entity's columns at any depth with their comments,
+// or a semantic model's datasets and their fields ("dataset.field") with
+// their descriptions and labels (SPEC §4.1): what ranks as a column match.
+func (e *EntityRecord) ColumnTexts() []ColumnText {
+	var out []ColumnText
+	switch e.Kind {
+	case KindTable:
+		for _, c := range e.Columns {
+			out = append(out, ColumnText{Path: c.Name, Text: deref(c.Comment)})
+			out = appendNestedTexts(out, c.Name, c.Type)
+		}
+	case KindSemanticModel:
+		if e.Definition == nil {
+			return nil
+		}
+		for _, ds := range e.Definition.Datasets {
+			out = append(out, ColumnText{Path: ds.Name, Text: deref(ds.Description)})
+			for _, f := range ds.Fields {
+				text := deref(f.Description)
+				if l := deref(f.Label); l != "" {
+					text = strings.TrimSpace(l + " " + text)
+				}
+				out = append(out, ColumnText{Path: ds.Name + "." + f.Name, Text: text})
+			}
+		}
+	}
+	return out
+}
+
+// appendNestedTexts adds the struct fields nested in t (in list elements,
+// map values and union branches too, under the column's path).
+func appendNestedTexts(out []ColumnText, path string, t *Type) []ColumnText {
+	if t == nil {
+		return out
+	}
+	switch t.Name {
+	case "struct":
+		for _, f := range t.Fields {
+			p := path + "." + f.Name
+			out = append(out, ColumnText{Path: p, Text: deref(f.Comment)})
+			out = appendNestedTexts(out, p, f.Type)
+		}
+	case "list":
+		out = appendNestedTexts(out, path, t.ElementType)
+	case "map":
+		out = appendNestedTexts(out, path, t.ValueType)
+	case "union":
+		for _, u := range t.Types {
+			out = appendNestedTexts(out, path, u)
+		}
+	}
+	return out
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

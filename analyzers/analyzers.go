@@ -41,6 +41,14 @@ const (
 	// name and every path's first name — which are all the prefixes without
 	// a dot or colon that a schema entry can start with.
 	AnalyzerSchemaFieldPrefix = "semcat_schema_field_prefix"
+	// AnalyzerName indexes an entity's name as its identifier parts
+	// (IdentifierParts): "gitlab_dotcom_users" yields gitlab, dotcom,
+	// users; "EmpTel" yields emptel, emp, tel.
+	AnalyzerName = "semcat_name"
+	// AnalyzerText indexes prose (descriptions, column comments) and
+	// column names: each word whole when it is a compound (TextWord),
+	// then its identifier parts.
+	AnalyzerText = "semcat_text"
 )
 
 // Tokenizer names. Each analyzer above is its tokenizer with no filters; the
@@ -49,6 +57,8 @@ const (
 	TokenizerValue       = "semcat_value"
 	TokenizerExact       = "semcat_exact"
 	TokenizerSchemaField = "semcat_schema_field"
+	TokenizerName        = "semcat_name"
+	TokenizerText        = "semcat_text"
 )
 
 // MaxTermBytes bounds every term these analyzers emit: longer terms are cut
@@ -62,6 +72,8 @@ func init() {
 		TokenizerValue:       valueTokenizer{},
 		TokenizerExact:       exactTokenizer{},
 		TokenizerSchemaField: schemaFieldTokenizer{},
+		TokenizerName:        nameTokenizer{},
+		TokenizerText:        textTokenizer{},
 	}
 	for name, tok := range tokenizers {
 		mustRegister(registry.RegisterTokenizer(name,
@@ -74,6 +86,8 @@ func init() {
 		AnalyzerValue:       TokenizerValue,
 		AnalyzerExact:       TokenizerExact,
 		AnalyzerSchemaField: TokenizerSchemaField,
+		AnalyzerName:        TokenizerName,
+		AnalyzerText:        TokenizerText,
 	}
 	for name, tokName := range analyzers {
 		mustRegister(registry.RegisterAnalyzer(name,

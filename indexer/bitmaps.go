@@ -4,66 +4,25 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
-	"strconv"
 
 	"github.com/RoaringBitmap/roaring/v2"
-	"github.com/blevesearch/bleve/v2/index/scorch"
 	bq "github.com/blevesearch/bleve/v2/search/query"
 	segment "github.com/blevesearch/scorch_segment_api/v2"
 
 	q "github.com/semcat/semcat/query"
 )
 
-// Searching with postings bitmaps.
+// Filters and pages over postings bitmaps.
 //
-// Most searches are one term (a word, a prefix, a key:value, a tag, a
-// schema field) under filters of exact terms (metalake, type, catalog, the
-// caller's visibility). Their scores depend only on which kinds of clause a
-// document matched (query.TermPlan), so Bleve's searchers, which visit every
-// hit through six to nine merged postings iterators to score it, do far
-// more work than the answer needs. A frequent word at 1M entities has
-// 160,000 hits; the answer is their count, their facet counts and 20 of
-// them.
-//
-// Here each segment's postings are read as roaring bitmaps (zap keeps them
-// so): the hits are the union of the clauses' bitmaps, intersected with the
-// filters' and stripped of deleted documents; the total is its cardinality.
-// Documents that matched the same kinds tie on score, so the top of a
-// relevance sort is taken class by class, best score first, and within a
-// class by sort key, from each segment's documents in key order
-// (segColumns.byKey). Facets count the hits from the columns, as
-// facetCounter does.
-//
-// The answer equals the searchers' to the bit: the same total, hits, scores,
-// sort values, ties broken by document order as Bleve's collector breaks
-// them, and facet counts (TestBitmapsAgreeWithSearchers).
-
-// errNoPlan means the search cannot run on bitmaps; collect runs Bleve's
-// searchers instead.
-var errNoPlan = errors.New("search has no bitmap plan")
-
-// bitmapOrder is a sort the bitmap search can take.
-type bitmapOrder int
-
-const (
-	byScore   bitmapOrder = iota // "-_score", then sort key
-	byKeyAsc                     // sort key
-	byKeyDesc                    // "-" sort key
-)
-
-func bitmapOrderOf(order []string) (bitmapOrder, bool) {
-	switch {
-	case slices.Equal(order, sortOrders["relevance"]):
-		return byScore, true
-	case slices.Equal(order, sortOrders["name"]):
-		return byKeyAsc, true
-	case slices.Equal(order, sortOrders["-name"]):
-		return byKeyDesc, true
-	}
-	return 0, false
-}
+// A search's matches and scores come from query.Plan.Eval, one bitmap of
+// hits and one array of scores per segment. Here the search's filters
+// (metalake, type, catalog, schema, tags, the caller's visibility) become
+// bitmaps too, and the page is taken from the hits: by score, then sort
+// key (a bounded heap); by sort key alone, from each segment's documents in
+// key order (segColumns.byKey); or by creation time.
 
 // segBitmaps reads one segment's postings as bitmaps.
 type segBitmaps struct {
@@ -103,38 +62,6 @@ func (b *segBitmaps) orTerm(out *roaring.Bitmap, field, term string) error {
 	return orPostings(out, d, term)
 }
 
-// orPrefix adds the documents of the segment that hold a term of field
-// starting with prefix to out.
-func (b *segBitmaps) orPrefix(out *roaring.Bitmap, field, prefix string) error {
-	d, err := b.dict(field)
-	if err != nil {
-		return err
-	}
-	it := d.AutomatonIterator(nil, []byte(prefix), prefixEnd([]byte(prefix)))
-	for {
-		e, err := it.Next()
-		if err != nil || e == nil {
-			return err
-		}
-		if err := orPostings(out, d, e.Term); err != nil {
-			return err
-		}
-	}
-}
-
-// prefixEnd is the first key after every key that starts with prefix, or
-// nil for none.
-func prefixEnd(prefix []byte) []byte {
-	end := slices.Clone(prefix)
-	for i := len(end) - 1; i >= 0; i-- {
-		if end[i] < 0xff {
-			end[i]++
-			return end[:i+1]
-		}
-	}
-	return nil
-}
-
 // orPostings adds the documents holding term in d to out.
 func orPostings(out *roaring.Bitmap, d segment.TermDictionary, term string) error {
 	pl, err := d.PostingsList([]byte(term), nil, nil)
@@ -143,7 +70,7 @@ func orPostings(out *roaring.Bitmap, d segment.TermDictionary, term string) erro
 	}
 	o, ok := pl.(orInto)
 	if !ok {
-		return fmt.Errorf("%w: postings %T", errNoPlan, pl)
+		return fmt.Errorf("%w: postings %T", q.ErrNoBitmaps, pl)
 	}
 	o.OrInto(out)
 	return nil
@@ -155,6 +82,10 @@ func (b *segBitmaps) all() *roaring.Bitmap {
 	return out
 }
 
+// errUnknownFilter is a filter segBitmaps cannot read: a bug in the
+// search's filters.
+var errUnknownFilter = errors.New("search filter is not a term, conjunction, disjunction or must/must-not boolean")
+
 // filter returns the documents a filter passes. It knows the filters
 // search builds: terms, and conjunctions, disjunctions and must/must-not
 // booleans of them (visibility.go).
@@ -162,7 +93,7 @@ func (b *segBitmaps) filter(f bq.Query) (*roaring.Bitmap, error) {
 	switch f := f.(type) {
 	case *bq.TermQuery:
 		if f.Field() == "" {
-			return nil, errNoPlan
+			return nil, errUnknownFilter
 		}
 		return b.term(f.Field(), f.Term)
 	case *bq.MatchNoneQuery:
@@ -171,7 +102,7 @@ func (b *segBitmaps) filter(f bq.Query) (*roaring.Bitmap, error) {
 		return b.all(), nil
 	case *bq.DisjunctionQuery:
 		if f.Min > 1 {
-			return nil, errNoPlan
+			return nil, errUnknownFilter
 		}
 		out := roaring.New()
 		for _, c := range f.Disjuncts {
@@ -184,7 +115,7 @@ func (b *segBitmaps) filter(f bq.Query) (*roaring.Bitmap, error) {
 		return out, nil
 	case *bq.ConjunctionQuery:
 		if len(f.Conjuncts) == 0 {
-			return nil, errNoPlan
+			return nil, errUnknownFilter
 		}
 		var out *roaring.Bitmap
 		for _, c := range f.Conjuncts {
@@ -201,7 +132,7 @@ func (b *segBitmaps) filter(f bq.Query) (*roaring.Bitmap, error) {
 		return out, nil
 	case *bq.BooleanQuery:
 		if f.Should != nil || f.Filter != nil || f.Must == nil {
-			return nil, errNoPlan
+			return nil, errUnknownFilter
 		}
 		out, err := b.filter(f.Must)
 		if err != nil {
@@ -216,240 +147,16 @@ func (b *segBitmaps) filter(f bq.Query) (*roaring.Bitmap, error) {
 		}
 		return out, nil
 	}
-	return nil, errNoPlan
-}
-
-// segMatch is one segment's matches.
-type segMatch struct {
-	kinds [q.NumKinds]*roaring.Bitmap // documents matching a clause of each kind; nil: no clauses
-	hits  *roaring.Bitmap             // live documents matching the query and the filters
-}
-
-// mask returns the kinds document local matched.
-func (m *segMatch) mask(local uint32) int {
-	mask := 0
-	for k, bm := range m.kinds {
-		if bm != nil && bm.Contains(local) {
-			mask |= 1 << k
-		}
-	}
-	return mask
-}
-
-// class returns the hits that matched exactly the kinds of mask (a
-// non-empty subset of the kinds with clauses). It starts from the
-// strongest kind, usually the rarest, so that a class of a few exact
-// matches costs little even when the hits are many.
-func (m *segMatch) class(mask int) *roaring.Bitmap {
-	var out *roaring.Bitmap
-	for k := q.NumKinds - 1; k >= 0; k-- {
-		bm := m.kinds[k]
-		if bm == nil || mask&(1<<k) == 0 {
-			continue
-		}
-		if out == nil {
-			out = roaring.And(m.hits, bm)
-		} else {
-			out.And(bm)
-		}
-		if out.IsEmpty() {
-			return out
-		}
-	}
-	if out == nil {
-		return roaring.New()
-	}
-	for k, bm := range m.kinds {
-		if bm != nil && mask&(1<<k) == 0 {
-			out.AndNot(bm)
-		}
-	}
-	return out
+	return nil, errUnknownFilter
 }
 
 // pick is a hit chosen for the page.
 type pick struct {
-	seg   int
-	local uint32
-	key   string
-	score float64
-}
-
-// collectBitmaps answers req from postings bitmaps, or fails with errNoPlan
-// when it cannot.
-func collectBitmaps(snap *scorch.IndexSnapshot, cols *snapshotColumns, plan *q.TermPlan, order bitmapOrder, req collectRequest, filters []bq.Query, facetFieldNames []string) (*collected, error) {
-	segs := snap.Segments()
-	matches := make([]segMatch, len(segs))
-	out := &collected{bitmaps: true}
-	for i, ss := range segs {
-		b := &segBitmaps{seg: ss.Segment(), size: ss.Segment().Count(), dicts: map[string]segment.TermDictionary{}}
-		m := &matches[i]
-		m.hits = roaring.New()
-		for k, clauses := range plan.Clauses {
-			if len(clauses) == 0 {
-				continue
-			}
-			m.kinds[k] = roaring.New()
-			for _, c := range clauses {
-				add := b.orTerm
-				if c.Prefix {
-					add = b.orPrefix
-				}
-				if err := add(m.kinds[k], c.Field, c.Term); err != nil {
-					return nil, err
-				}
-			}
-			m.hits.Or(m.kinds[k])
-		}
-		if m.hits.IsEmpty() {
-			continue // the filters cannot add any
-		}
-		for _, f := range filters {
-			bm, err := b.filter(f)
-			if err != nil {
-				return nil, err
-			}
-			m.hits.And(bm)
-		}
-		if del := ss.Deleted(); del != nil {
-			m.hits.AndNot(del)
-		}
-		out.total += m.hits.GetCardinality()
-	}
-
-	if len(facetFieldNames) > 0 {
-		counter := newFacetCounter(nil, cols, facetFieldNames)
-		buf := make([]uint32, 512)
-		for i := range matches {
-			it := matches[i].hits.ManyIterator()
-			for n := it.NextMany(buf); n > 0; n = it.NextMany(buf) {
-				for _, local := range buf[:n] {
-					counter.countLocal(i, uint64(local))
-				}
-			}
-		}
-		out.facets = counter.tops(req.facets)
-	}
-
-	picks, err := topPicks(cols, plan, order, req, matches)
-	if err != nil {
-		return nil, err
-	}
-	for _, p := range picks {
-		id, err := segs[p.seg].DocID(uint64(p.local))
-		if err != nil {
-			return nil, fmt.Errorf("document %d of segment %d: %w", p.local, p.seg, err)
-		}
-		h := collectedHit{id: string(id), score: p.score}
-		if order == byScore {
-			h.sort = []string{"_score", p.key} // as Bleve reports a score sort
-		} else {
-			h.sort = []string{p.key}
-		}
-		if h.stored, err = segmentPayload(segs[p.seg], uint64(p.local)); err != nil {
-			return nil, fmt.Errorf("document %s: %w", h.id, err)
-		}
-		out.hits = append(out.hits, h)
-	}
-	return out, nil
-}
-
-// topPicks returns the page: the hits after req.after (or from
-// req.offset) up to req.limit, in the order's order.
-func topPicks(cols *snapshotColumns, plan *q.TermPlan, order bitmapOrder, req collectRequest, matches []segMatch) ([]pick, error) {
-	need := req.offset + req.limit
-	if req.after != nil {
-		need = req.limit
-	}
-	if need <= 0 {
-		return nil, nil
-	}
-	var picks []pick
-	if order != byScore {
-		desc := order == byKeyDesc
-		var bound *string
-		if req.after != nil {
-			bound = &req.after[0]
-		}
-		classes := make([]*roaring.Bitmap, len(matches))
-		for i := range matches {
-			classes[i] = matches[i].hits
-		}
-		picks = topByKey(cols, classes, need, desc, bound)
-		for i := range picks {
-			p := &picks[i]
-			p.score = plan.Score(matches[p.seg].mask(p.local))
-		}
-	} else {
-		// The masks the clauses can make, grouped by score, best first.
-		present := 0
-		for k, clauses := range plan.Clauses {
-			if len(clauses) > 0 {
-				present |= 1 << k
-			}
-		}
-		byScore := map[float64][]int{}
-		for mask := 1; mask < 1<<q.NumKinds; mask++ {
-			if mask&^present == 0 {
-				s := plan.Score(mask)
-				byScore[s] = append(byScore[s], mask)
-			}
-		}
-		scores := make([]float64, 0, len(byScore))
-		for s := range byScore {
-			scores = append(scores, s)
-		}
-		slices.Sort(scores)
-		slices.Reverse(scores)
-
-		var afterScore float64
-		if req.after != nil {
-			// As Bleve reads a cursor's score: 0 when it is no number.
-			if s, err := strconv.ParseFloat(req.after[0], 64); err == nil {
-				afterScore = s
-			}
-		}
-		for _, s := range scores {
-			var bound *string
-			if req.after != nil {
-				if s > afterScore {
-					continue // before the cursor
-				}
-				if s == afterScore {
-					bound = &req.after[1]
-				}
-			}
-			classes := make([]*roaring.Bitmap, len(matches))
-			for i := range matches {
-				if matches[i].hits.IsEmpty() {
-					continue
-				}
-				for _, mask := range byScore[s] {
-					c := matches[i].class(mask)
-					if classes[i] == nil {
-						classes[i] = c
-					} else {
-						classes[i].Or(c)
-					}
-				}
-			}
-			class := topByKey(cols, classes, need-len(picks), false, bound)
-			for i := range class {
-				class[i].score = s
-			}
-			picks = append(picks, class...)
-			if len(picks) == need {
-				break
-			}
-		}
-	}
-	if req.after == nil {
-		if req.offset >= len(picks) {
-			return nil, nil
-		}
-		picks = picks[req.offset:]
-	}
-	return picks, nil
+	seg     int
+	local   uint32
+	key     string
+	score   float32
+	created uint64
 }
 
 // comparePicks orders picks by key (descending if desc), then by document
@@ -570,3 +277,164 @@ func segTopByKey(c *segColumns, seg int, class *roaring.Bitmap, n int, desc bool
 
 // insertionPicks is the most picks segTopByKey keeps in order as it goes.
 const insertionPicks = 64
+
+// betterByScore orders picks by score, best first, then as comparePicks
+// orders them by key.
+func betterByScore(a, b pick) int {
+	if a.score != b.score {
+		if a.score > b.score {
+			return -1
+		}
+		return 1
+	}
+	return comparePicks(a, b, false)
+}
+
+// scoreCursor is where a relevance page starts: after the hit that scored
+// score with sort key key.
+type scoreCursor struct {
+	score float32
+	key   string
+}
+
+// topByScore returns the first n hits by score, then sort key, after the
+// cursor if one is set. It keeps the n best in a heap whose root is the
+// worst kept, so that most hits cost one comparison of scores.
+func topByScore(cols *snapshotColumns, ev *q.Evaluation, n int, after *scoreCursor) []pick {
+	h := &pickHeap{cmp: betterByScore}
+	buf := make([]uint32, 256)
+	for seg, sr := range ev.Segments {
+		if sr.Hits.IsEmpty() {
+			continue
+		}
+		c := cols.segs[seg]
+		it := sr.Hits.ManyIterator()
+		for k := it.NextMany(buf); k > 0; k = it.NextMany(buf) {
+			for _, local := range buf[:k] {
+				var score float32
+				if sr.Scores != nil {
+					score = sr.Scores[local]
+				}
+				if after != nil && score > after.score {
+					continue
+				}
+				if len(h.picks) == n && score < h.picks[0].score {
+					continue
+				}
+				key := c.sortKey(uint64(local))
+				if after != nil && score == after.score && key <= after.key {
+					continue
+				}
+				h.offer(pick{seg: seg, local: local, key: key, score: score}, n)
+			}
+		}
+	}
+	return h.sorted()
+}
+
+// topByCreated returns the first n hits by creation time (newest first
+// when desc), then sort key, after the cursor's values if set.
+func topByCreated(cols *snapshotColumns, ev *q.Evaluation, n int, desc bool, after *createdCursor) []pick {
+	cmpCreated := func(a, b pick) int {
+		c := 0
+		switch {
+		case a.created < b.created:
+			c = -1
+		case a.created > b.created:
+			c = 1
+		}
+		if desc {
+			c = -c
+		}
+		if c != 0 {
+			return c
+		}
+		return comparePicks(a, b, desc)
+	}
+	h := &pickHeap{cmp: cmpCreated}
+	buf := make([]uint32, 256)
+	for seg, sr := range ev.Segments {
+		c := cols.segs[seg]
+		it := sr.Hits.ManyIterator()
+		for k := it.NextMany(buf); k > 0; k = it.NextMany(buf) {
+			for _, local := range buf[:k] {
+				p := pick{seg: seg, local: local, created: c.created[local], key: c.sortKey(uint64(local))}
+				if sr.Scores != nil {
+					p.score = sr.Scores[local]
+				}
+				if after != nil && cmpCreated(p, pick{created: after.created, key: after.key, seg: math.MaxInt}) <= 0 {
+					continue
+				}
+				h.offer(p, n)
+			}
+		}
+	}
+	return h.sorted()
+}
+
+// createdCursor is where a page by creation time starts.
+type createdCursor struct {
+	created uint64
+	key     string
+}
+
+// pickHeap keeps the best n picks by cmp (negative: a comes first), the
+// worst of them at the root.
+type pickHeap struct {
+	picks []pick
+	cmp   func(a, b pick) int
+}
+
+func (h *pickHeap) offer(p pick, n int) {
+	if n <= 0 {
+		return
+	}
+	if len(h.picks) < n {
+		h.picks = append(h.picks, p)
+		h.up(len(h.picks) - 1)
+		return
+	}
+	if h.cmp(p, h.picks[0]) >= 0 {
+		return
+	}
+	h.picks[0] = p
+	h.down(0)
+}
+
+// worse reports whether pick i comes after pick j: the heap's order.
+func (h *pickHeap) worse(i, j int) bool { return h.cmp(h.picks[i], h.picks[j]) > 0 }
+
+func (h *pickHeap) up(i int) {
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !h.worse(i, parent) {
+			return
+		}
+		h.picks[i], h.picks[parent] = h.picks[parent], h.picks[i]
+		i = parent
+	}
+}
+
+func (h *pickHeap) down(i int) {
+	for {
+		l, r, worst := 2*i+1, 2*i+2, i
+		if l < len(h.picks) && h.worse(l, worst) {
+			worst = l
+		}
+		if r < len(h.picks) && h.worse(r, worst) {
+			worst = r
+		}
+		if worst == i {
+			return
+		}
+		h.picks[i], h.picks[worst] = h.picks[worst], h.picks[i]
+		i = worst
+	}
+}
+
+// sorted returns the kept picks, best first.
+func (h *pickHeap) sorted() []pick {
+	out := slices.Clone(h.picks)
+	slices.SortFunc(out, h.cmp)
+	return out
+}

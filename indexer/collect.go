@@ -6,27 +6,29 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
-	"github.com/blevesearch/bleve/v2/search"
-	"github.com/blevesearch/bleve/v2/search/collector"
 	bq "github.com/blevesearch/bleve/v2/search/query"
 	index "github.com/blevesearch/bleve_index_api"
+	segment "github.com/blevesearch/scorch_segment_api/v2"
 
 	q "github.com/semcat/semcat/query"
 )
 
-// A search runs Bleve's searcher and top-N collector itself, over one
-// index snapshot, instead of through bleve.Index.Search: so that the sort
-// key and the facets come from that snapshot's columns (columns.go), not
-// from doc values decoded per search.
+// A search runs over one index snapshot: the plan (query.Plan.Eval) gives
+// each segment's hits and scores over postings bitmaps, the filters are
+// bitmaps too (bitmaps.go), and the page, the sort key and the facets come
+// from that snapshot's columns (columns.go), not from doc values decoded
+// per search.
 
 // collectRequest is one search over the index.
 type collectRequest struct {
-	query   bq.Query
-	filters []bq.Query // what every hit must also match, unscored
-	order   []string   // sortOrders entry
+	plan    *q.Plan
+	filters []bq.Query // what every hit must also match
+	sort    string     // a sortOrders key
 	after   []string   // sort values to start after (a cursor), or nil
 	limit   int
 	offset  int
@@ -35,17 +37,17 @@ type collectRequest struct {
 
 // collected is a search's answer.
 type collected struct {
-	bitmaps bool // answered from postings bitmaps (bitmaps.go)
-	total   uint64
-	hits    []collectedHit
-	facets  map[string][]facetCount
+	total  uint64
+	hits   []collectedHit
+	facets map[string][]facetCount
+	leaves []q.Leaf
 }
 
 type collectedHit struct {
 	id     string
 	score  float64
-	sort   []string
-	stored string // the fieldStored payload
+	sort   []string // the hit's sort values, as a cursor carries them
+	stored string   // the fieldStored payload
 }
 
 type facetCount struct {
@@ -65,7 +67,6 @@ func (x *Indexer) collect(ctx context.Context, idx bleve.Index, req collectReque
 	if err != nil {
 		return nil, err
 	}
-
 	var facetFieldNames []string
 	for name := range req.facets {
 		field, ok := facetFields[name]
@@ -74,74 +75,143 @@ func (x *Indexer) collect(ctx context.Context, idx bleve.Index, req collectReque
 		}
 		facetFieldNames = append(facetFieldNames, field)
 	}
-
 	filters, err := necessary(ctx, reader, req.filters)
 	if err != nil {
 		return nil, err
 	}
-	if plan, ok := q.PlanOf(req.query); ok && !x.searchersOnly {
-		if border, ok := bitmapOrderOf(req.order); ok {
-			out, err := collectBitmaps(reader, cols, plan, border, req, filters, facetFieldNames)
-			if !errors.Is(err, errNoPlan) {
-				return out, err
-			}
-		}
-	}
-	order := search.ParseSortOrderStrings(req.order)
-	for i, o := range order {
-		if f, ok := o.(*search.SortField); ok {
-			if f.Field == q.FieldSortKey {
-				order[i] = &sortKeySort{cols: cols, desc: f.Desc}
-			} else {
-				f.Type = search.SortFieldAsString // keys, never numbers
-			}
-		}
-	}
-	var coll *collector.TopNCollector
-	if req.after != nil {
-		coll = collector.NewTopNCollectorAfter(req.limit, order, req.after)
-	} else {
-		coll = collector.NewTopNCollector(req.limit, req.offset, order)
-	}
-
-	query := bq.NewBooleanQuery([]bq.Query{req.query}, nil, nil)
-	if len(filters) > 0 {
-		query.AddFilter(bq.NewConjunctionQuery(filters))
-	}
-	s, err := query.Searcher(ctx, reader, idx.Mapping(), search.SearcherOptions{})
-	if err != nil {
-		return nil, err
-	}
-	var counter *facetCounter
-	if len(req.facets) > 0 {
-		counter = newFacetCounter(s, cols, facetFieldNames)
-		s = counter
-	}
-	err = coll.Collect(ctx, s, reader)
-	if cerr := s.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return nil, err
-	}
-
-	out := &collected{total: coll.Total()}
 	segs := reader.Segments()
-	for _, d := range coll.Results() {
-		// By the hit's segment and number, not its id, which would
-		// cost a dictionary lookup in every segment.
-		seg, local := cols.segment(d.IndexInternalID)
-		h := collectedHit{id: d.ID, score: d.Score, sort: d.Sort}
-		if h.stored, err = segmentPayload(segs[seg], local); err != nil {
-			return nil, fmt.Errorf("document %s: %w", d.ID, err)
+	ev, err := req.plan.Eval(reader, q.EvalOptions{
+		Filter: func(i int) (*roaring.Bitmap, error) {
+			if len(filters) == 0 {
+				return nil, nil
+			}
+			b := &segBitmaps{seg: segs[i].Segment(), size: segs[i].Segment().Count(), dicts: map[string]segment.TermDictionary{}}
+			var out *roaring.Bitmap
+			for _, f := range filters {
+				bm, err := b.filter(f)
+				if err != nil {
+					return nil, err
+				}
+				if out == nil {
+					out = bm
+				} else {
+					out.And(bm)
+				}
+			}
+			return out, nil
+		},
+		NameParts: func(i int) []uint8 { return cols.segs[i].nameParts },
+		Unscored:  req.sort != "relevance" && req.limit == 0,
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer ev.Release()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	out := &collected{total: ev.Total, leaves: ev.Leaves}
+	if len(facetFieldNames) > 0 {
+		counter := newFacetCounter(cols, facetFieldNames)
+		buf := make([]uint32, 512)
+		for i, sr := range ev.Segments {
+			it := sr.Hits.ManyIterator()
+			for n := it.NextMany(buf); n > 0; n = it.NextMany(buf) {
+				for _, local := range buf[:n] {
+					counter.countLocal(i, uint64(local))
+				}
+			}
+		}
+		out.facets = counter.tops(req.facets)
+	}
+
+	picks, err := pagePicks(cols, ev, req)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range picks {
+		id, err := segs[p.seg].DocID(uint64(p.local))
+		if err != nil {
+			return nil, fmt.Errorf("document %d of segment %d: %w", p.local, p.seg, err)
+		}
+		h := collectedHit{id: string(id), score: float64(p.score)}
+		switch req.sort {
+		case "relevance":
+			h.sort = []string{strconv.FormatFloat(float64(p.score), 'g', -1, 32), p.key}
+		case "created", "-created":
+			h.sort = []string{fmt.Sprintf("%020d", p.created), p.key} // as q.CreatedKey writes it
+		default:
+			h.sort = []string{p.key}
+		}
+		if h.stored, err = segmentPayload(segs[p.seg], uint64(p.local)); err != nil {
+			return nil, fmt.Errorf("document %s: %w", h.id, err)
 		}
 		out.hits = append(out.hits, h)
 	}
-	if counter != nil {
-		out.facets = counter.tops(req.facets)
-	}
 	return out, nil
 }
+
+// pagePicks returns the page: the hits after req.after (or from
+// req.offset) up to req.limit, in the sort's order.
+func pagePicks(cols *snapshotColumns, ev *q.Evaluation, req collectRequest) ([]pick, error) {
+	need := req.offset + req.limit
+	if req.after != nil {
+		need = req.limit
+	}
+	if need <= 0 {
+		return nil, nil
+	}
+	var picks []pick
+	switch req.sort {
+	case "relevance":
+		var after *scoreCursor
+		if req.after != nil {
+			s, err := strconv.ParseFloat(req.after[0], 32)
+			if err != nil {
+				return nil, errBadCursor
+			}
+			after = &scoreCursor{score: float32(s), key: req.after[1]}
+		}
+		picks = topByScore(cols, ev, need, after)
+	case "created", "-created":
+		var after *createdCursor
+		if req.after != nil {
+			c, err := strconv.ParseUint(req.after[0], 10, 64)
+			if err != nil {
+				return nil, errBadCursor
+			}
+			after = &createdCursor{created: c, key: req.after[1]}
+		}
+		picks = topByCreated(cols, ev, need, req.sort == "-created", after)
+	default:
+		desc := req.sort == "-name"
+		var bound *string
+		if req.after != nil {
+			bound = &req.after[0]
+		}
+		classes := make([]*roaring.Bitmap, len(ev.Segments))
+		for i, sr := range ev.Segments {
+			classes[i] = sr.Hits
+		}
+		picks = topByKey(cols, classes, need, desc, bound)
+		for i := range picks {
+			p := &picks[i]
+			if s := ev.Segments[p.seg].Scores; s != nil {
+				p.score = s[p.local]
+			}
+		}
+	}
+	if req.after == nil {
+		if req.offset >= len(picks) {
+			return nil, nil
+		}
+		picks = picks[req.offset:]
+	}
+	return picks, nil
+}
+
+// errBadCursor is a cursor whose sort values do not parse.
+var errBadCursor = errors.New("cursor: not a cursor of this search")
 
 // segmentPayload reads document local's fieldStored payload.
 func segmentPayload(seg *scorch.SegmentSnapshot, local uint64) (string, error) {
@@ -184,70 +254,21 @@ func necessary(ctx context.Context, reader index.IndexReader, filters []bq.Query
 	return out, nil
 }
 
-// sortKeySort is a Bleve sort by FieldSortKey that reads the key from the
-// columns.
-type sortKeySort struct {
-	cols *snapshotColumns
-	desc bool
-}
-
-func (s *sortKeySort) UpdateVisitor(string, []byte) {}
-
-func (s *sortKeySort) Value(d *search.DocumentMatch) string {
-	c, n := s.cols.locate(d.IndexInternalID)
-	return c.sortKey(n)
-}
-
-func (s *sortKeySort) DecodeValue(v string) string { return v }
-func (s *sortKeySort) Descending() bool            { return s.desc }
-func (s *sortKeySort) RequiresDocID() bool         { return false }
-func (s *sortKeySort) RequiresScoring() bool       { return false }
-func (s *sortKeySort) RequiresFields() []string    { return nil }
-func (s *sortKeySort) Reverse()                    { s.desc = !s.desc }
-
-func (s *sortKeySort) Copy() search.SearchSort {
-	c := *s
-	return &c
-}
-
-// facetCounter is a searcher that counts the facet terms of every hit its
-// child returns: the collector takes every hit from it, so it sees the
-// same hits as the total.
+// facetCounter counts the facet terms of hits.
 type facetCounter struct {
-	search.Searcher
 	cols   *snapshotColumns
 	want   []int     // the columnFacets entries counted
 	counts [][][]int // segment → facet (columnFacets) → term number → hits
 }
 
-func newFacetCounter(s search.Searcher, cols *snapshotColumns, fields []string) *facetCounter {
-	f := &facetCounter{Searcher: s, cols: cols, counts: make([][][]int, len(cols.segs))}
+func newFacetCounter(cols *snapshotColumns, fields []string) *facetCounter {
+	f := &facetCounter{cols: cols, counts: make([][][]int, len(cols.segs))}
 	for i, name := range columnFacets {
 		if slices.Contains(fields, name) {
 			f.want = append(f.want, i)
 		}
 	}
 	return f
-}
-
-func (f *facetCounter) Next(ctx *search.SearchContext) (*search.DocumentMatch, error) {
-	d, err := f.Searcher.Next(ctx)
-	if d != nil {
-		f.count(d.IndexInternalID)
-	}
-	return d, err
-}
-
-func (f *facetCounter) Advance(ctx *search.SearchContext, id index.IndexInternalID) (*search.DocumentMatch, error) {
-	d, err := f.Searcher.Advance(ctx, id)
-	if d != nil {
-		f.count(d.IndexInternalID)
-	}
-	return d, err
-}
-
-func (f *facetCounter) count(id index.IndexInternalID) {
-	f.countLocal(f.cols.segment(id))
 }
 
 func (f *facetCounter) countLocal(seg int, local uint64) {

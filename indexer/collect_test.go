@@ -17,6 +17,47 @@ import (
 	q "github.com/semcat/semcat/query"
 )
 
+// manySegments opens an index of ten segments with deleted and rewritten
+// documents (merges off), and returns it with a function that writes one
+// more batch.
+func manySegments(t *testing.T, doc func(i, version int) map[string]any, n int) (bleve.Index, func(from, to, version int)) {
+	t.Helper()
+	noMerge := map[string]any{"scorchMergePlanOptions": map[string]any{"MaxSegmentsPerTier": 1000, "FloorSegmentSize": 1},
+		"scorchPersisterOptions": map[string]any{"MaxSizeInMemoryMergePerWorker": 1}}
+	idx, err := bleve.NewUsing(filepath.Join(t.TempDir(), "idx"), newMapping(), bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, noMerge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { idx.Close() })
+	per := n / 10
+	for b := 0; b < 10; b++ {
+		batch := idx.NewBatch()
+		for i := b * per; i < (b+1)*per; i++ {
+			batch.Index(fmt.Sprint(i), doc(i, 0))
+		}
+		for i := 0; i < b*per; i += 7 + b {
+			if i%2 == 0 {
+				batch.Delete(fmt.Sprint(i))
+			} else {
+				batch.Index(fmt.Sprint(i), doc(i, b))
+			}
+		}
+		if err := idx.Batch(batch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rewrite := func(from, to, version int) {
+		batch := idx.NewBatch()
+		for i := from; i < to; i++ {
+			batch.Index(fmt.Sprint(i), doc(i, version))
+		}
+		if err := idx.Batch(batch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return idx, rewrite
+}
+
 // TestCollectAgreesWithBleve checks the column-backed search against
 // Bleve's own (doc values, bleve.Index.Search) on an index of many
 // segments with deleted and updated documents: the same totals, hits in
@@ -57,37 +98,67 @@ func TestCollectAgreesWithBleve(t *testing.T) {
 		t.SetField(field)
 		return t
 	}
+	// Each query as the API runs it (a plan) and as Bleve would.
 	queries := map[string]struct {
-		query   bq.Query
+		text    string
+		bleve   bq.Query
 		filters []bq.Query
 	}{
-		"w1":       {word("w1"), nil},
-		"w1 or w4": {bq.NewDisjunctionQuery([]bq.Query{word("w1"), word("w4")}), nil},
-		"all":      {bq.NewMatchAllQuery(), nil},
+		"w1":       {"w1", word("w1"), nil},
+		"w1 or w4": {"w1 w4", bq.NewDisjunctionQuery([]bq.Query{word("w1"), word("w4")}), nil},
+		"all":      {"*", bq.NewMatchAllQuery(), nil},
 		// The metalake filter passes every document and is dropped; the
 		// catalog filter is not.
-		"w1 in m":  {word("w1"), []bq.Query{filter(q.FieldMetalake, "m")}},
-		"w1 in c1": {word("w1"), []bq.Query{filter(q.FieldMetalake, "m"), filter(q.FieldCatalog, "c1")}},
+		"w1 in m":  {"w1", word("w1"), []bq.Query{filter(q.FieldMetalake, "m")}},
+		"w1 in c1": {"w1", word("w1"), []bq.Query{filter(q.FieldMetalake, "m"), filter(q.FieldCatalog, "c1")}},
+	}
+	// Bleve's order for each sort; relevance has none to compare with
+	// (Bleve scores otherwise), so its pages are checked for order and
+	// coverage instead.
+	bleveOrders := map[string][]string{
+		"relevance": nil,
+		"name":      {q.FieldSortKey},
+		"-name":     {"-" + q.FieldSortKey},
+		"created":   {q.FieldCreated, q.FieldSortKey},
+		"-created":  {"-" + q.FieldCreated, "-" + q.FieldSortKey},
 	}
 	check := func(t *testing.T) {
 		for qname, qf := range queries {
-			query := bq.NewBooleanQuery([]bq.Query{qf.query}, nil, nil)
+			query := bq.NewBooleanQuery([]bq.Query{qf.bleve}, nil, nil)
 			if qf.filters != nil {
 				query.AddFilter(bq.NewConjunctionQuery(qf.filters))
 			}
-			for sortName, order := range sortOrders {
+			parsed, err := q.Parse(qf.text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			plan, err := q.NewPlan(parsed, q.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for sortName, order := range bleveOrders {
 				t.Run(qname+"/"+sortName, func(t *testing.T) {
 					var after []string
+					seen := map[string]bool{}
+					var last *collectedHit
+					var wantTotal uint64
 					for page := 0; ; page++ {
 						facets := map[string]int{"type": 10, "catalog": 10, "schema": 3, "tags": 5}
-						got, err := x.collect(ctx, idx, collectRequest{query: qf.query, filters: qf.filters, order: order, after: after, limit: 25, facets: facets})
+						got, err := x.collect(ctx, idx, collectRequest{plan: plan, filters: qf.filters, sort: sortName, after: after, limit: 25, facets: facets})
 						if err != nil {
 							t.Fatal(err)
 						}
 						sr := bleve.NewSearchRequestOptions(query, 25, 0, false)
-						sr.SortBy(order)
+						if order == nil {
+							sr = bleve.NewSearchRequestOptions(query, 10000, 0, false)
+							sr.SortBy([]string{q.FieldSortKey})
+						} else {
+							sr.SortBy(order)
+							if after != nil {
+								sr.SearchAfter = after
+							}
+						}
 						sr.Fields = []string{fieldStored}
-						sr.SearchAfter = after
 						for name, size := range facets {
 							sr.AddFacet(name, bleve.NewFacetRequest(facetFields[name], size))
 						}
@@ -95,18 +166,33 @@ func TestCollectAgreesWithBleve(t *testing.T) {
 						if err != nil {
 							t.Fatal(err)
 						}
+						wantTotal = want.Total
 						if got.total != want.Total {
 							t.Fatalf("page %d: total %d, Bleve %d", page, got.total, want.Total)
 						}
-						var gotHits, wantHits []string
-						for _, h := range got.hits {
-							gotHits = append(gotHits, fmt.Sprintf("%s %s %g %s", h.id, h.stored, h.score, strings.Join(h.sort[len(h.sort)-1:], "")))
-						}
-						for _, h := range want.Hits {
-							wantHits = append(wantHits, fmt.Sprintf("%s %s %g %s", h.ID, h.Fields[fieldStored], h.Score, strings.Join(h.Sort[len(h.Sort)-1:], "")))
-						}
-						if diff := cmp.Diff(wantHits, gotHits); diff != "" {
-							t.Fatalf("page %d hits (-Bleve +columns):\n%s", page, diff)
+						if order != nil {
+							var gotHits, wantHits []string
+							for _, h := range got.hits {
+								gotHits = append(gotHits, fmt.Sprintf("%s %s %s", h.id, h.stored, strings.Join(h.sort, " ")))
+							}
+							for _, h := range want.Hits {
+								wantHits = append(wantHits, fmt.Sprintf("%s %s %s", h.ID, h.Fields[fieldStored], strings.Join(h.Sort, " ")))
+							}
+							if diff := cmp.Diff(wantHits, gotHits); diff != "" {
+								t.Fatalf("page %d hits (-Bleve +columns):\n%s", page, diff)
+							}
+						} else {
+							for i := range got.hits {
+								h := &got.hits[i]
+								if seen[h.id] {
+									t.Fatalf("page %d: %s again", page, h.id)
+								}
+								seen[h.id] = true
+								if last != nil && (h.score > last.score || h.score == last.score && h.sort[1] <= last.sort[1]) {
+									t.Fatalf("page %d: %s (%g, %q) after %s (%g, %q)", page, h.id, h.score, h.sort[1], last.id, last.score, last.sort[1])
+								}
+								last = h
+							}
 						}
 						for name, fr := range want.Facets {
 							var wantCounts []facetCount
@@ -121,14 +207,12 @@ func TestCollectAgreesWithBleve(t *testing.T) {
 							if page == 0 && qname == "all" {
 								t.Fatalf("one page of %d hits: the test wants several", len(got.hits))
 							}
+							if order == nil && uint64(len(seen)) != wantTotal {
+								t.Fatalf("relevance pages held %d hits, total %d", len(seen), wantTotal)
+							}
 							return
 						}
-						after = append([]string(nil), got.hits[len(got.hits)-1].sort...)
-						for i, o := range order {
-							if strings.TrimPrefix(o, "-") == "_score" {
-								after[i] = fmt.Sprint(got.hits[len(got.hits)-1].score)
-							}
-						}
+						after = got.hits[len(got.hits)-1].sort
 					}
 				})
 			}
@@ -224,7 +308,7 @@ func TestWarmColumns(t *testing.T) {
 		t.Fatalf("%d segments built with no search", n)
 	}
 
-	if _, err := x.collect(ctx, idx, collectRequest{query: bq.NewMatchAllQuery(), order: sortOrders["name"], limit: 1}); err != nil {
+	if _, err := x.collect(ctx, idx, collectRequest{plan: &q.Plan{All: true}, sort: "name", limit: 1}); err != nil {
 		t.Fatal(err)
 	}
 	add("b")

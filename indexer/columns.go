@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,6 +18,7 @@ import (
 	index "github.com/blevesearch/bleve_index_api"
 	segment "github.com/blevesearch/scorch_segment_api/v2"
 
+	"github.com/semcat/semcat/analyzers"
 	q "github.com/semcat/semcat/query"
 )
 
@@ -46,6 +47,11 @@ type segColumns struct {
 	// byKey lists the documents in sort key order, equal keys in document
 	// order.
 	byKey []uint32
+	// nameParts holds each document's number of name parts (at most 255),
+	// by which ranking scales a name match (query.EvalOptions).
+	nameParts []uint8
+	// created holds each document's FieldCreated key, parsed.
+	created []uint64
 }
 
 // facetColumn is one facet field of a segment: its distinct terms, and
@@ -83,13 +89,19 @@ func buildSegColumns(seg segment.Segment) (*segColumns, error) {
 		c.facets[i].ends = make([]uint32, n)
 		termOrd[i] = map[string]uint32{}
 	}
-	fields := append([]string{q.FieldSortKey}, columnFacets...)
+	c.nameParts = make([]uint8, n)
+	c.created = make([]uint64, n)
+	fields := append([]string{q.FieldSortKey, q.FieldCreated}, columnFacets...)
 	var state segment.DocVisitState
 	var err error
 	for doc := uint64(0); doc < n; doc++ {
 		state, err = dv.VisitDocValues(doc, fields, func(field string, term []byte) {
-			if field == q.FieldSortKey {
+			switch field {
+			case q.FieldSortKey:
 				c.keys = append(c.keys, term...)
+				return
+			case q.FieldCreated:
+				c.created[doc], _ = strconv.ParseUint(string(term), 10, 64)
 				return
 			}
 			for i, f := range columnFacets {
@@ -113,6 +125,8 @@ func buildSegColumns(seg segment.Segment) (*segColumns, error) {
 			return nil, fmt.Errorf("index segment too large for sort columns (%d bytes of keys)", len(c.keys))
 		}
 		c.keyEnds[doc] = uint32(len(c.keys))
+		name, _, _ := strings.Cut(c.sortKey(doc), "\x00")
+		c.nameParts[doc] = uint8(min(255, analyzers.NamePartCount(name)))
 		for i := range c.facets {
 			c.facets[i].ends[doc] = uint32(len(c.facets[i].ords))
 		}
@@ -198,32 +212,10 @@ func (cc *columnCache) warm(owner index.Index, id uint64, seg segment.Segment) {
 	cc.mu.Unlock()
 }
 
-// snapshotColumns maps a snapshot's global document numbers to the
-// columns of their segments, for one search (it is not safe for
-// concurrent use).
+// snapshotColumns holds the columns of a snapshot's segments, in the
+// snapshot's order, for one search.
 type snapshotColumns struct {
-	offsets []uint64 // first global document number of each segment
-	segs    []*segColumns
-	last    int // the segment of the last lookup
-}
-
-// segment returns the segment (its position in the snapshot) and local
-// number of a global document number. Hits come in document order, so the
-// segment of the last lookup is tried first.
-func (s *snapshotColumns) segment(id index.IndexInternalID) (int, uint64) {
-	num := id.Value()
-	i := s.last
-	if num < s.offsets[i] || i+1 < len(s.offsets) && num >= s.offsets[i+1] {
-		i = sort.Search(len(s.offsets), func(i int) bool { return s.offsets[i] > num }) - 1
-		s.last = i
-	}
-	return i, num - s.offsets[i]
-}
-
-// locate returns the columns and local number of a global document number.
-func (s *snapshotColumns) locate(id index.IndexInternalID) (*segColumns, uint64) {
-	i, local := s.segment(id)
-	return s.segs[i], local
+	segs []*segColumns
 }
 
 // entry returns the cache entry of k, made if missing, and marks it held
@@ -246,7 +238,7 @@ func (cc *columnCache) entry(k segKey, now time.Time) *cachedColumns {
 // (merged away, or of an index that was replaced).
 func (cc *columnCache) forSnapshot(owner index.Index, snap *scorch.IndexSnapshot) (*snapshotColumns, error) {
 	segs := snap.Segments()
-	out := &snapshotColumns{offsets: make([]uint64, len(segs)), segs: make([]*segColumns, len(segs))}
+	out := &snapshotColumns{segs: make([]*segColumns, len(segs))}
 	entries := make([]*cachedColumns, len(segs))
 	now := time.Now()
 	cc.mu.Lock()
@@ -260,16 +252,13 @@ func (cc *columnCache) forSnapshot(owner index.Index, snap *scorch.IndexSnapshot
 	}
 	cc.mu.Unlock()
 
-	var next uint64
 	for i, s := range segs {
 		e := entries[i]
 		e.build(s.Segment())
 		if e.err != nil {
 			return nil, e.err
 		}
-		out.offsets[i] = next
 		out.segs[i] = e.cols
-		next += s.Segment().Count() // deleted documents keep their numbers
 	}
 	return out, nil
 }

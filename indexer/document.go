@@ -26,6 +26,9 @@ type stored struct {
 	Entity   semcat.SearchEntity `json:"entity"`
 	Metadata semcat.Metadata     `json:"metadata"`
 	Fields   []string            `json:"fields,omitempty"` // schema field entries, to report which matched
+	// Comments are the columns' (a model's datasets' and fields') texts
+	// that are not empty, to report which matched.
+	Comments []semcat.ColumnText `json:"comments,omitempty"`
 }
 
 func idString(id int64) string {
@@ -39,10 +42,18 @@ func idString(id int64) string {
 func Document(r *semcat.EntityRecord) (map[string]any, error) {
 	md := r.Metadata()
 	fields := r.SchemaFields()
+	cols := r.ColumnTexts()
+	var comments []semcat.ColumnText
+	for _, c := range cols {
+		if c.Text != "" {
+			comments = append(comments, c)
+		}
+	}
 	payload := encodePayload(&stored{
 		Entity:   semcat.SearchEntity{Type: string(r.Kind), Namespace: r.Namespace(), Name: r.Name},
 		Metadata: md,
 		Fields:   fields,
+		Comments: comments,
 	})
 	user, userKeys, userValues := properties(md.User.Properties)
 	// The system property "schema" (a table's columns, a model's dataset
@@ -104,6 +115,20 @@ func Document(r *semcat.EntityRecord) (map[string]any, error) {
 		doc[q.FieldTableID] = idString(r.ID)
 	case semcat.KindSemanticModel, semcat.KindMetric:
 		doc[q.FieldModelID] = idString(r.ModelID)
+	}
+	doc[q.FieldName] = r.Name
+	if d := r.Description(); d != "" {
+		doc[q.FieldDescription] = d
+	}
+	if len(cols) > 0 {
+		texts := make([]string, 0, 2*len(cols))
+		for _, c := range cols {
+			texts = append(texts, analyzers.SchemaFieldName(c.Path))
+			if c.Text != "" {
+				texts = append(texts, c.Text)
+			}
+		}
+		doc[q.FieldColumns] = texts
 	}
 	if len(fields) > 0 {
 		doc[q.FieldSchemaFields] = fields

@@ -71,17 +71,14 @@ type Options struct {
 
 // Indexer follows the outbox into a Bleve index and serves searches from it.
 type Indexer struct {
-	opts    Options
-	store   *catalogdb.Store
-	logger  *slog.Logger
-	disk    store
-	h       handle
-	columns columnCache // the sort and facet values of the index's segments
-	// searchersOnly makes every search run Bleve's searchers, never
-	// postings bitmaps (bitmaps.go): the reference the tests compare with.
-	searchersOnly bool
-	prog          *progress
-	database      string
+	opts     Options
+	store    *catalogdb.Store
+	logger   *slog.Logger
+	disk     store
+	h        handle
+	columns  columnCache // the sort and facet values of the index's segments
+	prog     *progress
+	database string
 
 	// loop serialises everything that writes the index or moves the
 	// cursor: the tail loop, a rebuild's catch-up and swap, and the scrub.

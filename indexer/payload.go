@@ -16,11 +16,11 @@ import (
 //
 // The form: a version byte, then the entity (type, namespace, name), the
 // system and user metadata (properties in key order, then tags) and the
-// schema entries. A string is its length (uvarint) and bytes; a list or a
+// schema entries, then the column texts as path, text, path, text…. A string is its length (uvarint) and bytes; a list or a
 // map is its length plus one (uvarint), 0 for nil, then its items, so that
 // a nil list and an empty one, which JSON tells apart, stay apart.
 
-const payloadVersion = 1
+const payloadVersion = 2
 
 var errPayload = errors.New("malformed stored payload")
 
@@ -41,7 +41,15 @@ func encodePayload(st *stored) []byte {
 		}
 		b = appendStrings(b, part.Tags)
 	}
-	return appendStrings(b, st.Fields)
+	b = appendStrings(b, st.Fields)
+	var comments []string
+	if st.Comments != nil {
+		comments = make([]string, 0, 2*len(st.Comments))
+		for _, c := range st.Comments {
+			comments = append(comments, c.Path, c.Text)
+		}
+	}
+	return appendStrings(b, comments)
 }
 
 func appendString(b []byte, s string) []byte {
@@ -81,6 +89,15 @@ func decodePayload(p string) (*stored, error) {
 		part.Tags = d.strings()
 	}
 	st.Fields = d.strings()
+	if comments := d.strings(); comments != nil {
+		if len(comments)%2 != 0 {
+			return nil, errPayload
+		}
+		st.Comments = make([]semcat.ColumnText, 0, len(comments)/2)
+		for i := 0; i < len(comments); i += 2 {
+			st.Comments = append(st.Comments, semcat.ColumnText{Path: comments[i], Text: comments[i+1]})
+		}
+	}
 	if d.err || len(d.p) > 0 {
 		return nil, errPayload
 	}

@@ -8,13 +8,13 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/registry"
 	bq "github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/semcat/semcat"
@@ -25,15 +25,11 @@ import (
 // facetFields maps facet names to their fields.
 var facetFields = map[string]string{"type": q.FieldType, "catalog": q.FieldCatalog, "schema": q.FieldSchema, "tags": q.FieldTags}
 
-// sortOrders gives each sort a total order: the sort key ends in the
-// identifier and the type, which together are unique in a metalake.
-var sortOrders = map[string][]string{
-	"relevance": {"-_score", q.FieldSortKey},
-	"name":      {q.FieldSortKey},
-	"-name":     {"-" + q.FieldSortKey},
-	"created":   {q.FieldCreated, q.FieldSortKey},
-	"-created":  {"-" + q.FieldCreated, "-" + q.FieldSortKey},
-}
+// sortValues gives each sort the number of values its cursor carries: each
+// order is total, since it ends in the sort key, whose identifier and type
+// are unique in a metalake (relevance: score, key; name: key; created:
+// creation time, key).
+var sortValues = map[string]int{"relevance": 2, "name": 1, "-name": 1, "created": 2, "-created": 2}
 
 // cursorState is what a cursor carries: the sort values of the last hit of
 // the previous page, and what it was a cursor for.
@@ -67,7 +63,7 @@ func (x *Indexer) search(ctx context.Context, req semcat.SearchRequest, visible 
 	if err != nil {
 		return nil, semcat.Errorf(semcat.EINVALID, "query: %s", strings.TrimPrefix(err.Error(), "query: "))
 	}
-	text, err := q.Compile(parsed, q.Options{Scope: req.Scope})
+	plan, err := q.NewPlan(parsed, q.Options{Scope: req.Scope})
 	if err != nil {
 		return nil, semcat.Errorf(semcat.EINVALID, "query: %s", strings.TrimPrefix(err.Error(), "query: "))
 	}
@@ -96,14 +92,14 @@ func (x *Indexer) search(ctx context.Context, req semcat.SearchRequest, visible 
 	if sortName == "" {
 		sortName = "relevance"
 	}
-	order, ok := sortOrders[sortName]
+	values, ok := sortValues[sortName]
 	if !ok {
 		return nil, semcat.Errorf(semcat.EINVALID, "sort: unknown sort '%s' (want relevance, name, -name, created or -created)", req.Sort)
 	}
-	creq := collectRequest{query: text, filters: filters, order: order, limit: req.Limit, offset: req.Offset}
+	creq := collectRequest{plan: plan, filters: filters, sort: sortName, limit: req.Limit, offset: req.Offset}
 	if req.Cursor != "" {
 		cs, err := decodeCursorToken(req.Cursor)
-		if err != nil || cs.Sort != sortName || cs.Query != req.Query || cs.Filters != filtersKey(req) || len(cs.After) != len(order) {
+		if err != nil || cs.Sort != sortName || cs.Query != req.Query || cs.Filters != filtersKey(req) || len(cs.After) != values {
 			return nil, semcat.Errorf(semcat.EINVALID, "cursor: not a cursor of this search (it must come from the previous page of the same query, filters and sort)")
 		}
 		creq.offset = 0
@@ -139,7 +135,7 @@ func (x *Indexer) search(ctx context.Context, req semcat.SearchRequest, visible 
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
-	leaves := q.Leaves(text)
+	leaves := res.leaves
 	out := &semcat.SearchResult{Total: res.total, Position: position, Results: make([]semcat.SearchHit, 0, len(res.hits))}
 	for _, h := range res.hits {
 		st, err := decodePayload(h.stored)
@@ -164,15 +160,7 @@ func (x *Indexer) search(ctx context.Context, req semcat.SearchRequest, visible 
 		pageEnd = 0 // unknown depth: decide by a full page
 	}
 	if len(res.hits) == req.Limit && req.Limit > 0 && (req.Cursor != "" || pageEnd < res.total) {
-		last := res.hits[len(res.hits)-1]
-		after := append([]string(nil), last.sort...)
-		for i, o := range order {
-			// Bleve reports a score sort's value as the placeholder
-			// "_score"; SearchAfter needs the score itself.
-			if strings.TrimPrefix(o, "-") == "_score" {
-				after[i] = strconv.FormatFloat(last.score, 'g', -1, 64)
-			}
-		}
+		after := res.hits[len(res.hits)-1].sort
 		out.Cursor = encodeCursorToken(cursorState{After: after, Sort: sortName, Query: req.Query, Filters: filtersKey(req)})
 	}
 	return out, nil
@@ -213,6 +201,7 @@ func tokensOf(a analysis.Analyzer) func(string) []string {
 // the index nor the search carries them; a leaf the hit does not contain
 // adds nothing.
 func matches(leaves []q.Leaf, st *stored, fields func(string) []string) []semcat.Match {
+	text := memoized(textTokens)
 	// Values are not analyzed: ValueHas and ExactHas ask of a value, in
 	// one pass, what its terms would answer. Schema entries are analyzed,
 	// each once however many leaves look at it, and only when they can
@@ -300,14 +289,32 @@ func matches(leaves []q.Leaf, st *stored, fields func(string) []string) []semcat
 			keyMatches(user.Properties)
 		case field == q.FieldSystemKeys:
 			keyMatches(sys.Properties)
+		case field == q.FieldName:
+			if anyOf(analyzers.IdentifierParts(st.Entity.Name), is) {
+				add("name", st.Entity.Name)
+			}
+		case field == q.FieldDescription:
+			for _, key := range []string{"comment", "description"} {
+				if v, ok := sys.Properties[key]; ok && could(v) && anyOf(text(v), is) {
+					add(key, v)
+				}
+			}
+		case field == q.FieldColumns:
+			for _, f := range st.Fields {
+				name := analyzers.SchemaFieldName(f)
+				if could(name) && anyOf(text(name), is) {
+					add("schema", schemaPath(f))
+				}
+			}
+			for _, c := range st.Comments {
+				if could(c.Text) && anyOf(text(c.Text), is) {
+					add("schema", c.Path)
+				}
+			}
 		case field == q.FieldSchemaFields:
 			for _, f := range st.Fields {
 				if could(f) && anyOf(fields(f), is) {
-					path := f
-					if i := strings.LastIndexByte(f, ':'); i >= 0 {
-						path = f[:i]
-					}
-					add("schema", path)
+					add("schema", schemaPath(f))
 				}
 			}
 		case strings.HasPrefix(field, q.UserPropertyExactPrefix):
@@ -322,6 +329,23 @@ func matches(leaves []q.Leaf, st *stored, fields func(string) []string) []semcat
 	}
 	return out
 }
+
+// schemaPath is a schema entry's dotted path, without its type.
+func schemaPath(entry string) string {
+	if i := strings.LastIndexByte(entry, ':'); i >= 0 {
+		return entry[:i]
+	}
+	return entry
+}
+
+// textTokens is what AnalyzerText makes of s.
+var textTokens = func() func(string) []string {
+	a, err := registry.NewCache().AnalyzerNamed(analyzers.AnalyzerText)
+	if err != nil {
+		panic(err)
+	}
+	return tokensOf(a)
+}()
 
 // squash is s lower-cased without whitespace. Every term the analyzers
 // make of s (a token, a part, the whole value, a schema entry's name, path

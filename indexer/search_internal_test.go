@@ -62,11 +62,11 @@ func TestMatches(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Parse(%q): %v", tt.query, err)
 		}
-		compiled, err := q.Compile(parsed, q.Options{})
+		plan, err := q.NewPlan(parsed, q.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := matches(q.Leaves(compiled), st, fields)
+		got := matches(plan.Leaves(), st, fields)
 		if diff := cmp.Diff(tt.want, got, cmpMatchSet); diff != "" {
 			t.Errorf("matches of %q (-want +got):\n%s", tt.query, diff)
 		}

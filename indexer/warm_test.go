@@ -9,7 +9,6 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
-	bq "github.com/blevesearch/bleve/v2/search/query"
 	index "github.com/blevesearch/bleve_index_api"
 	segment "github.com/blevesearch/scorch_segment_api/v2"
 
@@ -80,7 +79,7 @@ func TestMergedSegmentsWarmed(t *testing.T) {
 	}
 
 	searched, idle := create("searched"), create("idle")
-	if _, err := x.collect(ctx, searched, collectRequest{query: bq.NewMatchAllQuery(), order: sortOrders["name"], limit: 1}); err != nil {
+	if _, err := x.collect(ctx, searched, collectRequest{plan: &q.Plan{All: true}, sort: "name", limit: 1}); err != nil {
 		t.Fatal(err)
 	}
 	_, before := segments(searched)

@@ -88,6 +88,16 @@ const (
 	FieldUserValuesPrefix   = "uvp"
 	FieldSystemValuesPrefix = "svp"
 	FieldSchemaFieldsPrefix = "fieldsp"
+	// FieldName, FieldDescription and FieldColumns say where a word
+	// matched, for ranking (SPEC §5.4): the entity's name as identifier
+	// parts (AnalyzerName); its description (a comment, a metric's
+	// description; AnalyzerText); its columns' names and comments at any
+	// depth, or a model's datasets' and fields' names, descriptions and
+	// labels (AnalyzerText). Bare words search them, with word forms,
+	// typos and prefixes (rank.go).
+	FieldName        = "n"
+	FieldDescription = "d"
+	FieldColumns     = "c"
 	// FieldHas lists markers: "schema" when the entity has a schema at all
 	// (schema:*). keyword.
 	FieldHas = "has"

@@ -69,6 +69,14 @@ func NewMapping() mapping.IndexMapping {
 	doc.AddFieldMappingsAt(FieldSchemaFields, textField(analyzers.AnalyzerSchemaField),
 		prefixField(FieldSchemaFieldsPrefix, analyzers.AnalyzerSchemaFieldPrefix))
 
+	// The ranking fields keep no frequencies or norms: scores come from
+	// where and how a word matched and how rare it is (rank.go).
+	for name, analyzer := range map[string]string{FieldName: analyzers.AnalyzerName, FieldDescription: analyzers.AnalyzerText, FieldColumns: analyzers.AnalyzerText} {
+		f := textField(analyzer)
+		f.SkipFreqNorm = true
+		doc.AddFieldMappingsAt(name, f)
+	}
+
 	// Property maps: one dynamic field per (lower-cased) key.
 	for prefix, analyzer := range map[string]string{
 		UserPropertyPrefix: analyzers.AnalyzerValue, UserPropertyExactPrefix: analyzers.AnalyzerExact,

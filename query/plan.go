@@ -1,68 +1,630 @@
 package query
 
-import blevequery "github.com/blevesearch/bleve/v2/search/query"
+import (
+	"fmt"
+	"strings"
+	"unicode"
 
-// TermPlan is a compiled query that is one term's clauses, each a term of
-// one field or the terms of a field that start with a prefix: a bare word,
-// a prefix, a whole value, a key:value, a tag, a schema field. Its matches
-// and scores follow from the postings of those terms alone, so a search
-// can compute them with bitmap operations instead of Bleve's searchers
-// (indexer/bitmaps.go). Everything else (several terms, negation, *) has
-// no plan and runs through Bleve.
-type TermPlan struct {
-	// Clauses are the clauses by kind: a document matches kind k when it
-	// holds one of Clauses[k].
-	Clauses [NumKinds][]FieldTerm
-	scores  [1 << numKinds]float64
-	mul     float64
-	add     float64
+	"github.com/semcat/semcat"
+	"github.com/semcat/semcat/analyzers"
+)
+
+// A Plan is a parsed query ready to run over the index (eval.go): its
+// terms, required, optional and excluded, each a list of the ways it can
+// match (Groups), weighted by where and how the match is (rank.go).
+type Plan struct {
+	// All: `*` is a positive term, so every document matches (and the
+	// terms only rank them).
+	All bool
+	// Required terms must all match; Optional ones add score, and when
+	// nothing is required (and not All) a result matches at least one;
+	// Excluded ones must not match.
+	Required, Optional, Excluded []*Term
 }
 
-// NumKinds is the number of kinds of match (rank.go); a document's mask of
-// kinds has bit k set when it matched a clause of kind k.
-const NumKinds = int(numKinds)
-
-// FieldTerm is a term of a field or, with Prefix, every term of the field
-// that starts with Term.
-type FieldTerm struct {
-	Field, Term string
-	Prefix      bool
+// Term is one term of the query: a word, a phrase, a key:value, a tag, a
+// schema field, a property key.
+type Term struct {
+	Text   string  // the term as the query wrote it
+	Groups []Group // the ways it matches, best weight first
+	// Typos are the ways it matches within one or two edits, tried only
+	// when none of Groups finds the term in the index (SPEC §5.2).
+	Typos []Group
 }
 
-// Score is the score of a document that matched the kinds of mask, equal
-// to the bit to the score Bleve's searchers give it.
-func (p *TermPlan) Score(mask int) float64 {
-	return rescaled(p.scores[mask], p.mul, p.add)
+// Where says where a match is, for ranking: the name counts most, then the
+// description, then columns, then everything else (SPEC §5.4).
+type Where int
+
+const (
+	InName Where = iota
+	InDescription
+	InColumns
+	InOther
+)
+
+var whereNames = [...]string{InName: "name", InDescription: "description", InColumns: "columns", InOther: "other"}
+
+func (w Where) String() string { return whereNames[w] }
+
+// How says how a match is: exact > word form > prefix > typo.
+type How int
+
+const (
+	Exact How = iota
+	Form
+	Prefix
+	Typo
+)
+
+var howNames = [...]string{Exact: "exact", Form: "form", Prefix: "prefix", Typo: "typo"}
+
+func (h How) String() string { return howNames[h] }
+
+// Group is one way a term matches: a document matches it when it holds a
+// term of one of the clauses (with AllOf, of every clause).
+type Group struct {
+	Where   Where
+	How     How
+	Weight  float64
+	AllOf   bool
+	Clauses []Clause
 }
 
-// PlanOf returns the plan of a query Compile returned, or false when the
-// query is not one term's clauses of terms and prefixes.
-func PlanOf(compiled blevequery.Query) (*TermPlan, bool) {
-	r, ok := compiled.(*rescored)
-	if !ok {
-		return nil, false
+// MatchMode is how a clause finds terms in a field's dictionary.
+type MatchMode int
+
+const (
+	// MatchTerm is the term itself.
+	MatchTerm MatchMode = iota
+	// MatchPrefix is every term that starts with Term.
+	MatchPrefix
+	// MatchForm is every term whose analyzers.FormKey is Term.
+	MatchForm
+	// MatchTypo is every term within Distance edits of Term
+	// (insertions, deletions, substitutions and transpositions).
+	MatchTypo
+)
+
+// Clause is a set of terms of one field.
+type Clause struct {
+	Field    string
+	Term     string
+	Mode     MatchMode
+	Distance int // MatchTypo
+	// Boundary keeps, of a MatchPrefix, only the terms in which Term is
+	// followed by a character that is not a letter or digit, or by
+	// nothing, after an optional plural ending: the names that start with
+	// a word's parts ("dim_crm" → dim_crm_account, not dim_crmx;
+	// "greenhouse_job" → greenhouse_jobs_source).
+	Boundary bool
+}
+
+func (c Clause) String() string {
+	switch c.Mode {
+	case MatchPrefix:
+		if c.Boundary {
+			return c.Field + ":" + c.Term + "_*"
+		}
+		return c.Field + ":" + c.Term + "*"
+	case MatchForm:
+		return c.Field + ":~" + c.Term
+	case MatchTypo:
+		return fmt.Sprintf("%s:%s~%d", c.Field, c.Term, c.Distance)
 	}
-	t, ok := r.Query.(*termQuery)
-	if !ok {
-		return nil, false
+	return c.Field + ":" + c.Term
+}
+
+// String prints a plan, one term per line, for tests and debugging.
+func (p *Plan) String() string {
+	var b strings.Builder
+	if p.All {
+		b.WriteString("all\n")
 	}
-	p := &TermPlan{scores: t.Clauses.scores(), mul: r.Mul, add: r.Add}
-	for k, qs := range t.Clauses {
-		for _, q := range qs {
-			var ft FieldTerm
-			switch q := q.(type) {
-			case *blevequery.TermQuery:
-				ft = FieldTerm{Field: q.Field(), Term: q.Term}
-			case *blevequery.PrefixQuery:
-				ft = FieldTerm{Field: q.Field(), Term: q.Prefix, Prefix: true}
-			default:
-				return nil, false
+	for _, part := range []struct {
+		name  string
+		terms []*Term
+	}{{"required", p.Required}, {"optional", p.Optional}, {"excluded", p.Excluded}} {
+		for _, t := range part.terms {
+			fmt.Fprintf(&b, "%s %s:", part.name, t.Text)
+			for _, g := range t.Groups {
+				b.WriteString(" " + g.String())
 			}
-			if ft.Field == "" {
-				return nil, false
+			for _, g := range t.Typos {
+				b.WriteString(" " + g.String())
 			}
-			p.Clauses[k] = append(p.Clauses[k], ft)
+			b.WriteString("\n")
 		}
 	}
-	return p, true
+	return b.String()
+}
+
+func (g Group) String() string {
+	var cs []string
+	for _, c := range g.Clauses {
+		cs = append(cs, c.String())
+	}
+	op := "|"
+	if g.AllOf {
+		op = "&"
+	}
+	return fmt.Sprintf("[%s/%s %g %s]", g.Where, g.How, g.Weight, strings.Join(cs, op))
+}
+
+// Scopes, the values of Options.Scope (SPEC §2.6).
+const (
+	ScopeUser   = "user"
+	ScopeSystem = "system"
+)
+
+// Options control NewPlan.
+type Options struct {
+	// Scope is "" (user and system metadata), ScopeUser or ScopeSystem.
+	// User scope searches user property values, keys and tags; system
+	// scope system property values, keys and tags, entity names,
+	// descriptions, columns and schemas. Tags are searched in both scopes,
+	// since FieldTagsExact holds user and system tags together.
+	Scope string
+}
+
+// NewPlan turns a parsed query into a plan over the fields in fields.go. It
+// simplifies q first. It fails only for an unknown scope or node type.
+//
+// Term by term (t is the value lower-cased with whitespace collapsed, as
+// the analyzers index it):
+//
+//	word       the whole name; the name's parts (every segment of t); names
+//	           that start with t; the description's, the columns' and the
+//	           values' words; column names and paths; whole values; and the
+//	           word forms of all of these; typos when none of it is in the
+//	           index
+//	wor*       the same for "wor" without forms and typos, and the terms
+//	           starting with it in the name, its parts, the description,
+//	           the columns and the values
+//	"a b"      the whole name; whole values (with *: starting with it)
+//	key:v      the property's tokens and whole value; the schema entry
+//	           key:v, so that f:TYPE finds field f of type TYPE
+//	key:*      FieldUserKeys, FieldSystemKeys hold key
+//	tags:t     FieldTagsExact (with *: and prefix)
+//	schema:f   FieldSchemaFields holds f, a.b, f:type or a.b:type (with *:
+//	           and prefix)
+//	schema:*   FieldHas holds "schema"
+//	properties:k  as key:* (with *: and prefix on the key fields)
+//	*          every document
+//
+// In a query of several words, stop words (`the`, `by`, …) that are not
+// required are left out, unless every word is one (SPEC §5.2).
+func NewPlan(q Q, opts Options) (*Plan, error) {
+	c := planner{user: true, system: true}
+	switch opts.Scope {
+	case "":
+	case ScopeUser:
+		c.system = false
+	case ScopeSystem:
+		c.user = false
+	default:
+		return nil, semcat.Errorf(semcat.EINVALID, "scope: unknown scope '%s' (want user or system)", opts.Scope)
+	}
+	p := &Plan{}
+	var optional []Q
+	add := func(list *[]*Term, leaf Q) error {
+		t, err := c.term(leaf)
+		if err != nil || t == nil {
+			return err
+		}
+		*list = append(*list, t)
+		return nil
+	}
+	var positive func(q Q) error
+	positive = func(q Q) error {
+		switch q := q.(type) {
+		case *All:
+			p.All = true
+		case *Nothing:
+		case *Or:
+			for _, child := range q.Children {
+				if err := positive(child); err != nil {
+					return err
+				}
+			}
+		default:
+			optional = append(optional, q)
+		}
+		return nil
+	}
+	switch q := Simplify(q).(type) {
+	case *Nothing:
+		return p, nil
+	case *And:
+		for _, child := range q.Children {
+			var err error
+			switch child := child.(type) {
+			case *Not:
+				err = leaves(child.Child, func(l Q) error { return add(&p.Excluded, l) })
+			case *Optional:
+				err = leaves(child.Child, func(l Q) error { optional = append(optional, l); return nil })
+			case *All:
+				p.All = true
+			default:
+				err = leaves(child, func(l Q) error { return add(&p.Required, l) })
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		if len(p.Required) > 0 {
+			p.All = false // a required term decides the matches
+		}
+	default:
+		if err := positive(q); err != nil {
+			return nil, err
+		}
+	}
+	for _, l := range withoutStopWords(optional, len(p.Required)) {
+		if err := add(&p.Optional, l); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// leaves calls fn with each term of q, a term or an Or of terms.
+func leaves(q Q, fn func(Q) error) error {
+	switch q := q.(type) {
+	case *Or:
+		for _, c := range q.Children {
+			if err := leaves(c, fn); err != nil {
+				return err
+			}
+		}
+		return nil
+	case *Nothing:
+		return nil
+	}
+	return fn(q)
+}
+
+// withoutStopWords drops the bare stop words from the optional terms of a
+// query of several terms, unless all its words are stop words.
+func withoutStopWords(optional []Q, required int) []Q {
+	if len(optional)+required < 2 {
+		return optional
+	}
+	var kept []Q
+	for _, q := range optional {
+		if w, ok := q.(*Word); ok && !w.Prefix && analyzers.IsStopWord(analyzers.TextWord(w.Text)) {
+			continue
+		}
+		kept = append(kept, q)
+	}
+	if len(kept) == 0 && required == 0 {
+		return optional
+	}
+	return kept
+}
+
+// planner builds the terms of one query for one scope.
+type planner struct {
+	user, system bool
+}
+
+// term returns the term of a leaf, or nil for one that matches nothing.
+func (c *planner) term(q Q) (*Term, error) {
+	t := &Term{Text: q.String()}
+	g := &groups{}
+	switch q := q.(type) {
+	case *Word:
+		c.word(g, q)
+		if !q.Prefix {
+			t.Typos = c.typos(q.Text)
+		}
+	case *Phrase:
+		c.phrase(g, q)
+	case *KeyValue:
+		c.keyValue(g, q)
+	case *KeyExists:
+		c.keys(g, Exact, exact(q.Key))
+	case *PropertyKey:
+		c.keys(g, Exact, exact(q.Key))
+		if q.Prefix {
+			c.keys(g, Prefix, prefix(q.Key))
+		}
+	case *Tag:
+		g.add(InOther, Exact, wOther, term(FieldTagsExact, exact(q.Name)))
+		if q.Prefix {
+			g.add(InOther, Prefix, wOther*kPrefix, prefixClause(FieldTagsExact, prefix(q.Name)))
+		}
+	case *SchemaField:
+		if c.system {
+			entry := exact(q.Path)
+			if q.Type != "" {
+				entry += ":" + exact(q.Type)
+			}
+			g.add(InColumns, Exact, wColumnName, term(FieldSchemaFields, entry))
+			if q.Prefix {
+				g.add(InColumns, Prefix, wColumnName*kPrefix, prefixClause(FieldSchemaFields, entry))
+			}
+		}
+	case *HasSchema:
+		if c.system {
+			g.add(InOther, Exact, wOther, term(FieldHas, "schema"))
+		}
+	case *All, *Nothing:
+		return nil, nil
+	default:
+		return nil, fmt.Errorf("query: cannot plan %T", q)
+	}
+	t.Groups = g.sorted()
+	if len(t.Groups) == 0 && len(t.Typos) == 0 {
+		t.Groups = nil
+	}
+	return t, nil
+}
+
+// groups collects a term's groups.
+type groups struct{ list []*Group }
+
+// add adds clauses as a group, into an existing one of the same where,
+// how and weight.
+func (g *groups) add(w Where, h How, weight float64, clauses ...Clause) {
+	if len(clauses) == 0 {
+		return
+	}
+	for _, cur := range g.list {
+		if cur.Where == w && cur.How == h && cur.Weight == weight && !cur.AllOf {
+			cur.Clauses = append(cur.Clauses, clauses...)
+			return
+		}
+	}
+	g.list = append(g.list, &Group{Where: w, How: h, Weight: weight, Clauses: clauses})
+}
+
+// addAll adds a group that matches documents holding every clause.
+func (g *groups) addAll(w Where, h How, weight float64, clauses ...Clause) {
+	if len(clauses) <= 1 {
+		g.add(w, h, weight, clauses...)
+		return
+	}
+	g.list = append(g.list, &Group{Where: w, How: h, Weight: weight, AllOf: true, Clauses: clauses})
+}
+
+// sorted returns the groups by weight, best first, then by where and how.
+func (g *groups) sorted() []Group {
+	var out []Group
+	for _, gr := range g.list {
+		out = append(out, *gr)
+	}
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && less(out[j], out[j-1]); j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+func less(a, b Group) bool {
+	if a.Weight != b.Weight {
+		return a.Weight > b.Weight
+	}
+	if a.Where != b.Where {
+		return a.Where < b.Where
+	}
+	if a.How != b.How {
+		return a.How < b.How
+	}
+	return a.String() < b.String()
+}
+
+func term(field, text string) Clause {
+	if isWholeField(field) {
+		text = analyzers.WholeTerm(text)
+	}
+	return Clause{Field: field, Term: text}
+}
+
+// prefixClause is a prefix of field: one term of its prefix field when
+// the index holds that prefix there (edge n-grams), else every term of the
+// field that starts with text.
+func prefixClause(field, text string) Clause {
+	if pf, ok := PrefixFields[field]; ok && prefixIndexed(field, text) {
+		return Clause{Field: pf, Term: text}
+	}
+	if isWholeField(field) {
+		text = analyzers.WholePrefix(text)
+	}
+	return Clause{Field: field, Term: text, Mode: MatchPrefix}
+}
+
+// prefixIndexed reports whether field's prefix field holds the prefix text
+// (see analyzers.AnalyzerValuePrefix and AnalyzerSchemaFieldPrefix).
+func prefixIndexed(field, text string) bool {
+	if n := len([]rune(text)); n < analyzers.MinPrefixRunes || n > analyzers.MaxPrefixRunes || strings.ContainsRune(text, ' ') {
+		return false
+	}
+	return field != FieldSchemaFields || !strings.ContainsAny(text, ".:")
+}
+
+// form is the clause of the word forms of a word on field, or false when
+// the word has none worth looking for (short, or not a plain word).
+func form(field, word string) (Clause, bool) {
+	key := analyzers.FormKey(word)
+	if len(key) < minFormKey || strings.IndexFunc(word, func(r rune) bool { return r < 'a' || r > 'z' }) >= 0 {
+		return Clause{}, false
+	}
+	return Clause{Field: field, Term: key, Mode: MatchForm}, true
+}
+
+// word adds the groups of a bare word (with Prefix, of a word prefix).
+func (c *planner) word(g *groups, q *Word) {
+	t := exact(q.Text)
+	tw := analyzers.TextWord(q.Text)
+	segs := analyzers.Segments(q.Text)
+	identifier := len(segs) > 1
+	if c.system {
+		g.add(InName, Exact, wWholeName, term(FieldNameExact, t))
+		var parts []Clause
+		for _, s := range segs {
+			parts = append(parts, Clause{Field: FieldName, Term: s})
+		}
+		g.addAll(InName, Exact, wName, parts...)
+		if len(t) >= minNamePrefix {
+			w := wNamePrefix
+			if identifier {
+				w = wIdentifierPrefix
+			}
+			g.add(InName, Prefix, w, Clause{Field: FieldNameExact, Term: analyzers.WholePrefix(t), Mode: MatchPrefix, Boundary: true})
+		}
+		if tw != "" {
+			g.add(InDescription, Exact, wDescription, Clause{Field: FieldDescription, Term: tw})
+			g.add(InColumns, Exact, wColumn, Clause{Field: FieldColumns, Term: tw})
+		}
+		g.add(InColumns, Exact, wColumnName, term(FieldSchemaFields, t))
+		if !q.Prefix && !identifier && len(segs) == 1 {
+			if f, ok := form(FieldName, segs[0]); ok {
+				g.add(InName, Form, wName*kForm, f)
+				f.Field = FieldDescription
+				g.add(InDescription, Form, wDescription*kForm, f)
+				f.Field = FieldColumns
+				g.add(InColumns, Form, wColumn*kForm, f)
+				f.Field = FieldSystemValues
+				g.add(InOther, Form, wOther*kForm, f)
+			}
+		}
+	}
+	for _, f := range c.fields(FieldUserExact, FieldSystemExact) {
+		g.add(InOther, Exact, wOther, term(f, t))
+	}
+	for _, f := range c.fields(FieldUserValues, FieldSystemValues) {
+		g.add(InOther, Exact, wOther, term(f, t))
+	}
+	if c.user && !q.Prefix && !identifier && len(segs) == 1 {
+		if f, ok := form(FieldUserValues, segs[0]); ok {
+			g.add(InOther, Form, wOther*kForm, f)
+		}
+	}
+	if !q.Prefix {
+		return
+	}
+	p := prefix(q.Text)
+	if c.system {
+		g.add(InName, Prefix, wName*kPrefix, Clause{Field: FieldName, Term: p, Mode: MatchPrefix})
+		g.add(InDescription, Prefix, wDescription*kPrefix, Clause{Field: FieldDescription, Term: p, Mode: MatchPrefix})
+		g.add(InColumns, Prefix, wColumn*kPrefix, Clause{Field: FieldColumns, Term: p, Mode: MatchPrefix}, prefixClause(FieldSchemaFields, p))
+	}
+	for _, f := range c.fields(FieldUserValues, FieldSystemValues) {
+		g.add(InOther, Prefix, wOther*kPrefix, prefixClause(f, p))
+	}
+}
+
+// typos returns the typo groups of a bare word: for a word of
+// minTypoRunes to 8 letters, the terms one edit away in the name, the
+// description, the columns and the values; from 9 letters, two.
+func (c *planner) typos(text string) []Group {
+	w := analyzers.TextWord(text)
+	n := len([]rune(w))
+	if n < minTypoRunes || strings.IndexFunc(w, func(r rune) bool { return !unicode.IsLetter(r) }) >= 0 {
+		return nil
+	}
+	d := 1
+	if n >= 9 {
+		d = 2
+	}
+	clause := func(field string) Clause { return Clause{Field: field, Term: w, Mode: MatchTypo, Distance: d} }
+	g := &groups{}
+	if c.system {
+		g.add(InName, Typo, wName*kTypo, clause(FieldName))
+		g.add(InDescription, Typo, wDescription*kTypo, clause(FieldDescription))
+		g.add(InColumns, Typo, wColumn*kTypo, clause(FieldColumns))
+	}
+	for _, f := range c.fields(FieldUserValues, FieldSystemValues) {
+		g.add(InOther, Typo, wOther*kTypo, clause(f))
+	}
+	return g.sorted()
+}
+
+func (c *planner) phrase(g *groups, q *Phrase) {
+	t := exact(q.Text)
+	whole := !q.Prefix || prefix(q.Text) == t // not "alpha *", which needs a word after alpha
+	if c.system && whole {
+		g.add(InName, Exact, wWholeName, term(FieldNameExact, t))
+	}
+	for _, f := range c.fields(FieldUserExact, FieldSystemExact) {
+		if whole {
+			g.add(InOther, Exact, wOther, term(f, t))
+		}
+		if q.Prefix {
+			g.add(InOther, Prefix, wOther*kPrefix, prefixClause(f, prefix(q.Text)))
+		}
+	}
+}
+
+func (c *planner) keyValue(g *groups, q *KeyValue) {
+	key := strings.ToLower(q.Key) // as the indexer names property fields
+	t := exact(q.Value)
+	whole := !q.Prefix || prefix(q.Value) == t // as in phrase
+	for _, f := range c.fields(UserPropertyExactPrefix+key, SystemPropertyExactPrefix+key) {
+		if whole {
+			g.add(InOther, Exact, wOther, term(f, t))
+		}
+		if q.Prefix && q.Phrase {
+			g.add(InOther, Prefix, wOther*kPrefix, prefixClause(f, prefix(q.Value)))
+		}
+	}
+	if q.Phrase {
+		return
+	}
+	for _, f := range c.fields(UserPropertyPrefix+key, SystemPropertyPrefix+key) {
+		g.add(InOther, Exact, wOther, term(f, t))
+		if q.Prefix {
+			g.add(InOther, Prefix, wOther*kPrefix, prefixClause(f, prefix(q.Value)))
+		}
+	}
+	if c.system {
+		entry := exact(q.Key) + ":" + t
+		g.add(InColumns, Exact, wColumnName, term(FieldSchemaFields, entry))
+		if q.Prefix {
+			g.add(InColumns, Prefix, wColumnName*kPrefix, prefixClause(FieldSchemaFields, entry))
+		}
+	}
+}
+
+// keys adds a property key on the key fields of the scope.
+func (c *planner) keys(g *groups, h How, key string) {
+	for _, f := range c.fields(FieldUserKeys, FieldSystemKeys) {
+		if h == Prefix {
+			g.add(InOther, Prefix, wOther*kPrefix, prefixClause(f, key))
+		} else {
+			g.add(InOther, Exact, wOther, term(f, key))
+		}
+	}
+}
+
+// fields returns the user field, the system field, or both, as the scope
+// allows.
+func (c *planner) fields(user, system string) []string {
+	var fs []string
+	if c.user {
+		fs = append(fs, user)
+	}
+	if c.system {
+		fs = append(fs, system)
+	}
+	return fs
+}
+
+// exact is the term the analyzers index for a whole value, key, tag or
+// schema entry equal to s: lower-cased, whitespace collapsed, trimmed.
+func exact(s string) string {
+	return analyzers.Normalize(s)
+}
+
+// prefix is the term a prefix looks for to find values starting with s:
+// exact(s), keeping one trailing space if s had any, since "alpha *" asks
+// for a value with a word after "alpha".
+func prefix(s string) string {
+	t := analyzers.Normalize(s)
+	if t != "" && strings.TrimRightFunc(s, unicode.IsSpace) != s {
+		t += " "
+	}
+	return t
 }

@@ -1,17 +1,15 @@
 package query
 
 import (
-	"encoding/json"
 	"fmt"
-	"math"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/search"
-	blevequery "github.com/blevesearch/bleve/v2/search/query"
+	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/semcat/semcat/analyzers"
@@ -112,33 +110,84 @@ type hit struct {
 	score float64
 }
 
-// find runs a query string, parsed and compiled, and returns the hits in
+// find runs a query string, parsed and planned, and returns the hits in
 // the API's relevance order (score, then name).
 func find(tb testing.TB, idx bleve.Index, in string, opts Options) []hit {
+	tb.Helper()
+	return findFiltered(tb, idx, in, opts, nil)
+}
+
+// findFiltered is find with the hits restricted to the ids keep accepts.
+func findFiltered(tb testing.TB, idx bleve.Index, in string, opts Options, keep func(id string) bool) []hit {
 	tb.Helper()
 	q, err := Parse(in)
 	if err != nil {
 		tb.Fatalf("Parse(%q): %v", in, err)
 	}
-	bq, err := Compile(q, opts)
+	p, err := NewPlan(q, opts)
 	if err != nil {
-		tb.Fatalf("Compile(%s): %v", q, err)
+		tb.Fatalf("NewPlan(%s): %v", q, err)
 	}
-	return run(tb, idx, bq)
-}
-
-func run(tb testing.TB, idx bleve.Index, bq blevequery.Query) []hit {
-	tb.Helper()
-	req := bleve.NewSearchRequestOptions(bq, 100, 0, false)
-	req.SortBy([]string{"-_score", FieldSortKey})
-	res, err := idx.Search(req)
+	adv, err := idx.Advanced()
 	if err != nil {
-		tb.Fatalf("Search: %v", err)
+		tb.Fatal(err)
 	}
+	r, err := adv.Reader()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer r.Close()
+	snap := r.(*scorch.IndexSnapshot)
+	segs := snap.Segments()
+	var eo EvalOptions
+	if keep != nil {
+		eo.Filter = func(i int) (*roaring.Bitmap, error) {
+			out := roaring.New()
+			for n := range segs[i].Segment().Count() {
+				id, err := segs[i].DocID(n)
+				if err != nil {
+					return nil, err
+				}
+				if keep(string(id)) {
+					out.Add(uint32(n))
+				}
+			}
+			return out, nil
+		}
+	}
+	ev, err := p.Eval(snap, eo)
+	if err != nil {
+		tb.Fatalf("Eval(%s): %v", q, err)
+	}
+	defer ev.Release()
 	var hits []hit
-	for _, h := range res.Hits {
-		hits = append(hits, hit{h.ID, h.Score})
+	for i, sr := range ev.Segments {
+		it := sr.Hits.Iterator()
+		for it.HasNext() {
+			n := it.Next()
+			id, err := segs[i].DocID(uint64(n))
+			if err != nil {
+				tb.Fatal(err)
+			}
+			h := hit{id: string(id)}
+			if sr.Scores != nil {
+				h.score = float64(sr.Scores[n])
+			}
+			hits = append(hits, h)
+		}
 	}
+	if int(ev.Total) != len(hits) {
+		tb.Errorf("%q: total %d, %d hits", in, ev.Total, len(hits))
+	}
+	slices.SortFunc(hits, func(a, b hit) int {
+		if a.score != b.score {
+			if a.score > b.score {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.id, b.id)
+	})
 	return hits
 }
 
@@ -158,7 +207,7 @@ func sorted(hits []hit) []string {
 
 // TestCompileMatches checks which entities each query finds: every example
 // of SPEC §5.1–§5.3.
-func TestCompileMatches(t *testing.T) {
+func TestPlanMatches(t *testing.T) {
 	idx := mustOpenIndex(t, corpus)
 	all := []string{"alpha", "alphabet", "employees", "orders", "reports", "revenue", "sales_model"}
 	tests := []struct {
@@ -298,73 +347,12 @@ func TestCompileMatches(t *testing.T) {
 	}
 }
 
-// TestCompileRanking checks SPEC §5.4 on a real index: an exact name ranks
-// above an exact whole value, above a token, above a prefix; more matched
-// terms rank higher; and entities matching the same way tie exactly, so
-// the name breaks the tie.
-func TestCompileRanking(t *testing.T) {
-	idx := mustOpenIndex(t, corpus)
-	tests := []struct {
-		in   string
-		want [][]string // groups from best to worst; a group ties
-	}{
-		// name > whole value > token > prefix.
-		{"alpha*", [][]string{{"alpha"}, {"orders"}, {"employees", "reports"}, {"alphabet"}}},
-		{"alpha", [][]string{{"alpha"}, {"orders"}, {"employees", "reports"}}},
-		{`"alpha*"`, [][]string{{"alpha"}, {"orders"}, {"alphabet", "employees", "reports"}}},
-		{"Codename:alpha*", [][]string{{"employees"}}},
-		{"tags:Tag*", [][]string{{"employees", "orders"}}},
-		{"tags:tag1*", [][]string{{"employees"}, {"orders"}}},
-		{"schema:EmpTel*", [][]string{{"employees"}}},
-		{"EmpTel:int*", [][]string{{"employees", "revenue"}}},
-		// More matched terms rank higher, whatever the kind of match: the
-		// name match of "alpha" loses to two token matches.
-		{"Tag1 Tag22 alpha", [][]string{{"employees"}, {"alpha"}, {"orders"}, {"reports"}}},
-		{"tango charlie alpha", [][]string{{"employees"}, {"alpha"}, {"orders"}, {"reports"}}},
-		{"Codename: Tango alpha", [][]string{{"employees"}, {"alpha"}, {"orders"}, {"reports"}}},
-		{"alpha* Tag1", [][]string{{"employees"}, {"alpha"}, {"orders"}, {"reports"}, {"alphabet"}}},
-		// Optional terms add to the required ones.
-		{"+alpha tag12", [][]string{{"alpha"}, {"orders"}, {"employees", "reports"}}},
-		// alpha and reports match one optional term each; alpha's required
-		// term is a name match, reports' a token.
-		{"+alpha tag12 notes", [][]string{{"alpha"}, {"orders"}, {"reports"}, {"employees"}}},
-		{"+Tag1 Tango Charlie", [][]string{{"employees"}}},
-		{"Tango +Tag1", [][]string{{"employees"}}},
-		// * matches everything; other terms lift what they match.
-		{"* Tag1", [][]string{{"employees"}, {"alpha", "alphabet", "orders", "reports", "revenue", "sales_model"}}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.in, func(t *testing.T) {
-			hits := find(t, idx, tt.in, Options{})
-			got := groups(hits)
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("%q ranking (-want +got):\n%s\nhits: %v", tt.in, diff, hits)
-			}
-		})
-	}
-}
-
-// groups splits hits, in order, into runs of equal score; each run is sorted.
-func groups(hits []hit) [][]string {
-	var out [][]string
-	for i, h := range hits {
-		if i == 0 || h.score != hits[i-1].score {
-			out = append(out, nil)
-		}
-		out[len(out)-1] = append(out[len(out)-1], h.id)
-	}
-	for _, g := range out {
-		slices.Sort(g)
-	}
-	return out
-}
-
-// TestCompileLongWholeValues checks whole-value and whole-prefix queries
+// TestPlanLongWholeValues checks whole-value and whole-prefix queries
 // on values longer than analyzers.MaxWholeBytes, which the index holds cut
 // and hashed: equality stays exact (two values sharing their first 300
 // bytes are told apart), and a prefix finds every value it starts, up to
 // MaxWholePrefixBytes and across a character cut at the boundary.
-func TestCompileLongWholeValues(t *testing.T) {
+func TestPlanLongWholeValues(t *testing.T) {
 	// 249 ASCII bytes, then three 3-byte characters across byte 256, so a
 	// long value's cut falls at 255.
 	head := strings.Repeat("ab ", 83) + "日本語"
@@ -437,136 +425,8 @@ func TestCompileLongWholeValues(t *testing.T) {
 	}
 }
 
-// TestCompileManyTerms checks that one more matched term outranks any
-// quality at the sizes the language allows.
-func TestCompileManyTerms(t *testing.T) {
-	var es []entity
-	for i := range 3 {
-		es = append(es, entity{id: fmt.Sprint(i), typ: TypeTable, name: fmt.Sprintf("t%d", i),
-			user: map[string]string{}})
-	}
-	// Entity 0 matches w0 by name, w1 by name; entity 1 matches w0, w1 and
-	// w2 by prefix only; entity 2 matches nothing but the rest.
-	es[0].name = "w0"
-	es[0].user["x"] = "w1"
-	es[1].user["y"] = "w0x w1x w2x"
-	terms := []string{"w0*", "w1*", "w2*"}
-	for i := 3; len(strings.Join(terms, " ")) < MaxQueryLength-10; i++ {
-		terms = append(terms, fmt.Sprintf("z%d", i))
-	}
-	idx := mustOpenIndex(t, es)
-	hits := find(t, idx, strings.Join(terms, " "), Options{})
-	if got, want := ids(hits), []string{"1", "0"}; !slices.Equal(got, want) {
-		t.Errorf("%d terms: got %v, want %v", len(terms), hits, want)
-	}
-}
-
-func TestCompileScores(t *testing.T) {
-	idx := mustOpenIndex(t, corpus)
-	// A score is about the number of matched terms.
-	hits := find(t, idx, "+Tag1 +Tag22", Options{})
-	if len(hits) != 1 || math.Abs(hits[0].score-2) > 0.01 {
-		t.Errorf("+Tag1 +Tag22: %v, want one hit scoring about 2", hits)
-	}
-	hits = find(t, idx, "*", Options{})
-	for _, h := range hits {
-		if h.score != 1 {
-			t.Errorf("*: %v scores %v, want 1", h.id, h.score)
-		}
-	}
-
-	// Filters in a boolean's filter clause leave scores alone.
-	q, err := Parse("alpha*")
-	if err != nil {
-		t.Fatal(err)
-	}
-	text, err := Compile(q, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	filter, err := Filters(Filter{Metalake: "m", Types: []string{"table,schema"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := blevequery.NewBooleanQuery([]blevequery.Query{text}, nil, nil)
-	b.AddFilter(filter)
-	want := map[string]float64{}
-	for _, h := range run(t, idx, text) {
-		want[h.id] = h.score
-	}
-	got := run(t, idx, b)
-	if diff := cmp.Diff([]string{"alpha", "orders", "employees", "reports"}, ids(got)); diff != "" {
-		t.Errorf("filtered (-want +got):\n%s", diff)
-	}
-	for _, h := range got {
-		if h.score != want[h.id] {
-			t.Errorf("filtered: %s scores %v, unfiltered %v", h.id, h.score, want[h.id])
-		}
-	}
-}
-
-func TestCompileFilters(t *testing.T) {
-	idx := mustOpenIndex(t, corpus)
-	tests := []struct {
-		f    Filter
-		want []string
-	}{
-		{Filter{Metalake: "m", Types: []string{TypeTable}}, []string{"alpha", "employees", "orders"}},
-		{Filter{Metalake: "m", Types: []string{"metric", "semantic_model"}}, []string{"revenue", "sales_model"}},
-		{Filter{Metalake: "m", Types: []string{"metric, catalog"}}, []string{"alphabet", "revenue"}},
-		{Filter{Metalake: "m", Catalog: "c", Schema: "sales"}, []string{"orders", "revenue", "sales_model"}},
-		{Filter{Metalake: "m", Catalog: "alphabet"}, []string{"alphabet"}},
-		{Filter{Metalake: "m", Tags: []string{"Tag1", "Tag22"}}, []string{"employees"}},
-		{Filter{Metalake: "m", Tags: []string{"tag1"}}, nil}, // exact case
-		{Filter{Metalake: "m", Tags: []string{"Tag1", "Tag12-Tag33"}}, nil},
-		{Filter{Metalake: "other"}, nil},
-	}
-	for _, tt := range tests {
-		fq, err := Filters(tt.f)
-		if err != nil {
-			t.Errorf("Filters(%+v): %v", tt.f, err)
-			continue
-		}
-		b := blevequery.NewBooleanQuery([]blevequery.Query{blevequery.NewMatchAllQuery()}, nil, nil)
-		b.AddFilter(fq)
-		if diff := cmp.Diff(tt.want, sorted(run(t, idx, b))); diff != "" {
-			t.Errorf("Filters(%+v) (-want +got):\n%s", tt.f, diff)
-		}
-	}
-
-	for _, f := range []Filter{{}, {Metalake: "m", Types: []string{"view"}}, {Metalake: "m", Types: []string{"table,"}}} {
-		if _, err := Filters(f); err == nil {
-			t.Errorf("Filters(%+v) succeeded, want an error", f)
-		}
-	}
-}
-
-func TestCompileScopeError(t *testing.T) {
-	if _, err := Compile(&Word{Text: "a"}, Options{Scope: "both"}); err == nil {
-		t.Error("Compile with scope \"both\" succeeded, want an error")
-	}
-}
-
-// The rescored searcher must keep the search.Searcher contract.
-var _ search.Searcher = (*rescoredSearcher)(nil)
-
-// A compiled query shows in Bleve's JSON dumps.
-func TestCompileJSON(t *testing.T) {
-	q, err := Parse(`+Codename:"Alpha Tan*" tags:Tag1 -x`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bq, err := Compile(q, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := json.Marshal(bq)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{`"semcat_rescore"`, `"ux.codename"`, `"prefix":"alpha tan"`, `"tags_exact"`} {
-		if !strings.Contains(string(b), want) {
-			t.Errorf("JSON lacks %s: %s", want, b)
-		}
+func TestPlanScopeError(t *testing.T) {
+	if _, err := NewPlan(&Word{Text: "a"}, Options{Scope: "both"}); err == nil {
+		t.Error("NewPlan with scope \"both\" succeeded, want an error")
 	}
 }

@@ -1,0 +1,91 @@
+package analyzers_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/semcat/semcat/analyzers"
+)
+
+func TestNameAnalyzer(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{"gitlab_dotcom_users_xf", []string{"gitlab", "dotcom", "users", "xf"}},
+		{"EmpTel", []string{"emptel", "emp", "tel"}},
+		{"dim_crm_account", []string{"dim", "crm", "account"}},
+		{"av4_av5", []string{"av4", "av", "4", "av5", "5"}},
+		{"HTTPServer-log", []string{"httpserver", "http", "server", "log"}},
+		{"SampleHiveDataset", []string{"samplehivedataset", "sample", "hive", "dataset"}},
+		{"is_service_ping_license_in_customerDot", []string{"is", "service", "ping", "license", "in", "customerdot", "customer", "dot"}},
+		{"__", nil},
+	} {
+		if diff := cmp.Diff(tc.want, analyze(t, analyzers.AnalyzerName, tc.in)); diff != "" {
+			t.Errorf("%q (-want +got):\n%s", tc.in, diff)
+		}
+	}
+}
+
+func TestTextAnalyzer(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{"Connect `dim_crm_account_id` to the user's email.", []string{"connect", "dim_crm_account_id", "dim", "crm", "account", "id", "to", "the", "user", "email"}},
+		{"GitLab's (CI) builds", []string{"gitlab", "git", "lab", "ci", "builds"}},
+		{"Unique key of CI Build", []string{"unique", "key", "of", "ci", "build"}},
+		{"--- ... ", nil},
+	} {
+		if diff := cmp.Diff(tc.want, analyze(t, analyzers.AnalyzerText, tc.in)); diff != "" {
+			t.Errorf("%q (-want +got):\n%s", tc.in, diff)
+		}
+	}
+}
+
+func TestFormKey(t *testing.T) {
+	// Word forms meet at one key (SPEC §5.2), which starts with FormPrefix.
+	for _, forms := range [][]string{
+		{"opportunity", "opportunities"},
+		{"booking", "bookings", "book", "books"},
+		{"invoice", "invoices", "invoiced", "invoicing"},
+		{"subscription", "subscriptions"},
+		{"plan", "planned", "plans"},
+		{"bill", "billing", "bills"},
+		{"address", "addresses"},
+		{"merge", "merged", "merges", "merging"},
+		{"country", "countries"},
+		{"hire", "hired", "hiring"},
+	} {
+		want := analyzers.FormKey(forms[0])
+		for _, f := range forms {
+			got := analyzers.FormKey(f)
+			if got != want {
+				t.Errorf("FormKey(%q) = %q, FormKey(%q) = %q: want them equal", f, got, forms[0], want)
+			}
+			if p := analyzers.FormPrefix(got); !strings.HasPrefix(f, p) {
+				t.Errorf("%q does not start with FormPrefix %q", f, p)
+			}
+		}
+	}
+	for _, pair := range [][2]string{{"customer", "custom"}, {"status", "stat"}, {"thing", "th"}, {"string", "str"}, {"class", "cla"}} {
+		if analyzers.FormKey(pair[0]) == analyzers.FormKey(pair[1]) {
+			t.Errorf("%q and %q share the key %q", pair[0], pair[1], analyzers.FormKey(pair[0]))
+		}
+	}
+}
+
+func TestStopWords(t *testing.T) {
+	for _, w := range []string{"the", "by", "which", "of"} {
+		if !analyzers.IsStopWord(w) {
+			t.Errorf("%q is not a stop word", w)
+		}
+	}
+	for _, w := range []string{"churn", "customer", "user"} {
+		if analyzers.IsStopWord(w) {
+			t.Errorf("%q is a stop word", w)
+		}
+	}
+}

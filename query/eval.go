@@ -1,0 +1,522 @@
+package query
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	segment "github.com/blevesearch/scorch_segment_api/v2"
+	"github.com/blevesearch/vellum/levenshtein"
+
+	"github.com/semcat/semcat/analyzers"
+)
+
+// Running a plan over an index snapshot.
+//
+// Every segment's postings are read as roaring bitmaps (zap keeps them so):
+// a group's documents are the union (AllOf: the intersection) of its
+// clauses' postings; a term's the union of its groups'; the hits the
+// intersection of the required terms' (or the union of the optional ones',
+// or everything for *), less the excluded terms', the filter's complement
+// and deleted documents. Totals are bitmap cardinalities; scores (rank.go)
+// are added per group into one array per segment, so that a word matching
+// 100,000 documents costs a pass over them per way it matched, and none of
+// Bleve's per-hit searcher merging.
+
+// ErrNoBitmaps means a segment's postings cannot be read as bitmaps.
+var ErrNoBitmaps = errors.New("index postings are not bitmaps")
+
+// EvalOptions are what a search adds to a plan.
+type EvalOptions struct {
+	// Filter returns the documents of segment i a result may be (nil: all).
+	Filter func(i int) (*roaring.Bitmap, error)
+	// NameParts returns the number of name parts of each document of
+	// segment i (nil: one each), for nameNorm.
+	NameParts func(i int) []uint8
+	// Unscored skips the scores: the caller sorts by something else and
+	// needs none.
+	Unscored bool
+}
+
+// Evaluation is a plan's answer over one snapshot.
+type Evaluation struct {
+	Segments []SegmentResult
+	Total    uint64
+	// Leaves are the terms the plan's positive terms found, for
+	// explaining hits (Leaf).
+	Leaves []Leaf
+}
+
+// SegmentResult is one segment's hits and their scores.
+type SegmentResult struct {
+	Hits *roaring.Bitmap
+	// Scores holds the score of each hit, by local document number; nil
+	// when nothing is scored (no terms, or Unscored).
+	Scores []float32
+}
+
+// Leaf is a term of the index that a matching document can contain: a
+// term of Field, or with Prefix any term of Field starting with Text.
+// Search explains each hit of a page ("matches") from its stored metadata
+// and the leaves, so that neither the index nor the search carries term
+// locations.
+type Leaf struct {
+	Field  string
+	Text   string
+	Prefix bool
+}
+
+// Leaves returns the leaves of the plan's positive terms that need no
+// index to know: their exact terms and prefixes (an evaluation's Leaves
+// add the word forms and typos it found).
+func (p *Plan) Leaves() []Leaf {
+	s := &leafSet{seen: map[Leaf]bool{}}
+	for _, t := range append(slices.Clip(p.Required), p.Optional...) {
+		for _, g := range t.Groups {
+			for _, c := range g.Clauses {
+				switch c.Mode {
+				case MatchTerm:
+					s.add(c.Field, c.Term, false)
+				case MatchPrefix:
+					s.add(c.Field, c.Term, true)
+				}
+			}
+		}
+	}
+	return s.list
+}
+
+// Release returns the evaluation's score arrays for reuse.
+func (e *Evaluation) Release() {
+	for i := range e.Segments {
+		if s := e.Segments[i].Scores; s != nil {
+			scorePool.Put(&s)
+			e.Segments[i].Scores = nil
+		}
+	}
+}
+
+var scorePool sync.Pool
+
+// scoreArray returns a zeroed array of n scores.
+func scoreArray(n int) []float32 {
+	if p, ok := scorePool.Get().(*[]float32); ok && cap(*p) >= n {
+		s := (*p)[:n]
+		clear(s)
+		return s
+	}
+	return make([]float32, n)
+}
+
+// termRun is one term's documents in one evaluation.
+type termRun struct {
+	term   *Term
+	groups []Group
+	bms    [][]*roaring.Bitmap // segment → group → documents (nil: none)
+	hits   []*roaring.Bitmap   // segment → live documents matching any group
+	df     uint64
+}
+
+// Eval runs the plan over snap.
+func (p *Plan) Eval(snap *scorch.IndexSnapshot, opts EvalOptions) (*Evaluation, error) {
+	segs := snap.Segments()
+	readers := make([]*segReader, len(segs))
+	dfas := map[typoKey]*levenshtein.DFA{}
+	for i, ss := range segs {
+		readers[i] = &segReader{seg: ss.Segment(), deleted: ss.Deleted(), dicts: map[string]segment.TermDictionary{}, dfas: dfas}
+	}
+	leaves := &leafSet{seen: map[Leaf]bool{}}
+	run := func(t *Term, collect bool) (*termRun, error) {
+		r := &termRun{term: t, groups: t.Groups}
+		var lv *leafSet
+		if collect {
+			lv = leaves
+		}
+		if err := r.read(readers, lv); err != nil {
+			return nil, err
+		}
+		if r.df == 0 && len(t.Typos) > 0 {
+			r = &termRun{term: t, groups: t.Typos}
+			if err := r.read(readers, lv); err != nil {
+				return nil, err
+			}
+		}
+		return r, nil
+	}
+	var required, optional, excluded []*termRun
+	for _, part := range []struct {
+		terms   []*Term
+		runs    *[]*termRun
+		collect bool
+	}{{p.Required, &required, true}, {p.Optional, &optional, true}, {p.Excluded, &excluded, false}} {
+		for _, t := range part.terms {
+			r, err := run(t, part.collect)
+			if err != nil {
+				return nil, err
+			}
+			*part.runs = append(*part.runs, r)
+		}
+	}
+	docs, err := snap.DocCount()
+	if err != nil {
+		return nil, err
+	}
+	scoring := append(slices.Clip(required), optional...)
+	idfs := make([]float64, len(scoring))
+	for i, r := range scoring {
+		idfs[i] = idf(r.df, docs)
+	}
+
+	out := &Evaluation{Segments: make([]SegmentResult, len(segs)), Leaves: leaves.list}
+	for i, rd := range readers {
+		var hits *roaring.Bitmap
+		switch {
+		case len(required) > 0:
+			for _, r := range required {
+				if hits == nil {
+					hits = r.hits[i].Clone()
+				} else {
+					hits.And(r.hits[i])
+				}
+			}
+		case p.All:
+			hits = roaring.New()
+			hits.AddRange(0, rd.seg.Count())
+			if rd.deleted != nil {
+				hits.AndNot(rd.deleted)
+			}
+		default:
+			hits = roaring.New()
+			for _, r := range optional {
+				hits.Or(r.hits[i])
+			}
+		}
+		for _, r := range excluded {
+			hits.AndNot(r.hits[i])
+		}
+		if opts.Filter != nil && !hits.IsEmpty() {
+			f, err := opts.Filter(i)
+			if err != nil {
+				return nil, err
+			}
+			if f != nil {
+				hits.And(f)
+			}
+		}
+		out.Segments[i].Hits = hits
+		out.Total += hits.GetCardinality()
+		if opts.Unscored || len(scoring) == 0 || hits.IsEmpty() {
+			continue
+		}
+		var parts []uint8
+		if opts.NameParts != nil {
+			parts = opts.NameParts(i)
+		}
+		scores := scoreArray(int(rd.seg.Count()))
+		for ti, r := range scoring {
+			r.score(i, hits, idfs[ti], parts, scores)
+		}
+		out.Segments[i].Scores = scores
+	}
+	return out, nil
+}
+
+// read finds the term's documents in every segment.
+func (r *termRun) read(readers []*segReader, leaves *leafSet) error {
+	r.bms = make([][]*roaring.Bitmap, len(readers))
+	r.hits = make([]*roaring.Bitmap, len(readers))
+	for i, rd := range readers {
+		r.bms[i] = make([]*roaring.Bitmap, len(r.groups))
+		hits := roaring.New()
+		for gi, g := range r.groups {
+			bm, err := rd.group(g, leaves)
+			if err != nil {
+				return err
+			}
+			if bm != nil && !bm.IsEmpty() {
+				if rd.deleted != nil {
+					bm.AndNot(rd.deleted)
+				}
+				r.bms[i][gi] = bm
+				hits.Or(bm)
+			}
+		}
+		r.hits[i] = hits
+		r.df += hits.GetCardinality()
+	}
+	return nil
+}
+
+// score adds the term's score of each hit of segment i to scores.
+func (r *termRun) score(i int, hits *roaring.Bitmap, idf float64, parts []uint8, scores []float32) {
+	var seen *roaring.Bitmap
+	buf := make([]uint32, 256)
+	for gi, g := range r.groups {
+		bm := r.bms[i][gi]
+		if bm == nil {
+			continue
+		}
+		matched := roaring.And(bm, hits)
+		if matched.IsEmpty() {
+			continue
+		}
+		w := g.Weight * idf
+		normed := g.Where == InName && g.Weight != wWholeName && parts != nil
+		best := matched
+		if seen != nil {
+			best = roaring.AndNot(matched, seen)
+			seen.Or(best)
+		} else {
+			seen = matched.Clone()
+		}
+		add := func(b *roaring.Bitmap, share float64) {
+			it := b.ManyIterator()
+			for n := it.NextMany(buf); n > 0; n = it.NextMany(buf) {
+				for _, d := range buf[:n] {
+					v := w * share
+					if normed {
+						v *= nameNorm(int(parts[d]))
+					}
+					scores[d] += float32(v)
+				}
+			}
+		}
+		add(best, 1-alsoShare)
+		add(matched, alsoShare)
+	}
+}
+
+// segReader reads one segment's postings as bitmaps.
+type segReader struct {
+	seg     segment.Segment
+	deleted *roaring.Bitmap
+	dicts   map[string]segment.TermDictionary
+	dfas    map[typoKey]*levenshtein.DFA // shared by the evaluation's segments
+}
+
+type typoKey struct {
+	term     string
+	distance int
+}
+
+func (rd *segReader) dict(field string) (segment.TermDictionary, error) {
+	d, ok := rd.dicts[field]
+	if !ok {
+		var err error
+		if d, err = rd.seg.Dictionary(field); err != nil {
+			return nil, err
+		}
+		rd.dicts[field] = d
+	}
+	return d, nil
+}
+
+// group returns the documents of the segment (deleted ones included) that
+// match a group, or nil for none.
+func (rd *segReader) group(g Group, leaves *leafSet) (*roaring.Bitmap, error) {
+	var out *roaring.Bitmap
+	for _, c := range g.Clauses {
+		bm := roaring.New()
+		if err := rd.clause(bm, c, leaves); err != nil {
+			return nil, err
+		}
+		switch {
+		case out == nil:
+			out = bm
+		case g.AllOf:
+			out.And(bm)
+		default:
+			out.Or(bm)
+		}
+		if g.AllOf && out.IsEmpty() {
+			return nil, nil
+		}
+	}
+	return out, nil
+}
+
+// Expansion bounds: a form or typo clause looks at no more terms than
+// these in one segment's dictionary of one field.
+const (
+	maxFormTerms = 4096
+	maxTypoTerms = 4096
+)
+
+// clause adds the documents holding a term of c to out.
+func (rd *segReader) clause(out *roaring.Bitmap, c Clause, leaves *leafSet) error {
+	d, err := rd.dict(c.Field)
+	if err != nil {
+		return err
+	}
+	switch c.Mode {
+	case MatchTerm:
+		found, err := orPostings(out, d, c.Term)
+		if found {
+			leaves.add(c.Field, c.Term, false)
+		}
+		return err
+	case MatchPrefix:
+		it := d.AutomatonIterator(nil, []byte(c.Term), prefixEnd([]byte(c.Term)))
+		found := false
+		for {
+			e, err := it.Next()
+			if err != nil || e == nil {
+				if found {
+					leaves.add(c.Field, c.Term, true)
+				}
+				return err
+			}
+			if c.Boundary && !atBoundary(e.Term[len(c.Term):]) {
+				continue
+			}
+			found = true
+			if _, err := orPostings(out, d, e.Term); err != nil {
+				return err
+			}
+		}
+	case MatchForm:
+		start := analyzers.FormPrefix(c.Term)
+		it := d.AutomatonIterator(nil, []byte(start), prefixEnd([]byte(start)))
+		for n := 0; n < maxFormTerms; n++ {
+			e, err := it.Next()
+			if err != nil || e == nil {
+				return err
+			}
+			if analyzers.FormKey(e.Term) != c.Term {
+				continue
+			}
+			leaves.add(c.Field, e.Term, false)
+			if _, err := orPostings(out, d, e.Term); err != nil {
+				return err
+			}
+		}
+		return nil
+	case MatchTypo:
+		k := typoKey{c.Term, c.Distance}
+		dfa := rd.dfas[k]
+		if dfa == nil {
+			if dfa, err = typoAutomaton(c.Term, c.Distance); err != nil {
+				return err
+			}
+			rd.dfas[k] = dfa
+		}
+		it := d.AutomatonIterator(dfa, nil, nil)
+		for n := 0; n < maxTypoTerms; n++ {
+			e, err := it.Next()
+			if err != nil || e == nil {
+				return err
+			}
+			leaves.add(c.Field, e.Term, false)
+			if _, err := orPostings(out, d, e.Term); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("query: unknown clause mode %d", c.Mode)
+}
+
+// atBoundary reports whether rest, what follows a Boundary prefix in a
+// term, starts a new part: it is empty or starts with a character that is
+// not a letter or digit, after an optional plural ending (s, es), so that
+// "greenhouse_job" starts greenhouse_jobs_source too.
+func atBoundary(rest string) bool {
+	for _, plural := range []string{"es", "s", ""} {
+		if r := strings.TrimPrefix(rest, plural); len(r) < len(rest) || plural == "" {
+			if r == "" {
+				return true
+			}
+			if c, _ := utf8.DecodeRuneInString(r); !unicode.IsLetter(c) && !unicode.IsDigit(c) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// orInto is what zap's postings lists offer: their documents, deleted ones
+// included, added to a bitmap.
+type orInto interface{ OrInto(*roaring.Bitmap) }
+
+// orPostings adds the documents holding term in d to out, and says whether
+// there were any.
+func orPostings(out *roaring.Bitmap, d segment.TermDictionary, term string) (bool, error) {
+	pl, err := d.PostingsList([]byte(term), nil, nil)
+	if err != nil || pl == nil || pl.Count() == 0 {
+		return false, err
+	}
+	o, ok := pl.(orInto)
+	if !ok {
+		return false, fmt.Errorf("%w: postings %T", ErrNoBitmaps, pl)
+	}
+	o.OrInto(out)
+	return true, nil
+}
+
+// prefixEnd is the first key after every key that starts with prefix, or
+// nil for none.
+func prefixEnd(prefix []byte) []byte {
+	end := slices.Clone(prefix)
+	for i := len(end) - 1; i >= 0; i-- {
+		if end[i] < 0xff {
+			end[i]++
+			return end[:i+1]
+		}
+	}
+	return nil
+}
+
+// typoBuilders build Levenshtein automata with transpositions, one per
+// distance; building one costs milliseconds, so each is built once.
+var typoBuilders [3]struct {
+	once sync.Once
+	b    *levenshtein.LevenshteinAutomatonBuilder
+	err  error
+}
+
+func typoAutomaton(term string, distance int) (*levenshtein.DFA, error) {
+	if distance < 1 || distance > 2 {
+		return nil, fmt.Errorf("query: typo distance %d", distance)
+	}
+	tb := &typoBuilders[distance]
+	tb.once.Do(func() { tb.b, tb.err = levenshtein.NewLevenshteinAutomatonBuilder(uint8(distance), true) })
+	if tb.err != nil {
+		return nil, tb.err
+	}
+	return tb.b.BuildDfa(term, uint8(distance))
+}
+
+// leafSet collects leaves, each once; a nil set collects nothing.
+type leafSet struct {
+	seen map[Leaf]bool
+	list []Leaf
+}
+
+func (s *leafSet) add(field, text string, prefix bool) {
+	if s == nil {
+		return
+	}
+	if base, ok := prefixFieldBase[field]; ok {
+		field, prefix = base, true
+	}
+	l := Leaf{Field: field, Text: text, Prefix: prefix}
+	if !s.seen[l] {
+		s.seen[l] = true
+		s.list = append(s.list, l)
+	}
+}
+
+// prefixFieldBase maps each prefix field back to its field.
+var prefixFieldBase = func() map[string]string {
+	m := map[string]string{}
+	for f, p := range PrefixFields {
+		m[p] = f
+	}
+	return m
+}()
