@@ -170,7 +170,7 @@ func (p *Plan) Eval(snap *scorch.IndexSnapshot, opts EvalOptions) (*Evaluation, 
 	scoring := append(slices.Clip(required), optional...)
 	idfs := make([]float64, len(scoring))
 	for i, r := range scoring {
-		idfs[i] = idf(r.df, docs)
+		idfs[i] = idf(r.df, docs) * r.term.Scale
 	}
 
 	out := &Evaluation{Segments: make([]SegmentResult, len(segs)), Leaves: leaves.list}

@@ -2,6 +2,7 @@ package query
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -30,6 +31,10 @@ type Term struct {
 	// Typos are the ways it matches within one or two edits, tried only
 	// when none of Groups finds the term in the index (SPEC §5.2).
 	Typos []Group
+	// Scale multiplies the term's score: 1, or kPart for a part of an
+	// identifier word (identifierParts).
+	Scale float64
+	word  *Word // the term's word, if it is one
 }
 
 // Where says where a match is, for ranking: the name counts most, then the
@@ -260,11 +265,13 @@ func NewPlan(q Q, opts Options) (*Plan, error) {
 			return nil, err
 		}
 	}
-	for _, l := range withoutStopWords(optional, len(p.Required)) {
+	optional = withoutStopWords(optional, len(p.Required))
+	for _, l := range optional {
 		if err := add(&p.Optional, l); err != nil {
 			return nil, err
 		}
 	}
+	p.Optional = append(p.Optional, c.identifierParts(append(slices.Clip(p.Required), p.Optional...))...)
 	return p, nil
 }
 
@@ -282,6 +289,40 @@ func leaves(q Q, fn func(Q) error) error {
 		return nil
 	}
 	return fn(q)
+}
+
+// identifierParts returns, for each bare word of several segments
+// ("fct_crm_opportunity"), each of its segments as an optional term scaled
+// by kPart: an entity whose name shares most of an identifier's parts
+// (mart_crm_opportunity) is what a half-remembered name may mean, ranked
+// below every match of the identifier itself. Segments that are stop
+// words, single characters or another term of the query are left out.
+func (c *planner) identifierParts(terms []*Term) []*Term {
+	have := map[string]bool{}
+	for _, t := range terms {
+		have[strings.ToLower(t.Text)] = true
+	}
+	var out []*Term
+	for _, t := range terms {
+		if t.word == nil || t.word.Prefix {
+			continue
+		}
+		segs := analyzers.Segments(t.word.Text)
+		if len(segs) < 2 {
+			continue
+		}
+		for _, s := range segs {
+			if len(s) < 2 || analyzers.IsStopWord(s) || have[s] {
+				continue
+			}
+			have[s] = true
+			part, _ := c.term(&Word{Text: s})
+			part.Scale = kPart
+			part.Text = t.Text + "/" + s
+			out = append(out, part)
+		}
+	}
+	return out
 }
 
 // withoutStopWords drops the bare stop words from the optional terms of a
@@ -310,10 +351,11 @@ type planner struct {
 
 // term returns the term of a leaf, or nil for one that matches nothing.
 func (c *planner) term(q Q) (*Term, error) {
-	t := &Term{Text: q.String()}
+	t := &Term{Text: q.String(), Scale: 1}
 	g := &groups{}
 	switch q := q.(type) {
 	case *Word:
+		t.word = q
 		c.word(g, q)
 		if !q.Prefix {
 			t.Typos = c.typos(q.Text)

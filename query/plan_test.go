@@ -228,7 +228,8 @@ func TestPlanMatches(t *testing.T) {
 		{in: "Tag2", want: nil},
 		{in: "employees", want: []string{"employees"}},
 		{in: "Employee", want: []string{"employees"}}, // the comment
-		{in: "orders_ds", want: []string{"sales_model"}},
+		// An identifier's parts match too (ranked below it): orders.
+		{in: "orders_ds", want: []string{"orders", "sales_model"}},
 		{in: "alph*", want: []string{"alpha", "alphabet", "employees", "orders", "reports"}},
 		{in: "Tag2*", want: []string{"employees"}},
 		// SPEC §5.3: field names, paths, prefixes, name:TYPE.
@@ -308,7 +309,7 @@ func TestPlanMatches(t *testing.T) {
 		// Required, optional, excluded.
 		{in: "+Tag1 +Tag22", want: []string{"employees"}},
 		{in: "+Tag1 +orders_ds", want: nil},
-		{in: "Tag1 orders_ds", want: []string{"employees", "sales_model"}},
+		{in: "Tag1 orders_ds", want: []string{"employees", "orders", "sales_model"}},
 		{in: "+tags:Tag1 alpha", want: []string{"employees"}},
 		{in: "+alpha -Tag1", want: []string{"alpha", "orders", "reports"}},
 		{in: "alpha -tags:tag12*", want: []string{"alpha", "employees", "reports"}}, // alpha's tag12 is a value
