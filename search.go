@@ -48,6 +48,8 @@ type SearchHit struct {
 type FacetValue struct {
 	Value string `json:"value"`
 	Count int    `json:"count"`
+	// Scope marks a tags facet value as a "user" or "system" tag.
+	Scope string `json:"scope,omitempty"`
 }
 
 // SearchResult is one page of results. Total and facet counts count only

@@ -33,6 +33,9 @@ type collectRequest struct {
 	limit   int
 	offset  int
 	facets  map[string]int // facet name → how many terms
+	// tagFields are the fields the tags facet counts (FieldTags,
+	// FieldSystemTags, or both, as the scope allows).
+	tagFields []string
 }
 
 // collected is a search's answer.
@@ -53,6 +56,7 @@ type collectedHit struct {
 type facetCount struct {
 	term  string
 	count int
+	scope string // of a tag: "user" or "system"
 }
 
 // collect runs req over the current snapshot of idx.
@@ -72,6 +76,10 @@ func (x *Indexer) collect(ctx context.Context, idx bleve.Index, req collectReque
 		field, ok := facetFields[name]
 		if !ok {
 			return nil, errors.New("unknown facet " + name)
+		}
+		if name == "tags" {
+			facetFieldNames = append(facetFieldNames, req.tagFields...)
+			continue
 		}
 		facetFieldNames = append(facetFieldNames, field)
 	}
@@ -122,7 +130,7 @@ func (x *Indexer) collect(ctx context.Context, idx bleve.Index, req collectReque
 				}
 			}
 		}
-		out.facets = counter.tops(req.facets)
+		out.facets = counter.tops(req.facets, req.tagFields)
 	}
 
 	picks, err := pagePicks(cols, ev, req)
@@ -294,16 +302,48 @@ func (f *facetCounter) countLocal(seg int, local uint64) {
 
 // tops returns each requested facet's most frequent terms, at most the
 // requested number (facet name → size).
-func (f *facetCounter) tops(facets map[string]int) map[string][]facetCount {
+// The tags facet counts the tagFields, each value marked with its scope.
+func (f *facetCounter) tops(facets map[string]int, tagFields []string) map[string][]facetCount {
 	out := map[string][]facetCount{}
 	for name, size := range facets {
-		out[name] = f.top(facetFields[name], size)
+		if name != "tags" {
+			out[name] = f.top(facetFields[name], size)
+			continue
+		}
+		var all []facetCount
+		for _, field := range tagFields {
+			scope := "user"
+			if field == q.FieldSystemTags {
+				scope = "system"
+			}
+			for _, c := range f.top(field, -1) {
+				c.scope = scope
+				all = append(all, c)
+			}
+		}
+		sortFacet(all)
+		out[name] = all[:min(size, len(all))]
 	}
 	return out
 }
 
-// top returns field's most frequent terms over the hits, most frequent
-// first and equal counts by term (Bleve's facet order).
+// sortFacet orders facet counts most frequent first, equal counts by term
+// (Bleve's facet order), then user before system.
+func sortFacet(cs []facetCount) {
+	sort.Slice(cs, func(i, j int) bool {
+		if cs[i].count != cs[j].count {
+			return cs[i].count > cs[j].count
+		}
+		if cs[i].term != cs[j].term {
+			return cs[i].term < cs[j].term
+		}
+		return cs[i].scope > cs[j].scope
+	})
+}
+
+// top returns field's most frequent terms over the hits (all of them when
+// size < 0), most frequent first and equal counts by term (Bleve's facet
+// order).
 func (f *facetCounter) top(field string, size int) []facetCount {
 	fi := -1
 	for i, name := range columnFacets {
@@ -329,13 +369,8 @@ func (f *facetCounter) top(field string, size int) []facetCount {
 	for t, n := range byTerm {
 		out = append(out, facetCount{term: t, count: n})
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].count != out[j].count {
-			return out[i].count > out[j].count
-		}
-		return out[i].term < out[j].term
-	})
-	if len(out) > size {
+	sortFacet(out)
+	if size >= 0 && len(out) > size {
 		out = out[:size]
 	}
 	return out

@@ -144,7 +144,7 @@ func TestCollectAgreesWithBleve(t *testing.T) {
 					var wantTotal uint64
 					for page := 0; ; page++ {
 						facets := map[string]int{"type": 10, "catalog": 10, "schema": 3, "tags": 5}
-						got, err := x.collect(ctx, idx, collectRequest{plan: plan, filters: qf.filters, sort: sortName, after: after, limit: 25, facets: facets})
+						got, err := x.collect(ctx, idx, collectRequest{plan: plan, filters: qf.filters, sort: sortName, after: after, limit: 25, facets: facets, tagFields: []string{q.FieldTags}})
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -197,7 +197,11 @@ func TestCollectAgreesWithBleve(t *testing.T) {
 						for name, fr := range want.Facets {
 							var wantCounts []facetCount
 							for _, tf := range fr.Terms.Terms() {
-								wantCounts = append(wantCounts, facetCount{term: tf.Term, count: tf.Count})
+								fc := facetCount{term: tf.Term, count: tf.Count}
+								if name == "tags" {
+									fc.scope = "user"
+								}
+								wantCounts = append(wantCounts, fc)
 							}
 							if diff := cmp.Diff(wantCounts, got.facets[name], cmp.AllowUnexported(facetCount{})); diff != "" {
 								t.Fatalf("page %d facet %s (-Bleve +columns):\n%s", page, name, diff)

@@ -35,7 +35,7 @@ import (
 
 // columnFacets are the fields of the facets (facetFields), in the order of
 // segColumns.facets.
-var columnFacets = slices.Sorted(maps.Values(facetFields))
+var columnFacets = slices.Sorted(slices.Values(append(slices.Collect(maps.Values(facetFields)), q.FieldSystemTags)))
 
 // segColumns holds one segment's columns, indexed by local document number.
 type segColumns struct {

@@ -81,7 +81,6 @@ func Document(r *semcat.EntityRecord) (map[string]any, error) {
 		}
 	}
 	userValues = append(userValues, md.User.Tags...)
-	tagsExact := append(append([]string{}, md.User.Tags...), md.System.Tags...)
 
 	doc := map[string]any{
 		q.FieldType:                       string(r.Kind),
@@ -99,7 +98,9 @@ func Document(r *semcat.EntityRecord) (map[string]any, error) {
 		q.FieldUserKeys:                   userKeys,
 		q.FieldSystemKeys:                 systemKeys,
 		q.FieldTags:                       md.User.Tags,
-		q.FieldTagsExact:                  tagsExact,
+		q.FieldSystemTags:                 md.System.Tags,
+		q.FieldTagsExact:                  md.User.Tags,
+		q.FieldSystemTagsExact:            md.System.Tags,
 		fieldStored:                       string(payload),
 		trim(q.UserPropertyPrefix):        user,
 		trim(q.UserPropertyExactPrefix):   user,

@@ -81,8 +81,15 @@ func (x *Indexer) search(ctx context.Context, req semcat.SearchRequest, visible 
 	if req.Schema != "" {
 		filters = append(filters, filterTerm(q.FieldSchema, req.Schema))
 	}
+	// A tag is a user or a system tag, as the scope allows; the facet
+	// counts the same (SPEC §2.6).
+	tagFields := scopeFields(req.Scope, q.FieldTags, q.FieldSystemTags)
 	for _, t := range req.Tags {
-		filters = append(filters, filterTerm(q.FieldTags, t))
+		var either []bq.Query
+		for _, f := range tagFields {
+			either = append(either, filterTerm(f, t))
+		}
+		filters = append(filters, bq.NewDisjunctionQuery(either))
 	}
 	if visible != nil {
 		filters = append(filters, visible)
@@ -96,7 +103,7 @@ func (x *Indexer) search(ctx context.Context, req semcat.SearchRequest, visible 
 	if !ok {
 		return nil, semcat.Errorf(semcat.EINVALID, "sort: unknown sort '%s' (want relevance, name, -name, created or -created)", req.Sort)
 	}
-	creq := collectRequest{plan: plan, filters: filters, sort: sortName, limit: req.Limit, offset: req.Offset}
+	creq := collectRequest{plan: plan, filters: filters, sort: sortName, limit: req.Limit, offset: req.Offset, tagFields: tagFields}
 	if req.Cursor != "" {
 		cs, err := decodeCursorToken(req.Cursor)
 		if err != nil || cs.Sort != sortName || cs.Query != req.Query || cs.Filters != filtersKey(req) || len(cs.After) != values {
@@ -150,7 +157,7 @@ func (x *Indexer) search(ctx context.Context, req semcat.SearchRequest, visible 
 		for name, counts := range res.facets {
 			values := []semcat.FacetValue{}
 			for _, c := range counts {
-				values = append(values, semcat.FacetValue{Value: c.term, Count: c.count})
+				values = append(values, semcat.FacetValue{Value: c.term, Count: c.count, Scope: c.scope})
 			}
 			out.Facets[name] = values
 		}
@@ -164,6 +171,18 @@ func (x *Indexer) search(ctx context.Context, req semcat.SearchRequest, visible 
 		out.Cursor = encodeCursorToken(cursorState{After: after, Sort: sortName, Query: req.Query, Filters: filtersKey(req)})
 	}
 	return out, nil
+}
+
+// scopeFields returns the user field, the system field or both, as a
+// search's scope allows.
+func scopeFields(scope, user, system string) []string {
+	switch scope {
+	case q.ScopeUser:
+		return []string{user}
+	case q.ScopeSystem:
+		return []string{system}
+	}
+	return []string{user, system}
 }
 
 func encodeCursorToken(c cursorState) string {
@@ -284,7 +303,9 @@ func matches(leaves []q.Leaf, st *stored, fields func(string) []string) []semcat
 			propMatches(sys.Properties, "", true)
 			tagMatches(sys.Tags, true)
 		case field == q.FieldTagsExact:
-			tagMatches(append(append([]string{}, user.Tags...), sys.Tags...), true)
+			tagMatches(user.Tags, true)
+		case field == q.FieldSystemTagsExact:
+			tagMatches(sys.Tags, true)
 		case field == q.FieldUserKeys:
 			keyMatches(user.Properties)
 		case field == q.FieldSystemKeys:

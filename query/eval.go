@@ -276,19 +276,31 @@ func (r *termRun) score(i int, hits *roaring.Bitmap, idf float64, parts []uint8,
 			seen = matched.Clone()
 		}
 		add := func(b *roaring.Bitmap, share float64) {
+			v := w * share
 			it := b.ManyIterator()
 			for n := it.NextMany(buf); n > 0; n = it.NextMany(buf) {
-				for _, d := range buf[:n] {
-					v := w * share
-					if normed {
-						v *= nameNorm(int(parts[d]))
+				if normed {
+					for _, d := range buf[:n] {
+						scores[d] += float32(v * nameNorms[parts[d]])
 					}
+					continue
+				}
+				for _, d := range buf[:n] {
 					scores[d] += float32(v)
 				}
 			}
 		}
-		add(best, 1-alsoShare)
-		add(matched, alsoShare)
+		switch {
+		case best == matched:
+			// The first group: its best and its matches are the same
+			// documents, in one pass.
+			add(matched, 1)
+		case best.IsEmpty():
+			add(matched, alsoShare)
+		default:
+			add(best, 1-alsoShare)
+			add(matched, alsoShare)
+		}
 	}
 }
 
@@ -388,7 +400,7 @@ func (rd *segReader) clause(out *roaring.Bitmap, c Clause, leaves *leafSet) erro
 			if err != nil || e == nil {
 				return err
 			}
-			if analyzers.FormKey(e.Term) != c.Term {
+			if e.Term == c.Word || analyzers.FormKey(e.Term) != c.Term {
 				continue
 			}
 			leaves.add(c.Field, e.Term, false)

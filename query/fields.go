@@ -70,11 +70,14 @@ const (
 	// AnalyzerExact; key:* and properties:key.
 	FieldUserKeys   = "ukeys"
 	FieldSystemKeys = "skeys"
-	// FieldTags holds the user tags as given (keyword; facet "tags" and the
-	// tag= filter); FieldTagsExact the user and system tags lower-cased
+	// FieldTags holds the user tags as given and FieldSystemTags the
+	// system tags (keyword; facet "tags" and the tag= filter, SPEC §2.6);
+	// FieldTagsExact and FieldSystemTagsExact the same lower-cased
 	// (AnalyzerExact; tags:t and tags:t*).
-	FieldTags      = "tags"
-	FieldTagsExact = "tags_exact"
+	FieldTags            = "tags"
+	FieldSystemTags      = "stags"
+	FieldTagsExact       = "tags_exact"
+	FieldSystemTagsExact = "stags_exact"
 	// FieldSchemaFields holds one "dotted.path:type" entry per field at any
 	// depth of the entity's schema (a table's columns; a model's datasets'
 	// fields as "dataset.field:datatype"). AnalyzerSchemaField; schema:f,
@@ -120,7 +123,7 @@ func CreatedKey(t time.Time) string {
 
 // wholeFields are the fields AnalyzerExact indexes, besides the property
 // fields under UserPropertyExactPrefix and SystemPropertyExactPrefix.
-var wholeFields = []string{FieldNameExact, FieldUserExact, FieldSystemExact, FieldUserKeys, FieldSystemKeys, FieldTagsExact}
+var wholeFields = []string{FieldNameExact, FieldUserExact, FieldSystemExact, FieldUserKeys, FieldSystemKeys, FieldTagsExact, FieldSystemTagsExact}
 
 // isWholeField reports whether AnalyzerExact indexes field, whose terms
 // are then WholeTerm's (a long value is cut and hashed).

@@ -97,6 +97,9 @@ type Clause struct {
 	Term     string
 	Mode     MatchMode
 	Distance int // MatchTypo
+	// Word is a MatchForm's word, which it leaves out: the word itself
+	// is an exact match, another group.
+	Word string
 	// Boundary keeps, of a MatchPrefix, only the terms in which Term is
 	// followed by a character that is not a letter or digit, or by
 	// nothing, after an optional plural ending: the names that start with
@@ -167,8 +170,8 @@ type Options struct {
 	// Scope is "" (user and system metadata), ScopeUser or ScopeSystem.
 	// User scope searches user property values, keys and tags; system
 	// scope system property values, keys and tags, entity names,
-	// descriptions, columns and schemas. Tags are searched in both scopes,
-	// since FieldTagsExact holds user and system tags together.
+	// descriptions, columns and schemas. Scope narrows tags:, the tag
+	// filter and the tags facet alike: user tags, system tags.
 	Scope string
 }
 
@@ -190,7 +193,7 @@ type Options struct {
 //	key:v      the property's tokens and whole value; the schema entry
 //	           key:v, so that f:TYPE finds field f of type TYPE
 //	key:*      FieldUserKeys, FieldSystemKeys hold key
-//	tags:t     FieldTagsExact (with *: and prefix)
+//	tags:t     FieldTagsExact, FieldSystemTagsExact (with *: and prefix)
 //	schema:f   FieldSchemaFields holds f, a.b, f:type or a.b:type (with *:
 //	           and prefix)
 //	schema:*   FieldHas holds "schema"
@@ -372,9 +375,11 @@ func (c *planner) term(q Q) (*Term, error) {
 			c.keys(g, Prefix, prefix(q.Key))
 		}
 	case *Tag:
-		g.add(InOther, Exact, wOther, term(FieldTagsExact, exact(q.Name)))
-		if q.Prefix {
-			g.add(InOther, Prefix, wOther*kPrefix, prefixClause(FieldTagsExact, prefix(q.Name)))
+		for _, f := range c.fields(FieldTagsExact, FieldSystemTagsExact) {
+			g.add(InOther, Exact, wOther, term(f, exact(q.Name)))
+			if q.Prefix {
+				g.add(InOther, Prefix, wOther*kPrefix, prefixClause(f, prefix(q.Name)))
+			}
 		}
 	case *SchemaField:
 		if c.system {
@@ -493,7 +498,7 @@ func form(field, word string) (Clause, bool) {
 	if len(key) < minFormKey || strings.IndexFunc(word, func(r rune) bool { return r < 'a' || r > 'z' }) >= 0 {
 		return Clause{}, false
 	}
-	return Clause{Field: field, Term: key, Mode: MatchForm}, true
+	return Clause{Field: field, Term: key, Mode: MatchForm, Word: word}, true
 }
 
 // word adds the groups of a bare word (with Prefix, of a word prefix).
@@ -509,12 +514,10 @@ func (c *planner) word(g *groups, q *Word) {
 			parts = append(parts, Clause{Field: FieldName, Term: s})
 		}
 		g.addAll(InName, Exact, wName, parts...)
-		if len(t) >= minNamePrefix {
-			w := wNamePrefix
-			if identifier {
-				w = wIdentifierPrefix
-			}
-			g.add(InName, Prefix, w, Clause{Field: FieldNameExact, Term: analyzers.WholePrefix(t), Mode: MatchPrefix, Boundary: true})
+		// A name starting with a plain word has it as a part already
+		// (wName); an identifier's start is worth more than its parts.
+		if identifier && len(t) >= minNamePrefix {
+			g.add(InName, Prefix, wIdentifierPrefix, Clause{Field: FieldNameExact, Term: analyzers.WholePrefix(t), Mode: MatchPrefix, Boundary: true})
 		}
 		if tw != "" {
 			g.add(InDescription, Exact, wDescription, Clause{Field: FieldDescription, Term: tw})

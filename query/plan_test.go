@@ -47,7 +47,7 @@ func (e entity) doc() map[string]any {
 		FieldNameExact: e.name, FieldSortKey: SortKey(e.name, "m."+e.name, "table"),
 		FieldUserValues: uvalues, FieldUserExact: uvalues, FieldSystemValues: svalues, FieldSystemExact: svalues,
 		FieldUserKeys: ukeys, FieldSystemKeys: skeys,
-		FieldTags: e.userTags, FieldTagsExact: append(slices.Clone(e.userTags), e.systemTags...),
+		FieldTags: e.userTags, FieldTagsExact: e.userTags, FieldSystemTags: e.systemTags, FieldSystemTagsExact: e.systemTags,
 		"u": u, "ux": u, "s": s, "sx": s,
 	}
 	if len(e.fields) > 0 {
@@ -84,9 +84,15 @@ var corpus = []entity{
 		user: map[string]string{"EmpTel": "integer"}},
 }
 
+// testNames maps the ids of the test indexes' documents to their names.
+var testNames = map[string]string{}
+
 // mustOpenIndex builds an index of entities in a temporary directory.
 func mustOpenIndex(tb testing.TB, entities []entity) bleve.Index {
 	tb.Helper()
+	for _, e := range entities {
+		testNames[e.id] = e.name
+	}
 	idx, err := bleve.New(filepath.Join(tb.TempDir(), "index"), NewMapping())
 	if err != nil {
 		tb.Fatal(err)
@@ -139,7 +145,19 @@ func findFiltered(tb testing.TB, idx bleve.Index, in string, opts Options, keep 
 	defer r.Close()
 	snap := r.(*scorch.IndexSnapshot)
 	segs := snap.Segments()
-	var eo EvalOptions
+	// Name parts, as the indexer's columns hold them, from the names the
+	// test indexes wrote.
+	eo := EvalOptions{NameParts: func(i int) []uint8 {
+		parts := make([]uint8, segs[i].Segment().Count())
+		for n := range parts {
+			id, err := segs[i].DocID(uint64(n))
+			if err != nil {
+				tb.Fatal(err)
+			}
+			parts[n] = uint8(analyzers.NamePartCount(testNames[string(id)]))
+		}
+		return parts
+	}}
 	if keep != nil {
 		eo.Filter = func(i int) (*roaring.Bitmap, error) {
 			out := roaring.New()
@@ -330,7 +348,11 @@ func TestPlanMatches(t *testing.T) {
 		{in: "Emp*", scope: ScopeSystem, want: []string{"employees"}},
 		{in: "orders_ds", scope: ScopeUser, want: nil},
 		{in: "properties:codename", scope: ScopeSystem, want: nil},
-		{in: "tags:Tag1", scope: ScopeSystem, want: []string{"employees"}}, // tags ignore the scope
+		// The scope narrows tags too (SPEC §2.6).
+		{in: "tags:Tag1", scope: ScopeSystem, want: nil},
+		{in: "tags:Tag1", scope: ScopeUser, want: []string{"employees"}},
+		{in: "tags:orders_ds", scope: ScopeSystem, want: []string{"sales_model"}},
+		{in: "tags:orders_ds", scope: ScopeUser, want: nil},
 		{in: "+schema:* alpha", scope: ScopeUser, want: nil},
 		{in: "schema:* alpha", scope: ScopeUser, want: []string{"employees", "orders", "reports"}},
 	}
@@ -429,5 +451,178 @@ func TestPlanLongWholeValues(t *testing.T) {
 func TestPlanScopeError(t *testing.T) {
 	if _, err := NewPlan(&Word{Text: "a"}, Options{Scope: "both"}); err == nil {
 		t.Error("NewPlan with scope \"both\" succeeded, want an error")
+	}
+}
+
+// ranked is a test entity laid out with the ranking fields too: its name
+// parts, description and columns.
+type ranked struct {
+	id, name, description string
+	columns               []string // column names
+	comments              []string // column comments
+	tags                  []string
+}
+
+func (r ranked) doc() map[string]any {
+	e := entity{id: r.id, typ: TypeTable, name: r.name, userTags: r.tags, catalog: "c", schemaName: "s",
+		system: map[string]string{}}
+	if r.description != "" {
+		e.system["comment"] = r.description
+	}
+	for _, c := range r.columns {
+		e.fields = append(e.fields, c+":string")
+	}
+	d := e.doc()
+	d[FieldName] = r.name
+	if r.description != "" {
+		d[FieldDescription] = r.description
+	}
+	d[FieldColumns] = append(slices.Clone(r.columns), r.comments...)
+	return d
+}
+
+func mustOpenRanked(tb testing.TB, docs []ranked) bleve.Index {
+	tb.Helper()
+	for _, d := range docs {
+		testNames[d.id] = d.name
+	}
+	idx, err := bleve.New(filepath.Join(tb.TempDir(), "index"), NewMapping())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { idx.Close() })
+	b := idx.NewBatch()
+	for _, d := range docs {
+		if err := b.Index(d.id, d.doc()); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := idx.Batch(b); err != nil {
+		tb.Fatal(err)
+	}
+	return idx
+}
+
+// TestRankingProperties checks each property of SPEC §5.4 on a small
+// catalog: where a word matched, how rare it is, how it matched, how much
+// of the query matched, and the whole name first.
+func TestRankingProperties(t *testing.T) {
+	// Filler documents make "customer" common and "churn" rare.
+	docs := []ranked{
+		{id: "name", name: "subscription_events"},
+		{id: "description", name: "evt_a", description: "Every subscription event"},
+		{id: "column", name: "evt_b", columns: []string{"subscription"}},
+		{id: "comment", name: "evt_c", columns: []string{"x"}, comments: []string{"the subscription of the row"}},
+		{id: "tag", name: "evt_d", tags: []string{"subscription"}},
+		{id: "whole", name: "subscription"},
+		{id: "long", name: "bdg_namespace_order_subscription"},
+		{id: "churn", name: "scores", description: "Churn score of each account"},
+		{id: "customers", name: "customer_list", description: "Customers"},
+		{id: "plural", name: "opportunities_xf"},
+		{id: "prefixed", name: "opportunity_snapshot"},
+		{id: "typo", name: "oportunity_history"}, // a typo in the index
+		{id: "both", name: "quota", description: "Sales quota of each sales rep"},
+		{id: "one", name: "targets", description: "Targets of each rep"},
+	}
+	for i := range 8 {
+		docs = append(docs, ranked{id: fmt.Sprintf("filler%d", i), name: fmt.Sprintf("f%d", i), description: "customer data"})
+	}
+	idx := mustOpenRanked(t, docs)
+	before := func(t *testing.T, query string, order ...string) {
+		t.Helper()
+		hits := find(t, idx, query, Options{})
+		pos := map[string]int{}
+		for i, h := range hits {
+			pos[h.id] = i
+		}
+		for i := 1; i < len(order); i++ {
+			a, okA := pos[order[i-1]]
+			b, okB := pos[order[i]]
+			if !okA || !okB || a >= b {
+				t.Errorf("%q: want %s before %s; got %v", query, order[i-1], order[i], hits)
+			}
+		}
+	}
+	t.Run("where", func(t *testing.T) {
+		// The whole name, then a name part (a short name before a long
+		// one), then the description, then a column or its comment, then
+		// a tag.
+		before(t, "subscription", "whole", "name", "long", "description", "column", "tag")
+		before(t, "subscription", "description", "comment", "tag")
+	})
+	t.Run("rarity", func(t *testing.T) {
+		before(t, "customer churn", "churn", "customers")
+	})
+	t.Run("how", func(t *testing.T) {
+		// An exact part, then the word's form, in the same field.
+		before(t, "opportunity", "prefixed", "plural")
+		// A typo is tried only for a word the index does not hold: two
+		// edits from ten letters (opportunity, oportunity).
+		hits := find(t, idx, "opportunty", Options{})
+		if got := sorted(hits); !slices.Equal(got, []string{"prefixed", "typo"}) {
+			t.Errorf("opportunty found %v, want the tables two edits away", got)
+		}
+		before(t, "opportunty", "prefixed", "typo")
+		if got := sorted(find(t, idx, "oportunity", Options{})); !slices.Equal(got, []string{"typo"}) {
+			t.Errorf("oportunity, a word of the index, found %v: want only its own", got)
+		}
+	})
+	t.Run("how much", func(t *testing.T) {
+		// More of the query's words, other things equal.
+		before(t, "sales rep", "both", "one")
+	})
+}
+
+// TestWordForms checks each form of SPEC §5.2 a bare word finds beyond its
+// exact token, and that quoted and key:value terms stay exact.
+func TestWordForms(t *testing.T) {
+	idx := mustOpenRanked(t, []ranked{
+		{id: "dim_crm_account", name: "dim_crm_account"},
+		{id: "dim_crmx", name: "dim_crmx"},
+		{id: "users_xf", name: "gitlab_dotcom_users_xf"},
+		{id: "camel", name: "EmpTelephone", columns: []string{"EmpTel"}},
+		{id: "booking", name: "t1", description: "One booking per row"},
+		{id: "opportunity", name: "opportunity"},
+		{id: "namespace", name: "t2", columns: []string{"namespace_id"}},
+		{id: "stop", name: "t3", description: "The table by which it is"},
+		{id: "valued", name: "t4", tags: []string{"booking"}},
+	})
+	for _, tt := range []struct {
+		query string
+		want  []string // sorted
+	}{
+		// Name prefixes of identifiers, at a part boundary (and the
+		// identifier's parts, ranked below: see below).
+		{"dim_crm", []string{"dim_crm_account", "dim_crmx"}},
+		{"gitlab_dotcom_users", []string{"users_xf"}},
+		// camelCase and letter/digit boundaries split like _.
+		{"tel", []string{"camel"}},
+		{"emp", []string{"camel"}},
+		// Word forms.
+		{"bookings", []string{"booking", "valued"}},
+		{"opportunities", []string{"opportunity"}},
+		// Typos: one edit at 5-8 letters, two from 9.
+		{"oportunity", []string{"opportunity"}},
+		{"namspace", []string{"namespace"}},
+		{"opportunityy", []string{"opportunity"}},
+		{"bookng", []string{"booking", "valued"}},
+		{"tbl", nil}, // too short for typos
+		// Stop words do not count in a query of several words, and match
+		// in a query of stop words alone.
+		{"the booking", []string{"booking", "valued"}},
+		{"which by", []string{"stop"}},
+		// Quoted and key:value terms stay exact.
+		{`"bookings"`, nil},
+		{`"booking"`, []string{"valued"}},
+		{"tags:bookings", nil},
+		{"tags:booking", []string{"valued"}},
+		{"dim_crm*", []string{"dim_crm_account", "dim_crmx"}},
+	} {
+		if got := sorted(find(t, idx, tt.query, Options{})); !slices.Equal(got, tt.want) {
+			t.Errorf("%q found %v, want %v", tt.query, got, tt.want)
+		}
+	}
+	if hits := find(t, idx, "dim_crm", Options{}); hits[0].id != "dim_crm_account" || hits[1].score >= hits[0].score {
+		t.Errorf("dim_crm: %v, want dim_crm_account first (the name starts with it), then dim_crmx (shares its parts)", hits)
 	}
 }

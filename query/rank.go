@@ -36,8 +36,6 @@ const (
 	// wName: the word is a part of the name (a word of several segments:
 	// all of them are).
 	wName = 6.0
-	// wNamePrefix: the name starts with a plain word.
-	wNamePrefix = 4.0
 	// wDescription: a word of the description.
 	wDescription = 3.0
 	// wColumnName: a column (or field) is named the word.
@@ -62,7 +60,7 @@ const (
 	// word looked up as the start of names; minTypoRunes the shortest
 	// word whose typos are looked for (SPEC §5.2).
 	minFormKey    = 4
-	minNamePrefix = 3
+	minNamePrefix = 3 // of an identifier word
 	minTypoRunes  = 5
 )
 
@@ -86,3 +84,11 @@ func nameNorm(parts int) float64 {
 	}
 	return minNameNorm + (maxNameNorm-minNameNorm)/float64(parts)
 }
+
+// nameNorms holds nameNorm of 0 to 255 parts.
+var nameNorms = func() (out [256]float64) {
+	for i := range out {
+		out[i] = nameNorm(i)
+	}
+	return out
+}()

@@ -382,3 +382,49 @@ func TestDateLikeValuesAreText(t *testing.T) {
 		}
 	}
 }
+
+// TestTagsAgree checks SPEC §2.6: the tag filter, the tags facet and the
+// tags: term mean the same tags, user and system (a metric's dialects),
+// each facet value marked with its scope, and scope narrows all three.
+func TestTagsAgree(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Demo = true
+	m := startMain(t, cfg)
+	c := client{t: t, base: m.URL()}
+	total := func(p url.Values) float64 {
+		out, _ := c.search("demo", p)
+		return out["total"].(float64)
+	}
+	facet := func(p url.Values, value string) (count float64, scope string) {
+		p.Set("facets", "tags")
+		p.Set("facetSize", "100")
+		out, _ := c.search("demo", p)
+		for _, v := range out["facets"].(map[string]any)["tags"].([]any) {
+			v := v.(map[string]any)
+			if v["value"] == value {
+				return v["count"].(float64), v["scope"].(string)
+			}
+		}
+		return 0, ""
+	}
+	for _, tag := range []struct{ name, scope string }{{"ANSI_SQL", "system"}, {"Tag1", "user"}} {
+		byTerm := total(url.Values{"query": {"tags:" + tag.name}})
+		byFilter := total(url.Values{"query": {"*"}, "tag": {tag.name}})
+		count, scope := facet(url.Values{"query": {"*"}}, tag.name)
+		if byTerm == 0 || byTerm != byFilter || byTerm != count || scope != tag.scope {
+			t.Errorf("%s: tags: term %v, tag filter %v, facet %v (scope %q, want %q)", tag.name, byTerm, byFilter, count, scope, tag.scope)
+		}
+		other := "user"
+		if tag.scope == "user" {
+			other = "system"
+		}
+		p := url.Values{"query": {"tags:" + tag.name}, "scope": {other}}
+		f := url.Values{"query": {"*"}, "tag": {tag.name}, "scope": {other}}
+		if n, m := total(p), total(f); n != 0 || m != 0 {
+			t.Errorf("%s under scope %s: tags: term %v, filter %v, want 0", tag.name, other, n, m)
+		}
+		if n, _ := facet(url.Values{"query": {"*"}, "scope": {other}}, tag.name); n != 0 {
+			t.Errorf("%s under scope %s: facet %v, want 0", tag.name, other, n)
+		}
+	}
+}
