@@ -11,6 +11,7 @@ import (
 	"github.com/semcat/semcat/analyzers"
 	"github.com/semcat/semcat/catalogdb"
 	q "github.com/semcat/semcat/query"
+	"github.com/semcat/semcat/search"
 )
 
 // DocID is the id of an entity's document: its kind and id. A metric's id is
@@ -20,16 +21,6 @@ func DocID(kind semcat.EntityKind, id int64) string {
 }
 
 func refDocID(r catalogdb.EntityRef) string { return DocID(r.Kind, r.ID) }
-
-// stored is the payload kept with each document and returned with results.
-type stored struct {
-	Entity   semcat.SearchEntity `json:"entity"`
-	Metadata semcat.Metadata     `json:"metadata"`
-	Fields   []string            `json:"fields,omitempty"` // schema field entries, to report which matched
-	// Comments are the columns' (a model's datasets' and fields') texts
-	// that are not empty, to report which matched.
-	Comments []semcat.ColumnText `json:"comments,omitempty"`
-}
 
 func idString(id int64) string {
 	if id == 0 {
@@ -49,7 +40,7 @@ func Document(r *semcat.EntityRecord) (map[string]any, error) {
 			comments = append(comments, c)
 		}
 	}
-	payload := encodePayload(&stored{
+	payload := search.EncodePayload(&search.Payload{
 		Entity:   semcat.SearchEntity{Type: string(r.Kind), Namespace: r.Namespace(), Name: r.Name},
 		Metadata: md,
 		Fields:   fields,
@@ -101,7 +92,7 @@ func Document(r *semcat.EntityRecord) (map[string]any, error) {
 		q.FieldSystemTags:                 md.System.Tags,
 		q.FieldTagsExact:                  md.User.Tags,
 		q.FieldSystemTagsExact:            md.System.Tags,
-		fieldStored:                       string(payload),
+		q.FieldStored:                     string(payload),
 		trim(q.UserPropertyPrefix):        user,
 		trim(q.UserPropertyExactPrefix):   user,
 		trim(q.SystemPropertyPrefix):      system,

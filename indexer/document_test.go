@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/semcat/semcat"
-	"github.com/semcat/semcat/indexer"
 	q "github.com/semcat/semcat/query"
+	"github.com/semcat/semcat/search"
 )
 
 // TestSchemaTextIndexedOnce: a table's schema text does not index its
@@ -47,7 +47,7 @@ func TestSchemaTextIndexedOnce(t *testing.T) {
 		}
 	}
 
-	svc := &indexer.Service{Indexer: x, Store: s}
+	svc := &search.Service{Index: x, Store: s}
 	for _, query := range []string{
 		"EmpName", "empcontact", "EmpTel", "Emp*", "empt*", "e*", "emptel*", "emptelx*", "addr", "ad*", "integer", "integ*",
 		`"EmpName string, EmpContact struct<EmpTel integer, emp_addr string>"`, `"empname string, empcon*"`,

@@ -4,12 +4,13 @@ import (
 	"context"
 
 	"github.com/semcat/semcat"
+	"github.com/semcat/semcat/search"
 )
 
 // PayloadEntity decodes the entity of a stored payload, for the external
 // tests.
 func PayloadEntity(payload string) (semcat.SearchEntity, error) {
-	st, err := decodePayload(payload)
+	st, err := search.DecodePayload(payload)
 	if err != nil {
 		return semcat.SearchEntity{}, err
 	}
@@ -19,16 +20,14 @@ func PayloadEntity(payload string) (semcat.SearchEntity, error) {
 // ColumnsMissing counts the segments of x's current snapshot whose search
 // columns are not built.
 func ColumnsMissing(x *Indexer) (missing, segments int, err error) {
-	adv, snap, err := openSnapshot(x.Index())
+	adv, snap, err := search.OpenSnapshot(x.Index())
 	if err != nil {
 		return 0, 0, err
 	}
 	defer snap.Close()
-	x.columns.mu.Lock()
-	defer x.columns.mu.Unlock()
 	for _, s := range snap.Segments() {
 		segments++
-		if e := x.columns.segs[segKey{owner: adv, id: s.Id()}]; e == nil || !e.built.Load() {
+		if !x.columns.Built(adv, s.Id()) {
 			missing++
 		}
 	}

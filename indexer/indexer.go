@@ -16,6 +16,7 @@ import (
 
 	"github.com/semcat/semcat"
 	"github.com/semcat/semcat/catalogdb"
+	"github.com/semcat/semcat/search"
 )
 
 // Options configure an Indexer.
@@ -76,7 +77,7 @@ type Indexer struct {
 	logger   *slog.Logger
 	disk     store
 	h        handle
-	columns  columnCache // the sort and facet values of the index's segments
+	columns  search.ColumnCache // the sort and facet values of the index's segments, for searches
 	prog     *progress
 	database string
 
@@ -109,6 +110,14 @@ type Indexer struct {
 	stopping context.Context
 	stop     context.CancelFunc
 }
+
+// Read calls fn with the index searches read now, which stays open until
+// fn returns.
+func (x *Indexer) Read(fn func(bleve.Index) error) error { return x.h.read(fn) }
+
+// Columns is the search columns of x's index, which x warms as it opens,
+// merges and swaps indexes.
+func (x *Indexer) Columns() *search.ColumnCache { return &x.columns }
 
 // RebuildProgress reports how far the latest rebuild (or the build at
 // start) got.

@@ -14,6 +14,7 @@ import (
 	"github.com/semcat/semcat"
 	"github.com/semcat/semcat/catalogdb/pgtest"
 	"github.com/semcat/semcat/indexer"
+	"github.com/semcat/semcat/search"
 )
 
 // TestScrubRepairs removes a document and plants a stale one behind the
@@ -346,7 +347,7 @@ func TestRebuildWhileSearching(t *testing.T) {
 	dir := t.TempDir()
 	x := openIndexer(t, s, dir)
 	defer x.Close(context.Background())
-	svc := &indexer.Service{Indexer: x, Store: s}
+	svc := &search.Service{Index: x, Store: s}
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	var failures, searches atomic.Int64
@@ -394,7 +395,7 @@ func TestRebuildWarmsColumns(t *testing.T) {
 		checker(t)(s.CreateTable(ctx, ns, table(fmt.Sprintf("t%02d", i), "col")))
 	}
 	catchUp(t, x)
-	svc := &indexer.Service{Indexer: x, Store: s}
+	svc := &search.Service{Index: x, Store: s}
 	if _, err := svc.Search(ctx, semcat.SearchRequest{Metalake: "m", Query: "col", Limit: 5}); err != nil {
 		t.Fatal(err)
 	}
@@ -424,7 +425,7 @@ func TestLargeSubtreeInChunks(t *testing.T) {
 	checker(t)(s.AlterSchema(ctx, semcat.Namespace{Metalake: "m", Catalog: "rel"}, "s", []semcat.Update{{Type: semcat.UpdateRename, NewName: &renamed}}))
 	catchUp(t, x)
 	assertMatchesDB(t, x, s)
-	res, err := (&indexer.Service{Indexer: x, Store: s}).Search(context.Background(), semcat.SearchRequest{Metalake: "m", Query: "*", Schema: "renamed", Types: []string{"table"}, Limit: 100})
+	res, err := (&search.Service{Index: x, Store: s}).Search(context.Background(), semcat.SearchRequest{Metalake: "m", Query: "*", Schema: "renamed", Types: []string{"table"}, Limit: 100})
 	if err != nil || res.Total != 20 {
 		t.Errorf("tables under the renamed schema: %v %v", res, err)
 	}
@@ -449,7 +450,7 @@ func TestCursorPaging(t *testing.T) {
 	x := openIndexer(t, s, t.TempDir())
 	defer x.Close(context.Background())
 	catchUp(t, x)
-	svc := &indexer.Service{Indexer: x, Store: s}
+	svc := &search.Service{Index: x, Store: s}
 	names := func(res *semcat.SearchResult) []string {
 		var out []string
 		for _, h := range res.Results {

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+
+	"github.com/semcat/semcat/search"
 )
 
 // Keeping the index in the page cache.
@@ -119,7 +121,7 @@ func (x *Indexer) sweepCache(ctx context.Context, spread time.Duration) (sweepSt
 
 // segmentPaths lists the files of the segments of idx's current snapshot.
 func segmentPaths(idx bleve.Index) ([]string, error) {
-	_, snap, err := openSnapshot(idx)
+	_, snap, err := search.OpenSnapshot(idx)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/semcat/semcat"
 	"github.com/semcat/semcat/catalogdb"
+	q "github.com/semcat/semcat/query"
+	"github.com/semcat/semcat/search"
 )
 
 // ScrubStats says what a scrub looked at and what it repaired. Pending
@@ -180,7 +182,7 @@ func staleDocument(idx bleve.Index, r *semcat.EntityRecord) (id string, doc map[
 	if err != nil {
 		return "", nil, false, err
 	}
-	return id, doc, got != doc[fieldStored], nil
+	return id, doc, got != doc[q.FieldStored], nil
 }
 
 // randomWindow returns the ids of up to n documents in a row of idx, from
@@ -191,7 +193,7 @@ func staleDocument(idx bleve.Index, r *semcat.EntityRecord) (id string, doc map[
 // every scrub mapped all of the index's stored documents, 570 MiB of the
 // server's RSS.)
 func randomWindow(idx bleve.Index, n int) ([]string, error) {
-	_, snap, err := openSnapshot(idx)
+	_, snap, err := search.OpenSnapshot(idx)
 	if err != nil {
 		return nil, err
 	}
@@ -241,11 +243,11 @@ func selfAndAncestors(r *semcat.EntityRecord) []catalogdb.EntityRef {
 // no such document.
 func storedPayload(idx bleve.Index, id string) (string, error) {
 	sr := bleve.NewSearchRequestOptions(bq.NewDocIDQuery([]string{id}), 1, 0, false)
-	sr.Fields = []string{fieldStored}
+	sr.Fields = []string{q.FieldStored}
 	res, err := idx.Search(sr)
 	if err != nil || len(res.Hits) == 0 {
 		return "", err
 	}
-	s, _ := res.Hits[0].Fields[fieldStored].(string)
+	s, _ := res.Hits[0].Fields[q.FieldStored].(string)
 	return s, nil
 }

@@ -8,6 +8,8 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
 	segment "github.com/blevesearch/scorch_segment_api/v2"
+
+	"github.com/semcat/semcat/search"
 )
 
 // Letting a build's merges settle.
@@ -43,7 +45,7 @@ func mergeOptions(config map[string]any) (*mergeplan.MergePlanOptions, error) {
 // settled reports whether idx's merger has nothing left to do: every
 // segment is persisted and the merge policy plans no merge of them.
 func settled(idx bleve.Index, opts *mergeplan.MergePlanOptions) (bool, int, error) {
-	_, snap, err := openSnapshot(idx)
+	_, snap, err := search.OpenSnapshot(idx)
 	if err != nil {
 		return false, 0, err
 	}

@@ -1,16 +1,21 @@
 package indexer
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	segment "github.com/blevesearch/scorch_segment_api/v2"
 	zapv17 "github.com/blevesearch/zapx/v17"
+
+	"github.com/semcat/semcat/search"
 )
 
 // Segments warmed before searches see them.
@@ -52,7 +57,7 @@ func init() {
 // segWarmer builds the columns of the segments one index opens, while that
 // index is being searched.
 type segWarmer struct {
-	cache *columnCache
+	cache *search.ColumnCache
 	owner atomic.Pointer[scorch.Scorch] // set once the index is open
 }
 
@@ -68,14 +73,14 @@ func (w *segWarmer) attach(idx bleve.Index) error {
 
 func (w *segWarmer) opened(path string, seg segment.Segment) {
 	owner := w.owner.Load()
-	if owner == nil || !w.cache.searching(owner) {
+	if owner == nil || !w.cache.Searching(owner) {
 		return
 	}
 	id, err := segmentIDOfPath(path)
 	if err != nil {
 		return // not a file Scorch names; the first search builds it
 	}
-	w.cache.warm(owner, id, seg)
+	w.cache.Warm(owner, id, seg)
 }
 
 // segmentIDOfPath returns the id of the segment in a Scorch segment file:
@@ -114,4 +119,97 @@ func (x *Indexer) createIndex(dir string) (bleve.Index, error) {
 		return nil, err
 	}
 	return x.openIndex(dir)
+}
+
+// warmIndex builds the columns of every segment of the current snapshot of
+// idx.
+func (x *Indexer) warmIndex(idx bleve.Index) error {
+	adv, snap, err := search.OpenSnapshot(idx)
+	if err != nil {
+		return err
+	}
+	defer snap.Close()
+	return x.columns.WarmSnapshot(adv, snap)
+}
+
+// warmColumns builds the columns of new segments (written by the tail, or
+// by a merge the segment warmer missed) every interval while searches run.
+// It stops when ctx ends.
+func (x *Indexer) warmColumns(ctx context.Context, interval time.Duration) {
+	every(ctx, interval, func() bool {
+		if !x.columns.Recent() {
+			return true // nobody searches: spend nothing
+		}
+		if err := x.h.read(x.warmIndex); err != nil && ctx.Err() == nil {
+			x.logger.Warn("indexer: building search columns", "err", err)
+		}
+		return true
+	})
+}
+
+// every calls fn every interval until ctx ends or fn returns false.
+func every(ctx context.Context, interval time.Duration, fn func() bool) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if !fn() {
+			return
+		}
+	}
+}
+
+// prepareSwap builds, while searches run, the columns of a rebuilt index
+// about to replace the searched one, so that its first searches do not
+// build them all (several seconds at 1M entities). Its merges are warmed
+// from now on; commitSwap hands searches' warming over to it.
+func (x *Indexer) prepareSwap(idx bleve.Index) {
+	if !x.columns.Recent() {
+		return
+	}
+	s, err := scorchOf(idx)
+	if err == nil {
+		x.columns.SetIncoming(s)
+		// Twice: the second pass builds any segment a merge wrote while
+		// the first ran but opened before the index was incoming.
+		for range 2 {
+			if err = x.warmIndex(idx); err != nil {
+				break
+			}
+		}
+	}
+	if err != nil {
+		x.logger.Warn("indexer: building search columns of the rebuilt index", "err", err)
+	}
+}
+
+// commitSwap records that idx replaced old: if searches were warming old,
+// they now warm idx.
+func (x *Indexer) commitSwap(old, idx bleve.Index) {
+	defer x.columns.SetIncoming(nil)
+	prev, err1 := scorchOf(old)
+	next, err2 := scorchOf(idx)
+	if err1 == nil && err2 == nil {
+		x.columns.Swapped(prev, next)
+	}
+}
+
+// scorchOf returns the Scorch index under idx.
+func scorchOf(idx bleve.Index) (*scorch.Scorch, error) {
+	if idx == nil {
+		return nil, errors.New("no index")
+	}
+	adv, err := idx.Advanced()
+	if err != nil {
+		return nil, err
+	}
+	s, ok := adv.(*scorch.Scorch)
+	if !ok {
+		return nil, fmt.Errorf("index %T is not a scorch index", adv)
+	}
+	return s, nil
 }

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
@@ -13,6 +15,7 @@ import (
 	segment "github.com/blevesearch/scorch_segment_api/v2"
 
 	q "github.com/semcat/semcat/query"
+	"github.com/semcat/semcat/search"
 )
 
 // TestMergedSegmentsWarmed: while an index is searched, the columns of the
@@ -47,7 +50,7 @@ func TestMergedSegmentsWarmed(t *testing.T) {
 		path  string
 	}
 	segments := func(idx bleve.Index) (index.Index, []seg) {
-		adv, snap, err := openSnapshot(idx)
+		adv, snap, err := search.OpenSnapshot(idx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,12 +65,7 @@ func TestMergedSegmentsWarmed(t *testing.T) {
 		}
 		return adv, out
 	}
-	built := func(owner index.Index, id uint64) bool {
-		x.columns.mu.Lock()
-		defer x.columns.mu.Unlock()
-		e := x.columns.segs[segKey{owner: owner, id: id}]
-		return e != nil && e.built.Load() && e.err == nil
-	}
+	built := x.columns.Built
 	merge := func(idx bleve.Index) {
 		adv, err := idx.Advanced()
 		if err != nil {
@@ -79,8 +77,10 @@ func TestMergedSegmentsWarmed(t *testing.T) {
 	}
 
 	searched, idle := create("searched"), create("idle")
-	if _, err := x.collect(ctx, searched, collectRequest{plan: &q.Plan{All: true}, sort: "name", limit: 1}); err != nil {
+	if adv, err := searched.Advanced(); err != nil {
 		t.Fatal(err)
+	} else {
+		x.columns.SearchedBy(adv) // as a search does
 	}
 	_, before := segments(searched)
 	if len(before) < 2 {
@@ -105,5 +105,85 @@ func TestMergedSegmentsWarmed(t *testing.T) {
 		if built(idleOwner, s.id) {
 			t.Errorf("columns built for segment %d of an index nobody searches", s.id)
 		}
+	}
+}
+
+// TestWarmColumns: while searches run, the columns of new segments are
+// built without a search asking; with no search in the last minute,
+// nothing is built.
+func TestWarmColumns(t *testing.T) {
+	idx, err := bleve.New(filepath.Join(t.TempDir(), "idx"), newMapping())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idx.Close()
+	add := func(id string) {
+		b := idx.NewBatch()
+		if err := b.Index(id, map[string]any{q.FieldType: "table", q.FieldSortKey: q.SortKey(id, "m."+id, "table")}); err != nil {
+			t.Fatal(err)
+		}
+		if err := idx.Batch(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	x := &Indexer{logger: slog.Default()}
+	x.h.idx = idx
+	ctx, cancel := context.WithCancel(context.Background())
+	var warming sync.WaitGroup
+	warming.Go(func() { x.warmColumns(ctx, 5*time.Millisecond) })
+	defer func() {
+		cancel()
+		warming.Wait()
+	}()
+	owner, err := idx.Advanced()
+	if err != nil {
+		t.Fatal(err)
+	}
+	segments := func() []uint64 {
+		_, snap, err := search.OpenSnapshot(idx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer snap.Close()
+		var ids []uint64
+		for _, s := range snap.Segments() {
+			ids = append(ids, s.Id())
+		}
+		return ids
+	}
+	cached := func() map[uint64]bool {
+		ids := map[uint64]bool{}
+		for _, id := range segments() {
+			if x.columns.Built(owner, id) {
+				ids[id] = true
+			}
+		}
+		return ids
+	}
+
+	add("a")
+	time.Sleep(100 * time.Millisecond) // twenty intervals
+	if n := len(cached()); n != 0 {
+		t.Fatalf("%d segments built with no search", n)
+	}
+
+	x.columns.SearchedBy(owner) // as a search does
+	add("b")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		want, got := segments(), cached()
+		missing := 0
+		for _, id := range want {
+			if !got[id] {
+				missing++
+			}
+		}
+		if missing == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("segments %v, columns built for %v", want, got)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

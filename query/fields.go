@@ -101,6 +101,9 @@ const (
 	FieldName        = "n"
 	FieldDescription = "d"
 	FieldColumns     = "c"
+	// FieldStored holds each document's result payload (search.Payload),
+	// stored but not indexed, so that results need no database reads.
+	FieldStored = "doc"
 	// FieldHas lists markers: "schema" when the entity has a schema at all
 	// (schema:*). keyword.
 	FieldHas = "has"

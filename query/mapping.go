@@ -9,8 +9,7 @@ import (
 )
 
 // NewMapping returns the Bleve index mapping of the fields in fields.go: the
-// contract's other half, next to the compiler that relies on it. The
-// indexer adds its own stored payload field.
+// contract's other half, next to the planner that relies on it.
 func NewMapping() mapping.IndexMapping {
 	im := bleve.NewIndexMapping()
 	im.DefaultAnalyzer = keywordanalyzer.Name
@@ -91,6 +90,14 @@ func NewMapping() mapping.IndexMapping {
 	// No composite "_all" field: nothing searches it, and dynamic fields
 	// would copy every property value into it.
 	doc.AddSubDocumentMapping("_all", bleve.NewDocumentDisabledMapping())
+
+	stored := bleve.NewTextFieldMapping()
+	stored.Index = false
+	stored.Store = true
+	stored.IncludeInAll = false
+	stored.IncludeTermVectors = false
+	stored.DocValues = false
+	doc.AddFieldMappingsAt(FieldStored, stored)
 
 	im.DefaultMapping = doc
 	return im

@@ -43,7 +43,7 @@ func (e *ParseError) Error() string {
 //     package comment for the shape). A + or - followed by whitespace or
 //     the end is the literal word "+" or "-".
 //
-// Keys and values keep their case here; Compile lower-cases them. A term
+// Keys and values keep their case here; NewPlan lower-cases them. A term
 // made only of separators parses as written and matches nothing (Simplify
 // makes it Nothing).
 //

@@ -9,6 +9,7 @@ import (
 	"github.com/semcat/semcat/catalogdb"
 	"github.com/semcat/semcat/indexer"
 	"github.com/semcat/semcat/internal/authz"
+	"github.com/semcat/semcat/search"
 )
 
 // NewStackServer starts the whole API as cmd/semcat wires it over the
@@ -49,6 +50,6 @@ func NewStackServer(tb testing.TB, url string, cfg api.Config) *Client {
 	svc := authz.New(s, s, []string{"admin"}, cfg.Logger)
 	return NewServerWithConfig(tb, api.Services{
 		Metalakes: svc, Catalogs: svc, Schemas: svc, Tables: svc, Models: svc, Tags: svc, Metrics: svc, Access: svc,
-		Metadata: svc, Search: &indexer.Service{Indexer: x, Store: s, Authorization: true},
+		Metadata: svc, Search: &search.Service{Index: x, Store: s, Authorization: true},
 	}, cfg)
 }

@@ -39,6 +39,7 @@ import (
 	"github.com/semcat/semcat/internal/events"
 	"github.com/semcat/semcat/internal/jobs"
 	"github.com/semcat/semcat/mcpserver"
+	"github.com/semcat/semcat/search"
 	"github.com/semcat/semcat/web"
 )
 
@@ -286,9 +287,9 @@ func (m *Main) services() api.Services {
 		}
 		svc = authz.New(m.Store, m.Store, admins, m.Logger)
 	}
-	search := &indexer.Service{Indexer: m.Indexer, Store: m.Store, Authorization: m.Config.Authorization}
+	searches := &search.Service{Index: m.Indexer, Store: m.Store, Authorization: m.Config.Authorization}
 	return api.Services{Metalakes: svc, Catalogs: svc, Schemas: svc, Tables: svc, Models: svc, Tags: svc, Metrics: svc, Access: svc,
-		Search: search, Metadata: svc}
+		Search: searches, Metadata: svc}
 }
 
 // startIndexer opens (or builds) the search index under <data-dir>/index

@@ -1,4 +1,4 @@
-package indexer
+package search
 
 import (
 	"context"
@@ -50,7 +50,7 @@ type collectedHit struct {
 	id     string
 	score  float64
 	sort   []string // the hit's sort values, as a cursor carries them
-	stored string   // the fieldStored payload
+	stored string   // the q.FieldStored payload
 }
 
 type facetCount struct {
@@ -60,14 +60,14 @@ type facetCount struct {
 }
 
 // collect runs req over the current snapshot of idx.
-func (x *Indexer) collect(ctx context.Context, idx bleve.Index, req collectRequest) (*collected, error) {
-	adv, reader, err := openSnapshot(idx)
+func collect(ctx context.Context, cache *ColumnCache, idx bleve.Index, req collectRequest) (*collected, error) {
+	adv, reader, err := OpenSnapshot(idx)
 	if err != nil {
 		return nil, err
 	}
 	defer reader.Close()
-	x.columns.searchedBy(adv)
-	cols, err := x.columns.forSnapshot(adv, reader)
+	cache.SearchedBy(adv)
+	cols, err := cache.forSnapshot(adv, reader)
 	if err != nil {
 		return nil, err
 	}
@@ -221,11 +221,11 @@ func pagePicks(cols *snapshotColumns, ev *q.Evaluation, req collectRequest) ([]p
 // errBadCursor is a cursor whose sort values do not parse.
 var errBadCursor = errors.New("cursor: not a cursor of this search")
 
-// segmentPayload reads document local's fieldStored payload.
+// segmentPayload reads document local's q.FieldStored payload.
 func segmentPayload(seg *scorch.SegmentSnapshot, local uint64) (string, error) {
 	var stored string
 	err := seg.VisitDocument(local, func(field string, _ byte, value []byte, _ []uint64) bool {
-		if field != fieldStored {
+		if field != q.FieldStored {
 			return true
 		}
 		stored = string(value)

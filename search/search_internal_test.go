@@ -1,7 +1,6 @@
-package indexer
+package search
 
 import (
-	"context"
 	"strings"
 	"testing"
 
@@ -25,7 +24,7 @@ func TestMatches(t *testing.T) {
 	// Longer than analyzers.MaxWholeBytes: indexed cut and hashed.
 	longValue := strings.Repeat("Alpha ", 60) + "end"
 	longKey := strings.Repeat("鍵", 100)
-	st := &stored{
+	st := &Payload{
 		Entity: semcat.SearchEntity{Type: "table", Namespace: []string{"m", "c", "s"}, Name: "Employees"},
 		Metadata: semcat.Metadata{
 			User: semcat.MetadataPart{Properties: map[string]string{"owner": "Foo Bar", "Codename": "x-ray", "ddl": longValue, longKey: "v"}, Tags: []string{"tango", "x-tag"}},
@@ -81,17 +80,6 @@ var cmpMatchSet = cmp.Transformer("set", func(ms []semcat.Match) map[semcat.Matc
 	}
 	return out
 })
-
-// TestRebuildRefusesOverlap: a rebuild asked for while another runs is
-// refused as a conflict, before it touches anything.
-func TestRebuildRefusesOverlap(t *testing.T) {
-	var x Indexer
-	x.building.Lock()
-	defer x.building.Unlock()
-	if err := x.Rebuild(context.Background()); semcat.ErrorCode(err) != semcat.ECONFLICT {
-		t.Errorf("Rebuild during a rebuild: %v, want a conflict", err)
-	}
-}
 
 // TestSquashHoldsEveryTerm: matches skips a value whose squashed text does
 // not contain the leaf's, which is sound only if every term the analyzers

@@ -1,12 +1,10 @@
-package indexer
+package search
 
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,7 +22,7 @@ func manySegments(t *testing.T, doc func(i, version int) map[string]any, n int) 
 	t.Helper()
 	noMerge := map[string]any{"scorchMergePlanOptions": map[string]any{"MaxSegmentsPerTier": 1000, "FloorSegmentSize": 1},
 		"scorchPersisterOptions": map[string]any{"MaxSizeInMemoryMergePerWorker": 1}}
-	idx, err := bleve.NewUsing(filepath.Join(t.TempDir(), "idx"), newMapping(), bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, noMerge)
+	idx, err := bleve.NewUsing(filepath.Join(t.TempDir(), "idx"), q.NewMapping(), bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, noMerge)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,12 +79,12 @@ func TestCollectAgreesWithBleve(t *testing.T) {
 			q.FieldTags: tags, q.FieldNameExact: name,
 			q.FieldSortKey: q.SortKey(name, ident, typ), q.FieldMetalake: "m",
 			q.FieldUserValues: []string{fmt.Sprintf("w%d w%d", i%3, i%5)}, q.FieldCreated: q.CreatedKey(time.Unix(int64(i%17), 0)),
-			fieldStored: ident,
+			q.FieldStored: ident,
 		}
 	}
 	idx, _ := manySegments(t, doc, 400)
 
-	x := &Indexer{}
+	x := &ColumnCache{}
 	ctx := context.Background()
 	word := func(w string) bq.Query {
 		t := bq.NewTermQuery(w)
@@ -144,7 +142,7 @@ func TestCollectAgreesWithBleve(t *testing.T) {
 					var wantTotal uint64
 					for page := 0; ; page++ {
 						facets := map[string]int{"type": 10, "catalog": 10, "schema": 3, "tags": 5}
-						got, err := x.collect(ctx, idx, collectRequest{plan: plan, filters: qf.filters, sort: sortName, after: after, limit: 25, facets: facets, tagFields: []string{q.FieldTags}})
+						got, err := collect(ctx, x, idx, collectRequest{plan: plan, filters: qf.filters, sort: sortName, after: after, limit: 25, facets: facets, tagFields: []string{q.FieldTags}})
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -158,7 +156,7 @@ func TestCollectAgreesWithBleve(t *testing.T) {
 								sr.SearchAfter = after
 							}
 						}
-						sr.Fields = []string{fieldStored}
+						sr.Fields = []string{q.FieldStored}
 						for name, size := range facets {
 							sr.AddFacet(name, bleve.NewFacetRequest(facetFields[name], size))
 						}
@@ -176,7 +174,7 @@ func TestCollectAgreesWithBleve(t *testing.T) {
 								gotHits = append(gotHits, fmt.Sprintf("%s %s %s", h.id, h.stored, strings.Join(h.sort, " ")))
 							}
 							for _, h := range want.Hits {
-								wantHits = append(wantHits, fmt.Sprintf("%s %s %s", h.ID, h.Fields[fieldStored], strings.Join(h.Sort, " ")))
+								wantHits = append(wantHits, fmt.Sprintf("%s %s %s", h.ID, h.Fields[q.FieldStored], strings.Join(h.Sort, " ")))
 							}
 							if diff := cmp.Diff(wantHits, gotHits); diff != "" {
 								t.Fatalf("page %d hits (-Bleve +columns):\n%s", page, diff)
@@ -223,7 +221,7 @@ func TestCollectAgreesWithBleve(t *testing.T) {
 		}
 	}
 	check(t)
-	segsBefore := len(x.columns.segs)
+	segsBefore := len(x.segs)
 	if segsBefore < 2 {
 		t.Fatalf("%d segments cached: the test wants several", segsBefore)
 	}
@@ -248,89 +246,9 @@ func TestCollectAgreesWithBleve(t *testing.T) {
 	if err != nil || len(kept) != 1 || kept[0].(*bq.TermQuery).Field() != q.FieldCatalog {
 		t.Errorf("necessary kept %v (err %v), want the catalog filter alone", kept, err)
 	}
-	for k := range x.columns.segs {
+	for k := range x.segs {
 		if k.owner != adv {
 			t.Errorf("cached columns of another index: %v", k)
 		}
-	}
-}
-
-// TestWarmColumns: while searches run, the columns of new segments are
-// built without a search asking; with no search in the last minute,
-// nothing is built.
-func TestWarmColumns(t *testing.T) {
-	idx, err := bleve.New(filepath.Join(t.TempDir(), "idx"), newMapping())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer idx.Close()
-	add := func(id string) {
-		b := idx.NewBatch()
-		if err := b.Index(id, map[string]any{q.FieldType: "table", q.FieldSortKey: q.SortKey(id, "m."+id, "table")}); err != nil {
-			t.Fatal(err)
-		}
-		if err := idx.Batch(b); err != nil {
-			t.Fatal(err)
-		}
-	}
-	x := &Indexer{logger: slog.Default()}
-	x.h.idx = idx
-	ctx, cancel := context.WithCancel(context.Background())
-	var warming sync.WaitGroup
-	warming.Go(func() { x.warmColumns(ctx, 5*time.Millisecond) })
-	defer func() {
-		cancel()
-		warming.Wait()
-	}()
-	cached := func() map[uint64]bool {
-		x.columns.mu.Lock()
-		defer x.columns.mu.Unlock()
-		ids := map[uint64]bool{}
-		for k, e := range x.columns.segs {
-			if e.built.Load() {
-				ids[k.id] = true
-			}
-		}
-		return ids
-	}
-	segments := func() []uint64 {
-		_, snap, err := openSnapshot(idx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer snap.Close()
-		var ids []uint64
-		for _, s := range snap.Segments() {
-			ids = append(ids, s.Id())
-		}
-		return ids
-	}
-
-	add("a")
-	time.Sleep(100 * time.Millisecond) // twenty intervals
-	if n := len(cached()); n != 0 {
-		t.Fatalf("%d segments built with no search", n)
-	}
-
-	if _, err := x.collect(ctx, idx, collectRequest{plan: &q.Plan{All: true}, sort: "name", limit: 1}); err != nil {
-		t.Fatal(err)
-	}
-	add("b")
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		want, got := segments(), cached()
-		missing := 0
-		for _, id := range want {
-			if !got[id] {
-				missing++
-			}
-		}
-		if missing == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("segments %v, columns built for %v", want, got)
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }

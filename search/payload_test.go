@@ -1,4 +1,4 @@
-package indexer
+package search
 
 import (
 	"encoding/json"
@@ -16,7 +16,7 @@ import (
 // every truncation or corruption of a payload is an error, never a panic
 // or a wrong answer passed off as right.
 func TestPayloadRoundTrip(t *testing.T) {
-	cases := []stored{
+	cases := []Payload{
 		{},
 		{Entity: semcat.SearchEntity{Type: "table", Namespace: []string{"m", "c", "s"}, Name: "Employees"},
 			Metadata: semcat.Metadata{
@@ -28,8 +28,8 @@ func TestPayloadRoundTrip(t *testing.T) {
 			Metadata: semcat.Metadata{User: semcat.MetadataPart{Tags: []string{"a"}}}},
 	}
 	for i, st := range cases {
-		p := string(encodePayload(&st))
-		got, err := decodePayload(p)
+		p := string(EncodePayload(&st))
+		got, err := DecodePayload(p)
 		if err != nil {
 			t.Fatalf("case %d: %v", i, err)
 		}
@@ -42,11 +42,11 @@ func TestPayloadRoundTrip(t *testing.T) {
 			t.Errorf("case %d: JSON %s, want %s", i, gotJSON, wantJSON)
 		}
 		for n := range len(p) {
-			if _, err := decodePayload(p[:n]); err == nil {
+			if _, err := DecodePayload(p[:n]); err == nil {
 				t.Errorf("case %d: a payload cut to %d of %d bytes decoded", i, n, len(p))
 			}
 		}
-		if _, err := decodePayload(p + "x"); err == nil {
+		if _, err := DecodePayload(p + "x"); err == nil {
 			t.Errorf("case %d: a payload with a byte after it decoded", i)
 		}
 	}
@@ -59,6 +59,6 @@ func TestPayloadRoundTrip(t *testing.T) {
 		if len(b) > 0 {
 			b[0] = payloadVersion
 		}
-		decodePayload(string(b)) // must not panic
+		DecodePayload(string(b)) // must not panic
 	}
 }

@@ -1,19 +1,38 @@
-package indexer
+// Package search is semcat's search engine: it answers a search request
+// over the index the indexer keeps (Index), with the query package's plan
+// for matches and scores, the caller's visibility and the request's
+// filters as postings bitmaps, and the page, sort keys and facets from
+// in-memory columns of the index's segments.
+package search
 
 import (
 	"context"
 
+	"github.com/blevesearch/bleve/v2"
 	bq "github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/semcat/semcat"
 	"github.com/semcat/semcat/catalogdb"
 )
 
-// Service is the search service over an Indexer. With Authorization on, it
+// Index is the index a search reads: the indexer's, which follows the
+// outbox (package indexer).
+type Index interface {
+	// Read calls fn with the current index, open until fn returns.
+	Read(fn func(bleve.Index) error) error
+	// Position is how far the index has applied the outbox.
+	Position() semcat.Position
+	// WaitFor blocks until the index covers pos.
+	WaitFor(ctx context.Context, pos semcat.Position) error
+	// Columns is the cache of the index's search columns.
+	Columns() *ColumnCache
+}
+
+// Service is the search service over an Index. With Authorization on, it
 // compiles the caller's visibility (from its grants and ownerships in the
 // metalake) into every query.
 type Service struct {
-	Indexer       *Indexer
+	Index         Index
 	Store         *catalogdb.Store
 	Authorization bool
 }
@@ -30,7 +49,7 @@ func (s *Service) Search(ctx context.Context, req semcat.SearchRequest) (*semcat
 		}
 		visible = Visibility(g)
 	}
-	res, err := s.Indexer.search(ctx, req, visible)
+	res, err := search(ctx, s.Index, req, visible)
 	if err != nil || res.Total > 0 {
 		return res, err
 	}
@@ -45,5 +64,5 @@ func (s *Service) Search(ctx context.Context, req semcat.SearchRequest) (*semcat
 
 // WaitFor blocks until the index covers pos.
 func (s *Service) WaitFor(ctx context.Context, pos semcat.Position) error {
-	return s.Indexer.WaitFor(ctx, pos)
+	return s.Index.WaitFor(ctx, pos)
 }

@@ -1,8 +1,6 @@
-package indexer
+package search
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -139,9 +137,11 @@ func buildSegColumns(seg segment.Segment) (*segColumns, error) {
 	return c, nil
 }
 
-// columnCache keeps the columns of the segments of the open index, keyed
+// ColumnCache keeps the columns of the segments of the open index, keyed
 // by the index and the segment's id (unique and immutable within an index).
-type columnCache struct {
+// The indexer, which opens indexes and swaps them, warms it (Warm,
+// WarmSnapshot) so that searches do not wait for columns.
+type ColumnCache struct {
 	mu   sync.Mutex
 	segs map[segKey]*cachedColumns
 	// searched is when a search last asked for columns (Unix ns), and
@@ -164,7 +164,7 @@ type cachedColumns struct {
 	err   error
 	built atomic.Bool // once has run: cols and err are set
 	// live is when a snapshot last held the segment (or when it was
-	// warmed, before any snapshot held it); guarded by columnCache.mu.
+	// warmed, before any snapshot held it); guarded by ColumnCache.mu.
 	live time.Time
 }
 
@@ -181,28 +181,28 @@ func (e *cachedColumns) build(seg segment.Segment) {
 // it into a snapshot.
 const keepUnseen = 10 * time.Second
 
-// searchedBy records a search of owner.
-func (cc *columnCache) searchedBy(owner index.Index) {
+// SearchedBy records a search of owner.
+func (cc *ColumnCache) SearchedBy(owner index.Index) {
 	cc.searched.Store(time.Now().UnixNano())
 	if s, ok := owner.(*scorch.Scorch); ok && cc.searchedIndex.Load() != s {
 		cc.searchedIndex.Store(s)
 	}
 }
 
-// recent reports whether a search asked for columns in the last minute.
-func (cc *columnCache) recent() bool {
+// Recent reports whether a search asked for columns in the last minute.
+func (cc *ColumnCache) Recent() bool {
 	return time.Since(time.Unix(0, cc.searched.Load())) <= time.Minute
 }
 
-// searching reports whether searches run and owner is the index they
+// Searching reports whether searches run and owner is the index they
 // search, or the one about to replace it.
-func (cc *columnCache) searching(owner *scorch.Scorch) bool {
-	return cc.recent() && (cc.searchedIndex.Load() == owner || cc.incoming.Load() == owner)
+func (cc *ColumnCache) Searching(owner *scorch.Scorch) bool {
+	return cc.Recent() && (cc.searchedIndex.Load() == owner || cc.incoming.Load() == owner)
 }
 
-// warm builds the columns of segment id of owner, which no snapshot may
+// Warm builds the columns of segment id of owner, which no snapshot may
 // hold yet.
-func (cc *columnCache) warm(owner index.Index, id uint64, seg segment.Segment) {
+func (cc *ColumnCache) Warm(owner index.Index, id uint64, seg segment.Segment) {
 	cc.mu.Lock()
 	e := cc.entry(segKey{owner: owner, id: id}, time.Now())
 	cc.mu.Unlock()
@@ -220,7 +220,7 @@ type snapshotColumns struct {
 
 // entry returns the cache entry of k, made if missing, and marks it held
 // at now; cc.mu is held.
-func (cc *columnCache) entry(k segKey, now time.Time) *cachedColumns {
+func (cc *ColumnCache) entry(k segKey, now time.Time) *cachedColumns {
 	if cc.segs == nil {
 		cc.segs = map[segKey]*cachedColumns{}
 	}
@@ -236,7 +236,7 @@ func (cc *columnCache) entry(k segKey, now time.Time) *cachedColumns {
 // forSnapshot returns the columns of every segment of snap, building those
 // not yet cached, and forgets segments no snapshot has held for keepUnseen
 // (merged away, or of an index that was replaced).
-func (cc *columnCache) forSnapshot(owner index.Index, snap *scorch.IndexSnapshot) (*snapshotColumns, error) {
+func (cc *ColumnCache) forSnapshot(owner index.Index, snap *scorch.IndexSnapshot) (*snapshotColumns, error) {
 	segs := snap.Segments()
 	out := &snapshotColumns{segs: make([]*segColumns, len(segs))}
 	entries := make([]*cachedColumns, len(segs))
@@ -263,9 +263,9 @@ func (cc *columnCache) forSnapshot(owner index.Index, snap *scorch.IndexSnapshot
 	return out, nil
 }
 
-// openSnapshot opens a reader of the current snapshot of idx; the caller
+// OpenSnapshot opens a reader of the current snapshot of idx; the caller
 // closes it.
-func openSnapshot(idx bleve.Index) (index.Index, *scorch.IndexSnapshot, error) {
+func OpenSnapshot(idx bleve.Index) (index.Index, *scorch.IndexSnapshot, error) {
 	adv, err := idx.Advanced()
 	if err != nil {
 		return nil, nil, err
@@ -282,96 +282,27 @@ func openSnapshot(idx bleve.Index) (index.Index, *scorch.IndexSnapshot, error) {
 	return adv, snap, nil
 }
 
-// warmIndex builds the columns of every segment of the current snapshot of
-// idx.
-func (x *Indexer) warmIndex(idx bleve.Index) error {
-	adv, snap, err := openSnapshot(idx)
-	if err != nil {
-		return err
-	}
-	defer snap.Close()
-	_, err = x.columns.forSnapshot(adv, snap)
+// WarmSnapshot builds the columns of every segment of snap, a snapshot of
+// owner.
+func (cc *ColumnCache) WarmSnapshot(owner index.Index, snap *scorch.IndexSnapshot) error {
+	_, err := cc.forSnapshot(owner, snap)
 	return err
 }
 
-// warmColumns builds the columns of new segments (written by the tail, or
-// by a merge the segment warmer missed) every interval while searches run.
-// It stops when ctx ends.
-func (x *Indexer) warmColumns(ctx context.Context, interval time.Duration) {
-	every(ctx, interval, func() bool {
-		if !x.columns.recent() {
-			return true // nobody searches: spend nothing
-		}
-		if err := x.h.read(x.warmIndex); err != nil && ctx.Err() == nil {
-			x.logger.Warn("indexer: building search columns", "err", err)
-		}
-		return true
-	})
+// SetIncoming names a rebuilt index about to replace the searched one (nil:
+// none), so that its segments are warmed too.
+func (cc *ColumnCache) SetIncoming(s *scorch.Scorch) { cc.incoming.Store(s) }
+
+// Swapped records that next replaced prev: if searches searched prev, they
+// now search next.
+func (cc *ColumnCache) Swapped(prev, next *scorch.Scorch) {
+	cc.searchedIndex.CompareAndSwap(prev, next)
 }
 
-// every calls fn every interval until ctx ends or fn returns false.
-func every(ctx context.Context, interval time.Duration, fn func() bool) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		if !fn() {
-			return
-		}
-	}
-}
-
-// prepareSwap builds, while searches run, the columns of a rebuilt index
-// about to replace the searched one, so that its first searches do not
-// build them all (several seconds at 1M entities). Its merges are warmed
-// from now on; commitSwap hands searches' warming over to it.
-func (x *Indexer) prepareSwap(idx bleve.Index) {
-	if !x.columns.recent() {
-		return
-	}
-	s, err := scorchOf(idx)
-	if err == nil {
-		x.columns.incoming.Store(s)
-		// Twice: the second pass builds any segment a merge wrote while
-		// the first ran but opened before the index was incoming.
-		for range 2 {
-			if err = x.warmIndex(idx); err != nil {
-				break
-			}
-		}
-	}
-	if err != nil {
-		x.logger.Warn("indexer: building search columns of the rebuilt index", "err", err)
-	}
-}
-
-// commitSwap records that idx replaced old: if searches were warming old,
-// they now warm idx.
-func (x *Indexer) commitSwap(old, idx bleve.Index) {
-	defer x.columns.incoming.Store(nil)
-	prev, err1 := scorchOf(old)
-	next, err2 := scorchOf(idx)
-	if err1 == nil && err2 == nil {
-		x.columns.searchedIndex.CompareAndSwap(prev, next)
-	}
-}
-
-// scorchOf returns the Scorch index under idx.
-func scorchOf(idx bleve.Index) (*scorch.Scorch, error) {
-	if idx == nil {
-		return nil, errors.New("no index")
-	}
-	adv, err := idx.Advanced()
-	if err != nil {
-		return nil, err
-	}
-	s, ok := adv.(*scorch.Scorch)
-	if !ok {
-		return nil, fmt.Errorf("index %T is not a scorch index", adv)
-	}
-	return s, nil
+// Built reports whether the columns of segment id of owner are built.
+func (cc *ColumnCache) Built(owner index.Index, id uint64) bool {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	e := cc.segs[segKey{owner: owner, id: id}]
+	return e != nil && e.built.Load()
 }

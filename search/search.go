@@ -1,4 +1,4 @@
-package indexer
+package search
 
 import (
 	"context"
@@ -56,9 +56,9 @@ func filterTerm(field, value string) bq.Query {
 	return t
 }
 
-// Search runs a search over the index. The position of the answer is the
+// search runs a search over the index. The position of the answer is the
 // index's position when the search started.
-func (x *Indexer) search(ctx context.Context, req semcat.SearchRequest, visible bq.Query) (*semcat.SearchResult, error) {
+func search(ctx context.Context, x Index, req semcat.SearchRequest, visible bq.Query) (*semcat.SearchResult, error) {
 	parsed, err := q.Parse(req.Query)
 	if err != nil {
 		return nil, semcat.Errorf(semcat.EINVALID, "query: %s", strings.TrimPrefix(err.Error(), "query: "))
@@ -129,9 +129,9 @@ func (x *Indexer) search(ctx context.Context, req semcat.SearchRequest, visible 
 	position := x.Position()
 	var res *collected
 	var fieldAnalyzer func(string) []string
-	err = x.h.read(func(idx bleve.Index) error {
+	err = x.Read(func(idx bleve.Index) error {
 		var err error
-		res, err = x.collect(ctx, idx, creq)
+		res, err = collect(ctx, x.Columns(), idx, creq)
 		if err != nil {
 			return err
 		}
@@ -145,7 +145,7 @@ func (x *Indexer) search(ctx context.Context, req semcat.SearchRequest, visible 
 	leaves := res.leaves
 	out := &semcat.SearchResult{Total: res.total, Position: position, Results: make([]semcat.SearchHit, 0, len(res.hits))}
 	for _, h := range res.hits {
-		st, err := decodePayload(h.stored)
+		st, err := DecodePayload(h.stored)
 		if err != nil {
 			return nil, fmt.Errorf("search: document %s: %w", h.id, err)
 		}
@@ -219,7 +219,7 @@ func tokensOf(a analysis.Analyzer) func(string) []string {
 // over the entity's stored metadata. It needs no term locations, so neither
 // the index nor the search carries them; a leaf the hit does not contain
 // adds nothing.
-func matches(leaves []q.Leaf, st *stored, fields func(string) []string) []semcat.Match {
+func matches(leaves []q.Leaf, st *Payload, fields func(string) []string) []semcat.Match {
 	text := memoized(textTokens)
 	// Values are not analyzed: ValueHas and ExactHas ask of a value, in
 	// one pass, what its terms would answer. Schema entries are analyzed,

@@ -1,4 +1,4 @@
-package indexer
+package search
 
 import (
 	"encoding/binary"
@@ -8,7 +8,7 @@ import (
 	"github.com/semcat/semcat"
 )
 
-// The stored payload of a document (fieldStored) is what a search returns
+// The stored payload of a document (query.FieldStored) is what a search returns
 // for a hit: its entity, metadata and schema entries. It is written in a
 // compact binary form rather than JSON: a search decodes a page of them
 // (a table's metadata holds its whole column list), and decoding JSON was
@@ -24,7 +24,19 @@ const payloadVersion = 2
 
 var errPayload = errors.New("malformed stored payload")
 
-func encodePayload(st *stored) []byte {
+// Payload is what the index stores with each document (query.FieldStored)
+// and a search returns for a hit.
+type Payload struct {
+	Entity   semcat.SearchEntity `json:"entity"`
+	Metadata semcat.Metadata     `json:"metadata"`
+	Fields   []string            `json:"fields,omitempty"` // schema field entries, to report which matched
+	// Comments are the columns' (a model's datasets' and fields') texts
+	// that are not empty, to report which matched.
+	Comments []semcat.ColumnText `json:"comments,omitempty"`
+}
+
+// EncodePayload encodes a payload.
+func EncodePayload(st *Payload) []byte {
 	b := []byte{payloadVersion}
 	b = appendString(b, st.Entity.Type)
 	b = appendStrings(b, st.Entity.Namespace)
@@ -68,13 +80,13 @@ func appendStrings(b []byte, ss []string) []byte {
 	return b
 }
 
-// decodePayload decodes a payload. Its strings share p's memory.
-func decodePayload(p string) (*stored, error) {
+// DecodePayload decodes a payload. Its strings share p's memory.
+func DecodePayload(p string) (*Payload, error) {
 	if len(p) == 0 || p[0] != payloadVersion {
 		return nil, errPayload
 	}
 	d := payloadDecoder{p: p[1:]}
-	st := &stored{}
+	st := &Payload{}
 	st.Entity.Type = d.string()
 	st.Entity.Namespace = d.strings()
 	st.Entity.Name = d.string()
