@@ -19,7 +19,7 @@ import (
 // express: the fields of a property map (u.<key>, s.<key>, …), which Bleve
 // maps dynamically, are indexed without term vectors. Bleve's dynamic text
 // fields always keep them, and nothing reads them: search explains hits
-// from stored metadata (query.Leaves), and every location was one more
+// from stored metadata (query.Evaluation.Leaves), and every location was one more
 // thing to build, merge and map for each of those fields' terms.
 type mapper struct {
 	// fields maps a document key to the fields it is indexed as (a field

@@ -92,6 +92,16 @@ func (p *Plan) Leaves() []Leaf {
 	return s.list
 }
 
+// Scored reports whether any hit has a score (else every hit scores 0).
+func (e *Evaluation) Scored() bool {
+	for _, s := range e.Segments {
+		if s.Scores != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // Release returns the evaluation's score arrays for reuse.
 func (e *Evaluation) Release() {
 	for i := range e.Segments {

@@ -26,7 +26,7 @@ func NewMapping() mapping.IndexMapping {
 		return f
 	}
 	// No term vectors: search explains hits from their stored metadata
-	// (query.Leaves), and vectors made every segment larger to build, merge
+	// (query.Evaluation.Leaves), and vectors made every segment larger to build, merge
 	// and read.
 	textField := func(analyzer string) *mapping.FieldMapping {
 		f := bleve.NewTextFieldMapping()

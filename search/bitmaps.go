@@ -301,6 +301,22 @@ type scoreCursor struct {
 // cursor if one is set. It keeps the n best in a heap whose root is the
 // worst kept, so that most hits cost one comparison of scores.
 func topByScore(cols *snapshotColumns, ev *q.Evaluation, n int, after *scoreCursor) []pick {
+	if !ev.Scored() {
+		// Every hit scores 0 (`*` and filters): the order is the sort
+		// key's, which the columns hold sorted.
+		var bound *string
+		switch {
+		case after != nil && after.score < 0:
+			return nil
+		case after != nil && after.score == 0:
+			bound = &after.key
+		}
+		classes := make([]*roaring.Bitmap, len(ev.Segments))
+		for i, sr := range ev.Segments {
+			classes[i] = sr.Hits
+		}
+		return topByKey(cols, classes, n, false, bound)
+	}
 	h := &pickHeap{cmp: betterByScore}
 	buf := make([]uint32, 256)
 	for seg, sr := range ev.Segments {
