@@ -151,12 +151,31 @@ func (p *Plan) Eval(snap *scorch.IndexSnapshot, opts EvalOptions) (*Evaluation, 
 		if err := r.read(readers, lv); err != nil {
 			return nil, err
 		}
-		if r.df == 0 && len(t.Typos) > 0 {
-			r = &termRun{term: t, groups: t.Typos}
-			if err := r.read(readers, lv); err != nil {
-				return nil, err
+		if len(t.Typos) == 0 || r.df > maxMisspelledDF {
+			return r, nil
+		}
+		var typoLeaves *leafSet
+		if collect {
+			typoLeaves = &leafSet{seen: map[Leaf]bool{}}
+		}
+		typos := &termRun{term: t, groups: t.Typos}
+		if err := typos.read(readers, typoLeaves); err != nil {
+			return nil, err
+		}
+		// A word the index does not hold is looked for by its typos; so
+		// is one it holds only as a rare misspelling of a common word.
+		if r.df > 0 && typos.df < max(minCorrectedDF, misspelledRatio*r.df) {
+			return r, nil
+		}
+		if typoLeaves != nil {
+			for _, l := range typoLeaves.list {
+				lv.add(l.Field, l.Text, l.Prefix)
 			}
 		}
+		if r.df == 0 {
+			return typos, nil
+		}
+		r.merge(typos)
 		return r, nil
 	}
 	var required, optional, excluded []*termRun
@@ -235,6 +254,50 @@ func (p *Plan) Eval(snap *scorch.IndexSnapshot, opts EvalOptions) (*Evaluation, 
 		out.Segments[i].Scores = scores
 	}
 	return out, nil
+}
+
+// Misspellings: a word of the index that matches at most maxMisspelledDF
+// documents is taken for a misspelling, and looked for by its typos too,
+// when they match at least misspelledRatio times as many and at least
+// minCorrectedDF ("subscripton", in ten column names of a catalog that
+// says "subscription" in hundreds of documents).
+const (
+	maxMisspelledDF = 20
+	misspelledRatio = 10
+	minCorrectedDF  = 10
+)
+
+// merge adds other's groups, of the same term, to r's, keeping them in
+// the order of weight that score relies on.
+func (r *termRun) merge(other *termRun) {
+	groups := append(slices.Clip(r.groups), other.groups...)
+	order := make([]int, len(groups))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		if less(groups[a], groups[b]) {
+			return -1
+		}
+		if less(groups[b], groups[a]) {
+			return 1
+		}
+		return 0
+	})
+	r.groups = make([]Group, len(groups))
+	for k, i := range order {
+		r.groups[k] = groups[i]
+	}
+	r.df = 0
+	for s := range r.bms {
+		all := append(slices.Clip(r.bms[s]), other.bms[s]...)
+		r.bms[s] = make([]*roaring.Bitmap, len(all))
+		for k, i := range order {
+			r.bms[s][k] = all[i]
+		}
+		r.hits[s].Or(other.hits[s])
+		r.df += r.hits[s].GetCardinality()
+	}
 }
 
 // read finds the term's documents in every segment.

@@ -28,8 +28,9 @@ type Plan struct {
 type Term struct {
 	Text   string  // the term as the query wrote it
 	Groups []Group // the ways it matches, best weight first
-	// Typos are the ways it matches within one or two edits, tried only
-	// when none of Groups finds the term in the index (SPEC §5.2).
+	// Typos are the ways it matches within one or two edits, tried when
+	// none of Groups finds the term in the index (SPEC §5.2), or finds it
+	// only as a rare misspelling (eval.go).
 	Typos []Group
 	// Scale multiplies the term's score: 1, or kPart for a part of an
 	// identifier word (identifierParts).

@@ -626,3 +626,21 @@ func TestWordForms(t *testing.T) {
 		t.Errorf("dim_crm: %v, want dim_crm_account first (the name starts with it), then dim_crmx (shares its parts)", hits)
 	}
 }
+
+// TestMisspellingInTheIndex: a word the index holds only as a rare
+// misspelling of a common word is looked for by its typos too; one it
+// holds as often as its neighbours is not.
+func TestMisspellingInTheIndex(t *testing.T) {
+	docs := []ranked{{id: "misspelled", name: "t", columns: []string{"dim_subscripton_id"}}}
+	for i := range 12 {
+		docs = append(docs, ranked{id: fmt.Sprintf("s%02d", i), name: fmt.Sprintf("subscription_%d", i)})
+	}
+	docs = append(docs, ranked{id: "cables", name: "cables"}, ranked{id: "tables", name: "tables"})
+	idx := mustOpenRanked(t, docs)
+	if hits := find(t, idx, "subscripton", Options{}); len(hits) != 13 {
+		t.Errorf("subscripton found %v, want the misspelled column and the 12 subscription tables", hits)
+	}
+	if got := sorted(find(t, idx, "cables", Options{})); !slices.Equal(got, []string{"cables"}) {
+		t.Errorf("cables found %v, want only cables (tables is no more common)", got)
+	}
+}
