@@ -276,6 +276,9 @@ func NewPlan(q Q, opts Options) (*Plan, error) {
 		}
 	}
 	p.Optional = append(p.Optional, c.identifierParts(append(slices.Clip(p.Required), p.Optional...))...)
+	for _, t := range p.Excluded {
+		t.Typos = nil // -word excludes the word, not its neighbours
+	}
 	return p, nil
 }
 
