@@ -42,6 +42,11 @@ type EvalOptions struct {
 	// Unscored skips the scores: the caller sorts by something else and
 	// needs none.
 	Unscored bool
+	// Need, when above 0, is how many of the best hits the caller will
+	// read (offset + limit, for a relevance page without a cursor): a
+	// one-term query then scores only the hits that can be among them
+	// (SegmentResult.Candidates).
+	Need int
 }
 
 // Evaluation is a plan's answer over one snapshot.
@@ -59,6 +64,9 @@ type SegmentResult struct {
 	// Scores holds the score of each hit, by local document number; nil
 	// when nothing is scored (no terms, or Unscored).
 	Scores []float32
+	// Candidates, when set, are the hits that were scored (EvalOptions
+	// Need): the best hits are among them.
+	Candidates *roaring.Bitmap
 }
 
 // Leaf is a term of the index that a matching document can contain: a
@@ -131,6 +139,8 @@ type termRun struct {
 	bms    [][]*roaring.Bitmap // segment → group → documents (nil: none)
 	hits   []*roaring.Bitmap   // segment → live documents matching any group
 	df     uint64
+	// segSize holds each segment's number of documents.
+	segSize []uint64
 }
 
 // Eval runs the plan over snap.
@@ -240,20 +250,150 @@ func (p *Plan) Eval(snap *scorch.IndexSnapshot, opts EvalOptions) (*Evaluation, 
 		}
 		out.Segments[i].Hits = hits
 		out.Total += hits.GetCardinality()
-		if opts.Unscored || len(scoring) == 0 || hits.IsEmpty() {
+	}
+	if opts.Unscored || len(scoring) == 0 {
+		return out, nil
+	}
+	nameParts := func(i int) []uint8 {
+		if opts.NameParts == nil {
+			return nil
+		}
+		return opts.NameParts(i)
+	}
+	if len(scoring) == 1 && opts.Need > 0 {
+		scoring[0].scoreTiers(out, idfs[0], nameParts, opts.Need)
+		return out, nil
+	}
+	for i, rd := range readers {
+		hits := out.Segments[i].Hits
+		if hits.IsEmpty() {
 			continue
 		}
-		var parts []uint8
-		if opts.NameParts != nil {
-			parts = opts.NameParts(i)
-		}
 		scores := scoreArray(int(rd.seg.Count()))
+		parts := nameParts(i)
 		for ti, r := range scoring {
 			r.score(i, hits, idfs[ti], parts, scores)
 		}
 		out.Segments[i].Scores = scores
 	}
 	return out, nil
+}
+
+// scoreTiers scores the hits of a one-term query only as far as its best
+// need results require. The hits whose best way of matching is group k
+// (tier k) score at most bound(k); tiers are scored best first until the
+// need-th best score so far beats every later tier's bound. A word that
+// matches 100,000 documents mostly in values then costs a pass over the
+// few that matched it in a name. Candidates holds the hits scored; the
+// others cannot reach the page.
+func (r *termRun) scoreTiers(out *Evaluation, idf float64, nameParts func(int) []uint8, need int) {
+	bounds := r.bounds(idf)
+	covered := make([]*roaring.Bitmap, len(out.Segments)) // hits in the tiers so far
+	best := NewTopScores(need)
+	for k := range r.groups {
+		if k > 0 && best.full() && float64(best.Min()) > bounds[k] {
+			break
+		}
+		for i := range out.Segments {
+			sr := &out.Segments[i]
+			bm := r.bms[i][k]
+			if bm == nil || sr.Hits.IsEmpty() {
+				continue
+			}
+			tier := roaring.And(bm, sr.Hits)
+			if covered[i] == nil {
+				covered[i] = roaring.New()
+			} else {
+				tier.AndNot(covered[i])
+			}
+			if tier.IsEmpty() {
+				continue
+			}
+			covered[i].Or(tier)
+			if sr.Scores == nil {
+				sr.Scores = scoreArray(int(r.segSize[i]))
+			}
+			r.score(i, tier, idf, nameParts(i), sr.Scores)
+			tier.Iterate(func(d uint32) bool {
+				best.Add(sr.Scores[d])
+				return true
+			})
+		}
+	}
+	for i := range out.Segments {
+		if covered[i] == nil {
+			covered[i] = roaring.New()
+		}
+		out.Segments[i].Candidates = covered[i]
+	}
+}
+
+// TopScores keeps the n highest scores it is given, unordered, and the
+// place of the lowest.
+type TopScores struct {
+	n      int
+	scores []float32
+	lo     int
+}
+
+// NewTopScores returns a TopScores of the n highest.
+func NewTopScores(n int) *TopScores { return &TopScores{n: n} }
+
+func (t *TopScores) full() bool { return len(t.scores) >= t.n }
+
+// Len is how many scores it holds (at most n).
+func (t *TopScores) Len() int { return len(t.scores) }
+
+// Min is the lowest score it holds.
+func (t *TopScores) Min() float32 { return t.scores[t.lo] }
+
+// Add offers a score.
+func (t *TopScores) Add(s float32) {
+	switch {
+	case !t.full():
+		t.scores = append(t.scores, s)
+		if s < t.scores[t.lo] {
+			t.lo = len(t.scores) - 1
+		}
+		return
+	case s <= t.scores[t.lo]:
+		return
+	}
+	t.scores[t.lo] = s
+	for j, v := range t.scores {
+		if v < t.scores[t.lo] {
+			t.lo = j
+		}
+	}
+}
+
+// bounds returns, for each group k, the highest score a hit whose best
+// way of matching is group k can have: its weight, and the also share of
+// every group after it, all at the highest name norm.
+func (r *termRun) bounds(idf float64) []float64 {
+	out := make([]float64, len(r.groups))
+	for k := range r.groups {
+		var rest float64
+		for _, g := range r.groups[k:] {
+			rest += g.Weight * maxNorm(g)
+		}
+		g := r.groups[k]
+		out[k] = idf * ((1-alsoShare)*g.Weight*maxNorm(g) + alsoShare*rest) * (1 + 1e-6)
+	}
+	// A later tier may hold a group of higher weight than an earlier
+	// one's only if the groups were not sorted; keep the bounds falling.
+	for k := len(out) - 2; k >= 0; k-- {
+		out[k] = max(out[k], out[k+1])
+	}
+	return out
+}
+
+// maxNorm is the most nameNorm can scale a group's weight by.
+func maxNorm(g Group) float64 {
+	if g.Where == InName && g.Weight != wWholeName {
+		return maxNameNorm
+	}
+	return 1
 }
 
 // Misspellings: a word of the index that matches at most maxMisspelledDF
@@ -304,7 +444,9 @@ func (r *termRun) merge(other *termRun) {
 func (r *termRun) read(readers []*segReader, leaves *leafSet) error {
 	r.bms = make([][]*roaring.Bitmap, len(readers))
 	r.hits = make([]*roaring.Bitmap, len(readers))
+	r.segSize = make([]uint64, len(readers))
 	for i, rd := range readers {
+		r.segSize[i] = rd.seg.Count()
 		r.bms[i] = make([]*roaring.Bitmap, len(r.groups))
 		hits := roaring.New()
 		for gi, g := range r.groups {
@@ -348,18 +490,21 @@ func (r *termRun) score(i int, hits *roaring.Bitmap, idf float64, parts []uint8,
 		} else {
 			seen = matched.Clone()
 		}
-		add := func(b *roaring.Bitmap, share float64) {
-			v := w * share
+		// A document's best group adds its (1 - alsoShare) share, then
+		// every group it matched its alsoShare, in group order: the same
+		// additions whichever documents are scored together, so that
+		// scoreTiers agrees to the bit.
+		add := func(b *roaring.Bitmap, shares ...float64) {
 			it := b.ManyIterator()
 			for n := it.NextMany(buf); n > 0; n = it.NextMany(buf) {
-				if normed {
-					for _, d := range buf[:n] {
-						scores[d] += float32(v * nameNorms[parts[d]])
-					}
-					continue
-				}
 				for _, d := range buf[:n] {
-					scores[d] += float32(v)
+					norm := 1.0
+					if normed {
+						norm = nameNorms[parts[d]]
+					}
+					for _, share := range shares {
+						scores[d] += float32(w * share * norm)
+					}
 				}
 			}
 		}
@@ -367,7 +512,7 @@ func (r *termRun) score(i int, hits *roaring.Bitmap, idf float64, parts []uint8,
 		case best == matched:
 			// The first group: its best and its matches are the same
 			// documents, in one pass.
-			add(matched, 1)
+			add(matched, 1-alsoShare, alsoShare)
 		case best.IsEmpty():
 			add(matched, alsoShare)
 		default:

@@ -527,7 +527,11 @@ func (c *planner) word(g *groups, q *Word) {
 			g.add(InDescription, Exact, wDescription, Clause{Field: FieldDescription, Term: tw})
 			g.add(InColumns, Exact, wColumn, Clause{Field: FieldColumns, Term: tw})
 		}
-		g.add(InColumns, Exact, wColumnName, term(FieldSchemaFields, t))
+		// A column named the word has it in FieldColumns too, unless the
+		// word is a path (a.b), a typed entry or punctuated.
+		if tw != t || strings.ContainsAny(t, ".:") {
+			g.add(InColumns, Exact, wColumnName, term(FieldSchemaFields, t))
+		}
 		if !q.Prefix && !identifier && len(segs) == 1 {
 			if f, ok := form(FieldName, segs[0]); ok {
 				g.add(InName, Form, wName*kForm, f)
@@ -540,9 +544,8 @@ func (c *planner) word(g *groups, q *Word) {
 			}
 		}
 	}
-	for _, f := range c.fields(FieldUserExact, FieldSystemExact) {
-		g.add(InOther, Exact, wOther, term(f, t))
-	}
+	// A value equal to the word has it as a token: the whole-value fields
+	// would find nothing more for a word, which holds no space.
 	for _, f := range c.fields(FieldUserValues, FieldSystemValues) {
 		g.add(InOther, Exact, wOther, term(f, t))
 	}

@@ -53,6 +53,15 @@ func (e entity) doc() map[string]any {
 	if len(e.fields) > 0 {
 		d[FieldSchemaFields] = e.fields
 		d[FieldHas] = []string{"schema"}
+		var names []string
+		for _, f := range e.fields {
+			names = append(names, analyzers.SchemaFieldName(f))
+		}
+		d[FieldColumns] = names // as the indexer's documents hold them
+	}
+	d[FieldName] = e.name
+	if c, ok := system["comment"]; ok {
+		d[FieldDescription] = c
 	}
 	return d
 }
@@ -126,6 +135,13 @@ func find(tb testing.TB, idx bleve.Index, in string, opts Options) []hit {
 // findFiltered is find with the hits restricted to the ids keep accepts.
 func findFiltered(tb testing.TB, idx bleve.Index, in string, opts Options, keep func(id string) bool) []hit {
 	tb.Helper()
+	return findTop(tb, idx, in, opts, keep, 0)
+}
+
+// findTop is findFiltered for the best need hits (EvalOptions.Need; 0 for
+// every hit).
+func findTop(tb testing.TB, idx bleve.Index, in string, opts Options, keep func(id string) bool, need int) []hit {
+	tb.Helper()
 	q, err := Parse(in)
 	if err != nil {
 		tb.Fatalf("Parse(%q): %v", in, err)
@@ -173,6 +189,7 @@ func findFiltered(tb testing.TB, idx bleve.Index, in string, opts Options, keep 
 			return out, nil
 		}
 	}
+	eo.Need = need
 	ev, err := p.Eval(snap, eo)
 	if err != nil {
 		tb.Fatalf("Eval(%s): %v", q, err)
@@ -180,7 +197,11 @@ func findFiltered(tb testing.TB, idx bleve.Index, in string, opts Options, keep 
 	defer ev.Release()
 	var hits []hit
 	for i, sr := range ev.Segments {
-		it := sr.Hits.Iterator()
+		from := sr.Hits
+		if sr.Candidates != nil {
+			from = sr.Candidates
+		}
+		it := from.Iterator()
 		for it.HasNext() {
 			n := it.Next()
 			id, err := segs[i].DocID(uint64(n))
@@ -194,7 +215,7 @@ func findFiltered(tb testing.TB, idx bleve.Index, in string, opts Options, keep 
 			hits = append(hits, h)
 		}
 	}
-	if int(ev.Total) != len(hits) {
+	if need == 0 && int(ev.Total) != len(hits) {
 		tb.Errorf("%q: total %d, %d hits", in, ev.Total, len(hits))
 	}
 	slices.SortFunc(hits, func(a, b hit) int {
@@ -642,5 +663,40 @@ func TestMisspellingInTheIndex(t *testing.T) {
 	}
 	if got := sorted(find(t, idx, "cables", Options{})); !slices.Equal(got, []string{"cables"}) {
 		t.Errorf("cables found %v, want only cables (tables is no more common)", got)
+	}
+}
+
+// TestScoreTiers: a one-term query scored only as far as its best need
+// hits require ranks them as scoring every hit does.
+func TestScoreTiers(t *testing.T) {
+	var docs []ranked
+	words := []string{"subscription", "customer", "churn", "opportunity"}
+	for i := range 60 {
+		w := words[i%len(words)]
+		d := ranked{id: fmt.Sprintf("d%02d", i), name: fmt.Sprintf("t%d", i)}
+		switch i % 5 {
+		case 0:
+			d.name = w + "_" + strings.Repeat("x_", i%4) + "t"
+		case 1:
+			d.description = "about the " + w
+		case 2:
+			d.columns = []string{w + "_id"}
+		case 3:
+			d.tags = []string{w}
+		case 4:
+			d.comments = []string{"the " + w + " of each row", "and " + words[(i+1)%len(words)]}
+		}
+		docs = append(docs, d)
+	}
+	idx := mustOpenRanked(t, docs)
+	for _, w := range append(words, "subscriptions", "opportunty") {
+		all := find(t, idx, w, Options{})
+		for _, n := range []int{1, 2, 3, 5, 10, len(all) + 1} {
+			top := findTop(t, idx, w, Options{}, nil, n)
+			want := all[:min(n, len(all))]
+			if len(top) < len(want) || !slices.Equal(top[:len(want)], want) {
+				t.Errorf("%q, best %d: %v, want %v", w, n, top, want)
+			}
+		}
 	}
 }

@@ -317,35 +317,92 @@ func topByScore(cols *snapshotColumns, ev *q.Evaluation, n int, after *scoreCurs
 		}
 		return topByKey(cols, classes, n, false, bound)
 	}
-	h := &pickHeap{cmp: betterByScore}
+	var picks []pick
+	below := float32(math.Inf(1)) // the scores to take are below this
+	if after != nil {
+		// The rest of the cursor's own score class first, in key order.
+		picks = withScore(topByKey(cols, scoreClass(ev, after.score), n, false, &after.key), after.score)
+		if len(picks) == n {
+			return picks
+		}
+		below = after.score
+	}
+	return append(picks, topBelow(cols, ev, n-len(picks), below)...)
+}
+
+// candidates returns the hits of a segment that can be on the page.
+func candidates(sr q.SegmentResult) *roaring.Bitmap {
+	if sr.Candidates != nil {
+		return sr.Candidates
+	}
+	return sr.Hits
+}
+
+// eachScored calls fn with every candidate of ev and its score.
+func eachScored(ev *q.Evaluation, fn func(seg int, local uint32, score float32)) {
 	buf := make([]uint32, 256)
 	for seg, sr := range ev.Segments {
-		if sr.Hits.IsEmpty() {
+		if sr.Scores == nil {
 			continue
 		}
-		c := cols.segs[seg]
-		it := sr.Hits.ManyIterator()
+		it := candidates(sr).ManyIterator()
 		for k := it.NextMany(buf); k > 0; k = it.NextMany(buf) {
 			for _, local := range buf[:k] {
-				var score float32
-				if sr.Scores != nil {
-					score = sr.Scores[local]
-				}
-				if after != nil && score > after.score {
-					continue
-				}
-				if len(h.picks) == n && score < h.picks[0].score {
-					continue
-				}
-				key := c.sortKey(uint64(local))
-				if after != nil && score == after.score && key <= after.key {
-					continue
-				}
-				h.offer(pick{seg: seg, local: local, key: key, score: score}, n)
+				fn(seg, local, sr.Scores[local])
 			}
 		}
 	}
-	return h.sorted()
+}
+
+// scoreClass returns, per segment, the candidates that scored score.
+func scoreClass(ev *q.Evaluation, score float32) []*roaring.Bitmap {
+	out := make([]*roaring.Bitmap, len(ev.Segments))
+	eachScored(ev, func(seg int, local uint32, s float32) {
+		if s == score {
+			if out[seg] == nil {
+				out[seg] = roaring.New()
+			}
+			out[seg].Add(local)
+		}
+	})
+	return out
+}
+
+func withScore(picks []pick, score float32) []pick {
+	for i := range picks {
+		picks[i].score = score
+	}
+	return picks
+}
+
+// topBelow returns the first n candidates scoring below bound, by score,
+// then sort key. It finds the n-th best score first (one pass comparing
+// scores), takes the few that score above it with their keys, and the
+// rest from its class in key order (topByKey), so that a page of hits
+// that tie, as a tag's all do, costs no key comparison per hit.
+func topBelow(cols *snapshotColumns, ev *q.Evaluation, n int, bound float32) []pick {
+	if n <= 0 {
+		return nil
+	}
+	best := q.NewTopScores(n)
+	eachScored(ev, func(_ int, _ uint32, s float32) {
+		if s < bound {
+			best.Add(s)
+		}
+	})
+	if best.Len() == 0 {
+		return nil
+	}
+	last := best.Min() // the n-th best score, or the lowest of fewer
+	var above []pick
+	eachScored(ev, func(seg int, local uint32, s float32) {
+		if s > last && s < bound {
+			above = append(above, pick{seg: seg, local: local, key: cols.segs[seg].sortKey(uint64(local)), score: s})
+		}
+	})
+	slices.SortFunc(above, betterByScore)
+	ties := withScore(topByKey(cols, scoreClass(ev, last), n-len(above), false, nil), last)
+	return append(above, ties...)
 }
 
 // topByCreated returns the first n hits by creation time (newest first

@@ -110,6 +110,7 @@ func collect(ctx context.Context, cache *ColumnCache, idx bleve.Index, req colle
 		},
 		NameParts: func(i int) []uint8 { return cols.segs[i].nameParts },
 		Unscored:  req.sort != "relevance" && req.limit == 0,
+		Need:      need(req),
 	})
 	if err != nil {
 		return nil, err
@@ -157,6 +158,15 @@ func collect(ctx context.Context, cache *ColumnCache, idx bleve.Index, req colle
 		out.hits = append(out.hits, h)
 	}
 	return out, nil
+}
+
+// need is how many of the best hits a relevance page without a cursor
+// reads, or 0 for a page that needs every hit scored.
+func need(req collectRequest) int {
+	if req.sort != "relevance" || req.after != nil {
+		return 0
+	}
+	return req.offset + req.limit
 }
 
 // pagePicks returns the page: the hits after req.after (or from
