@@ -56,6 +56,9 @@ type Evaluation struct {
 	// Leaves are the terms the plan's positive terms found, for
 	// explaining hits (Leaf).
 	Leaves []Leaf
+
+	constant   float32 // every hit's score, when isConstant
+	isConstant bool
 }
 
 // SegmentResult is one segment's hits and their scores.
@@ -100,8 +103,27 @@ func (p *Plan) Leaves() []Leaf {
 	return s.list
 }
 
+// Constant reports whether every hit scores the same, and what: a
+// one-term query with one way of matching outside names (a tag, a schema
+// field, schema:*), whose page is then the hits in key order.
+func (e *Evaluation) Constant() (float32, bool) { return e.constant, e.isConstant }
+
+// Score is the score of document local of segment seg, a hit.
+func (e *Evaluation) Score(seg int, local uint32) float32 {
+	if e.isConstant {
+		return e.constant
+	}
+	if s := e.Segments[seg].Scores; s != nil {
+		return s[local]
+	}
+	return 0
+}
+
 // Scored reports whether any hit has a score (else every hit scores 0).
 func (e *Evaluation) Scored() bool {
+	if e.isConstant {
+		return true
+	}
 	for _, s := range e.Segments {
 		if s.Scores != nil {
 			return true
@@ -260,6 +282,11 @@ func (p *Plan) Eval(snap *scorch.IndexSnapshot, opts EvalOptions) (*Evaluation, 
 		}
 		return opts.NameParts(i)
 	}
+	if c, ok := scoring[0].constant(idfs[0]); ok && len(scoring) == 1 {
+		// Every hit scores the same: no arrays to fill.
+		out.constant, out.isConstant = c, true
+		return out, nil
+	}
 	if len(scoring) == 1 && opts.Need > 0 {
 		scoring[0].scoreTiers(out, idfs[0], nameParts, opts.Need)
 		return out, nil
@@ -386,6 +413,22 @@ func (r *termRun) bounds(idf float64) []float64 {
 		out[k] = max(out[k], out[k+1])
 	}
 	return out
+}
+
+// constant returns the score every document matching the term has, when
+// it has one way of matching, outside names: the score score would add,
+// to the bit.
+func (r *termRun) constant(idf float64) (float32, bool) {
+	if len(r.groups) != 1 || r.groups[0].Where == InName {
+		return 0, false
+	}
+	w := r.groups[0].Weight * idf
+	norm := 1.0
+	var s float32
+	for _, share := range []float64{1 - alsoShare, alsoShare} {
+		s += float32(w * share * norm)
+	}
+	return s, true
 }
 
 // maxNorm is the most nameNorm can scale a group's weight by.

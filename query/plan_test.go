@@ -208,10 +208,7 @@ func findTop(tb testing.TB, idx bleve.Index, in string, opts Options, keep func(
 			if err != nil {
 				tb.Fatal(err)
 			}
-			h := hit{id: string(id)}
-			if sr.Scores != nil {
-				h.score = float64(sr.Scores[n])
-			}
+			h := hit{id: string(id), score: float64(ev.Score(i, n))}
 			hits = append(hits, h)
 		}
 	}
@@ -698,5 +695,23 @@ func TestScoreTiers(t *testing.T) {
 				t.Errorf("%q, best %d: %v, want %v", w, n, top, want)
 			}
 		}
+	}
+}
+
+// TestConstantScores: a term with one way of matching scores every hit the
+// same, as scoring each would.
+func TestConstantScores(t *testing.T) {
+	idx := mustOpenIndex(t, corpus)
+	for _, in := range []string{"tags:Tag1", "schema:*", "schema:EmpTel"} {
+		hits := find(t, idx, in, Options{})
+		if len(hits) == 0 || hits[0].score <= 0 || hits[len(hits)-1].score != hits[0].score {
+			t.Errorf("%q: %v, want hits that all score the same, above 0", in, hits)
+		}
+	}
+	// The same term among others is scored hit by hit, and agrees.
+	alone := find(t, idx, "tags:Tag1", Options{})
+	with := find(t, idx, "tags:Tag1 nosuchword", Options{})
+	if len(alone) != 1 || len(with) != 1 || alone[0] != with[0] {
+		t.Errorf("tags:Tag1 alone %v, beside a word that matches nothing %v: want the same score", alone, with)
 	}
 }

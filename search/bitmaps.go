@@ -301,21 +301,23 @@ type scoreCursor struct {
 // cursor if one is set. It keeps the n best in a heap whose root is the
 // worst kept, so that most hits cost one comparison of scores.
 func topByScore(cols *snapshotColumns, ev *q.Evaluation, n int, after *scoreCursor) []pick {
-	if !ev.Scored() {
-		// Every hit scores 0 (`*` and filters): the order is the sort
-		// key's, which the columns hold sorted.
+	c, constant := ev.Constant()
+	if constant || !ev.Scored() {
+		// Every hit scores c (one way of matching), or 0 (`*` under
+		// filters): the order is the sort key's, which the columns hold
+		// sorted.
 		var bound *string
 		switch {
-		case after != nil && after.score < 0:
+		case after != nil && after.score < c:
 			return nil
-		case after != nil && after.score == 0:
+		case after != nil && after.score == c:
 			bound = &after.key
 		}
 		classes := make([]*roaring.Bitmap, len(ev.Segments))
 		for i, sr := range ev.Segments {
 			classes[i] = sr.Hits
 		}
-		return topByKey(cols, classes, n, false, bound)
+		return withScore(topByKey(cols, classes, n, false, bound), c)
 	}
 	var picks []pick
 	below := float32(math.Inf(1)) // the scores to take are below this
@@ -432,9 +434,7 @@ func topByCreated(cols *snapshotColumns, ev *q.Evaluation, n int, desc bool, aft
 		for k := it.NextMany(buf); k > 0; k = it.NextMany(buf) {
 			for _, local := range buf[:k] {
 				p := pick{seg: seg, local: local, created: c.created[local], key: c.sortKey(uint64(local))}
-				if sr.Scores != nil {
-					p.score = sr.Scores[local]
-				}
+				p.score = ev.Score(seg, local)
 				if after != nil && cmpCreated(p, pick{created: after.created, key: after.key, seg: math.MaxInt}) <= 0 {
 					continue
 				}

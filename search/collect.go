@@ -214,9 +214,7 @@ func pagePicks(cols *snapshotColumns, ev *q.Evaluation, req collectRequest) ([]p
 		picks = topByKey(cols, classes, need, desc, bound)
 		for i := range picks {
 			p := &picks[i]
-			if s := ev.Segments[p.seg].Scores; s != nil {
-				p.score = s[p.local]
-			}
+			p.score = ev.Score(p.seg, p.local)
 		}
 	}
 	if req.after == nil {
