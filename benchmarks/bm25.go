@@ -169,7 +169,12 @@ func (b *BM25Baseline) Search(text string, limit int) ([]string, error) {
 		m.SetBoost(f.boost)
 		fields = append(fields, m)
 	}
-	req := bleve.NewSearchRequestOptions(bq.NewDisjunctionQuery(fields), limit, 0, false)
+	return b.top(bq.NewDisjunctionQuery(fields), limit)
+}
+
+// top returns the keys of the best limit documents for q, ties by key.
+func (b *BM25Baseline) top(q bq.Query, limit int) ([]string, error) {
+	req := bleve.NewSearchRequestOptions(q, limit, 0, false)
 	req.SortBy([]string{"-_score", "_id"})
 	res, err := b.idx.Search(req)
 	if err != nil {
@@ -215,17 +220,7 @@ func (b *BM25Baseline) poolSearch(text string, limit int) ([]string, error) {
 			qs = append(qs, p)
 		}
 	}
-	req := bleve.NewSearchRequestOptions(bq.NewDisjunctionQuery(qs), limit, 0, false)
-	req.SortBy([]string{"-_score", "_id"})
-	res, err := b.idx.Search(req)
-	if err != nil {
-		return nil, fmt.Errorf("pool search: %w", err)
-	}
-	out := make([]string, len(res.Hits))
-	for i, h := range res.Hits {
-		out[i] = h.ID
-	}
-	return out, nil
+	return b.top(bq.NewDisjunctionQuery(qs), limit)
 }
 
 // Close releases the index.

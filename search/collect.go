@@ -94,19 +94,7 @@ func collect(ctx context.Context, cache *ColumnCache, idx bleve.Index, req colle
 				return nil, nil
 			}
 			b := &segBitmaps{seg: segs[i].Segment(), size: segs[i].Segment().Count(), dicts: map[string]segment.TermDictionary{}}
-			var out *roaring.Bitmap
-			for _, f := range filters {
-				bm, err := b.filter(f)
-				if err != nil {
-					return nil, err
-				}
-				if out == nil {
-					out = bm
-				} else {
-					out.And(bm)
-				}
-			}
-			return out, nil
+			return b.filter(bq.NewConjunctionQuery(filters))
 		},
 		NameParts: func(i int) []uint8 { return cols.segs[i].nameParts },
 		Unscored:  req.sort != "relevance" && req.limit == 0,
