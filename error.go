@@ -1,6 +1,7 @@
 package semcat
 
 import (
+	"context"
 	"errors"
 	"fmt"
 )
@@ -18,6 +19,8 @@ const (
 	EUNSUPPORTED  = "unsupported"    // operation unsupported for the catalog type
 	ETOOLARGE     = "too_large"      // request body over the configured limit
 	ENOTCAUGHTUP  = "not_caught_up"  // search consistency wait timed out
+	EDEADLINE     = "deadline"       // the request's deadline passed before it finished
+	ECANCELED     = "canceled"       // the client went away before the answer
 	EINTERNAL     = "internal"       // storage failure or any other internal error
 )
 
@@ -59,7 +62,8 @@ func AlreadyExists(kind EntityKind, format string, args ...any) *Error {
 	return &Error{Code: EEXISTS, Entity: kind, Message: fmt.Sprintf(format, args...)}
 }
 
-// ErrorCode returns the code of err if it is (or wraps) an *Error, and
+// ErrorCode returns the code of err if it is (or wraps) an *Error;
+// EDEADLINE or ECANCELED for a context's deadline or cancellation, and
 // EINTERNAL otherwise; nil has no code.
 func ErrorCode(err error) string {
 	var e *Error
@@ -67,6 +71,10 @@ func ErrorCode(err error) string {
 		return ""
 	} else if errors.As(err, &e) {
 		return e.Code
+	} else if errors.Is(err, context.DeadlineExceeded) {
+		return EDEADLINE
+	} else if errors.Is(err, context.Canceled) {
+		return ECANCELED
 	}
 	return EINTERNAL
 }
@@ -79,6 +87,10 @@ func ErrorMessage(err error) string {
 		return ""
 	} else if errors.As(err, &e) {
 		return e.Message
+	} else if errors.Is(err, context.DeadlineExceeded) {
+		return "the request's deadline passed before it finished; narrow the request or try again later"
+	} else if errors.Is(err, context.Canceled) {
+		return "the request was cancelled by its client"
 	}
 	return "internal error"
 }

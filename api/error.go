@@ -32,7 +32,14 @@ var errorTable = map[string]errorClass{
 	semcat.EUNSUPPORTED:  {http.StatusNotImplemented, 1006, named("UnsupportedOperationException")},
 	semcat.ETOOLARGE:     {http.StatusRequestEntityTooLarge, 1001, named("IllegalArgumentException")},
 	semcat.ENOTCAUGHTUP:  {http.StatusServiceUnavailable, 1013, named("IndexNotCaughtUpException")},
+	semcat.EDEADLINE:     {http.StatusServiceUnavailable, 1013, named("ServiceUnavailableException")},
+	// Nobody reads it: the client went away. 499 is how proxies log that.
+	semcat.ECANCELED: {statusClientClosed, 1002, named("RequestCancelledException")},
 }
+
+// statusClientClosed is the status of a request whose client went away
+// before the answer (nginx's 499), for the audit log and the counters.
+const statusClientClosed = 499
 
 // internalError is the class of every error not in errorTable.
 var internalError = errorClass{http.StatusInternalServerError, 1002, named("InternalError")}
@@ -90,15 +97,18 @@ func writeError(w http.ResponseWriter, r *http.Request, err error, status int) {
 	if status == 0 {
 		status = classStatus
 	}
-	if internal {
-		level := slog.LevelError
-		if errors.Is(r.Context().Err(), context.Canceled) {
-			// The client went away; nobody reads this response.
-			level = slog.LevelInfo
-		}
-		loggerFrom(r).Log(r.Context(), level, "internal error",
-			"method", r.Method, "path", r.URL.EscapedPath(), "operation", Operation(r),
-			"user", semcat.UserFromContext(r.Context()), "status", status, "err", err)
+	switch {
+	case internal && errors.Is(r.Context().Err(), context.Canceled):
+		// The client went away while something failed; nobody reads this
+		// response.
+		status = statusClientClosed
+		logRequest(r, slog.LevelInfo, "request cancelled by the client", status, err)
+	case internal:
+		logRequest(r, slog.LevelError, "internal error", status, err)
+	case status == statusClientClosed:
+		logRequest(r, slog.LevelInfo, "request cancelled by the client", status, err)
+	case body.Type == "ServiceUnavailableException":
+		logRequest(r, slog.LevelWarn, "request deadline passed", status, err)
 	}
 	// Headers that describe a successful result must not survive on an error.
 	w.Header().Del(PositionHeader)
@@ -106,4 +116,11 @@ func writeError(w http.ResponseWriter, r *http.Request, err error, status int) {
 	if err := writeJSON(w, status, body); err != nil {
 		loggerFrom(r).ErrorContext(r.Context(), "writing error response", "err", err)
 	}
+}
+
+// logRequest logs a request's failure.
+func logRequest(r *http.Request, level slog.Level, msg string, status int, err error) {
+	loggerFrom(r).Log(r.Context(), level, msg,
+		"method", r.Method, "path", r.URL.EscapedPath(), "operation", Operation(r),
+		"user", semcat.UserFromContext(r.Context()), "status", status, "err", err)
 }

@@ -48,7 +48,11 @@ func TestErrorTable(t *testing.T) {
 		{errors.New(`ERROR: relation "secret" does not exist (SQLSTATE 42P01)`), 500, errBody(1002, "InternalError", "internal server error"), true},
 		{semcat.Errorf(semcat.EINTERNAL, "disk full at /var/lib/pg"), 500, errBody(1002, "InternalError", "internal server error"), true},
 		{&semcat.Error{Code: "no_such_code", Message: "typo"}, 500, errBody(1002, "InternalError", "internal server error"), true},
-		{context.DeadlineExceeded, 500, errBody(1002, "InternalError", "internal server error"), true},
+		// A deadline that passed, in the engine or the database (SPEC §2).
+		{fmt.Errorf("search: %w", context.DeadlineExceeded), 503, errBody(1013, "ServiceUnavailableException",
+			"the request's deadline passed before it finished; narrow the request or try again later"), true},
+		// The client went away: logged as that, not as an internal error.
+		{fmt.Errorf("list: %w", context.Canceled), 499, errBody(1002, "RequestCancelledException", "the request was cancelled by its client"), true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.err.Error(), func(t *testing.T) {
@@ -66,8 +70,12 @@ func TestErrorTable(t *testing.T) {
 			if tt.wantLogged != (logged != "") {
 				t.Errorf("logged %q, want logged = %v", logged, tt.wantLogged)
 			}
-			if tt.wantLogged && !strings.Contains(logged, "level=ERROR") {
-				t.Errorf("not logged as an error: %q", logged)
+			level := map[int]string{499: "level=INFO", 503: "level=WARN"}[tt.wantStatus]
+			if level == "" {
+				level = "level=ERROR"
+			}
+			if tt.wantLogged && !strings.Contains(logged, level) {
+				t.Errorf("not logged at %s: %q", level, logged)
 			}
 		})
 	}

@@ -730,6 +730,31 @@ func TestContextCancellation(t *testing.T) {
 	}
 }
 
+// TestSearchCost: a query of more terms than SPEC §2.11 allows is refused
+// before it costs anything, and a request whose deadline passes answers
+// 503/1013 ServiceUnavailableException, never 500 or a partial answer.
+func TestSearchCost(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	c, ctx := s.admin, t.Context()
+	seed(t, c)
+	_, err := c.Search(ctx, semcat.SearchRequest{Metalake: "m", Query: strings.Repeat("a* ", 1365)})
+	wantCode(t, "1,365 prefixes", err, semcat.EINVALID, client.ErrInvalid)
+	if msg := semcat.ErrorMessage(err); !strings.Contains(msg, "query: too many terms: at most 64") {
+		t.Errorf("1,365 prefixes: %q, want the query and its limit named", msg)
+	}
+	// 64 prefixes are allowed.
+	read(c.Search(ctx, semcat.SearchRequest{Metalake: "m", Query: strings.TrimSpace(strings.Repeat("o* ", 64))})).must(t)
+
+	hurried := apitest.NewStackServer(t, pgtest.NewDatabase(t), api.Config{RequestTimeout: time.Nanosecond})
+	for _, c := range []*client.Client{newClient(t, hurried.URL, client.WithUser("admin")), newClient(t, hurried.URL, client.WithUser("alice"))} {
+		_, err = c.Search(ctx, semcat.SearchRequest{Metalake: "m", Query: "a* b* c*"})
+		wantCode(t, "a search past its deadline", err, semcat.EDEADLINE, client.ErrDeadline)
+		_, err = c.ListMetalakes(ctx)
+		wantCode(t, "a listing past its deadline", err, semcat.EDEADLINE, client.ErrDeadline)
+	}
+}
+
 // TestToken authenticates with a Bearer token against a server in jwt mode.
 func TestToken(t *testing.T) {
 	t.Parallel()
@@ -772,6 +797,8 @@ func TestErrorAnswers(t *testing.T) {
 		{409, `{"code":1005,"type":"NonEmptyEntityException","message":"full"}`, semcat.ENOTEMPTY, "", "full"},
 		{413, `{"code":1001,"type":"IllegalArgumentException","message":"too big"}`, semcat.ETOOLARGE, "", "too big"},
 		{500, `{"code":1002,"type":"InternalError","message":"internal server error"}`, semcat.EINTERNAL, "", "internal server error"},
+		{503, `{"code":1013,"type":"ServiceUnavailableException","message":"late"}`, semcat.EDEADLINE, "", "late"},
+		{503, `{"code":1013,"type":"IndexNotCaughtUpException","message":"behind"}`, semcat.ENOTCAUGHTUP, "", "behind"},
 		{500, `{"code":4242,"type":"FutureException","message":"new"}`, semcat.EINTERNAL, "", "new"},
 		{502, `<html>bad gateway</html>`, semcat.EINTERNAL, "", "the server answered 502 Bad Gateway without an error body: <html>bad gateway</html>"},
 		{404, `not json`, semcat.ENOTFOUND, "", "the server answered 404 Not Found without an error body: not json"},

@@ -22,6 +22,7 @@ var (
 	ErrUnsupported   = &semcat.Error{Code: semcat.EUNSUPPORTED}
 	ErrTooLarge      = &semcat.Error{Code: semcat.ETOOLARGE}
 	ErrNotCaughtUp   = &semcat.Error{Code: semcat.ENOTCAUGHTUP}
+	ErrDeadline      = &semcat.Error{Code: semcat.EDEADLINE}
 	ErrInternal      = &semcat.Error{Code: semcat.EINTERNAL}
 )
 
@@ -78,6 +79,8 @@ func decodeError(status int, body []byte) error {
 	switch {
 	case status == http.StatusRequestEntityTooLarge:
 		code = semcat.ETOOLARGE
+	case wire.Code == 1013 && wire.Type == "ServiceUnavailableException":
+		code = semcat.EDEADLINE // 1013 is also the index's not-caught-up
 	case !ok:
 		code = semcat.EINTERNAL
 	}

@@ -184,9 +184,9 @@ func (t *toolset) toolError(ctx context.Context, tool string, err error) error {
 		return fmt.Errorf("%s: %s", se.Code, se.Message)
 	case errors.Is(err, context.DeadlineExceeded):
 		t.logger.Warn("mcp: tool call timed out", "tool", tool, "timeout", t.timeout)
-		return fmt.Errorf("%s: the call did not finish within %s", semcat.EINTERNAL, t.timeout)
+		return fmt.Errorf("%s: the call did not finish within %s", semcat.EDEADLINE, t.timeout)
 	case errors.Is(err, context.Canceled):
-		return fmt.Errorf("%s: the call was cancelled", semcat.EINTERNAL)
+		return fmt.Errorf("%s: the call was cancelled", semcat.ECANCELED)
 	default:
 		t.logger.Error("mcp: tool call failed", "tool", tool, "user", semcat.UserFromContext(ctx), "error", err)
 		return fmt.Errorf("%s: internal error", semcat.EINTERNAL)

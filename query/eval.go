@@ -1,6 +1,7 @@
 package query
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -28,6 +29,11 @@ import (
 // are added per group into one array per segment, so that a word matching
 // 100,000 documents costs a pass over them per way it matched, and none of
 // Bleve's per-hit searcher merging.
+//
+// An evaluation stops when its context is done (SPEC §2.11: no request
+// holds a core past its deadline): between clauses, every checkEvery terms
+// of an expansion and every checkEvery documents scored, so that even a
+// costly query stops within a fraction of a millisecond of its deadline.
 
 // ErrNoBitmaps means a segment's postings cannot be read as bitmaps.
 var ErrNoBitmaps = errors.New("index postings are not bitmaps")
@@ -165,13 +171,17 @@ type termRun struct {
 	segSize []uint64
 }
 
-// Eval runs the plan over snap.
-func (p *Plan) Eval(snap *scorch.IndexSnapshot, opts EvalOptions) (*Evaluation, error) {
+// checkEvery is how many terms of an expansion, or documents scored, an
+// evaluation goes between looks at its context.
+const checkEvery = 1024
+
+// Eval runs the plan over snap. It fails with ctx's error once ctx is done.
+func (p *Plan) Eval(ctx context.Context, snap *scorch.IndexSnapshot, opts EvalOptions) (*Evaluation, error) {
 	segs := snap.Segments()
 	readers := make([]*segReader, len(segs))
 	dfas := map[typoKey]*levenshtein.DFA{}
 	for i, ss := range segs {
-		readers[i] = &segReader{seg: ss.Segment(), deleted: ss.Deleted(), dicts: map[string]segment.TermDictionary{}, dfas: dfas}
+		readers[i] = &segReader{ctx: ctx, seg: ss.Segment(), deleted: ss.Deleted(), dicts: map[string]segment.TermDictionary{}, dfas: dfas}
 	}
 	leaves := &leafSet{seen: map[Leaf]bool{}}
 	run := func(t *Term, collect bool) (*termRun, error) {
@@ -236,6 +246,9 @@ func (p *Plan) Eval(snap *scorch.IndexSnapshot, opts EvalOptions) (*Evaluation, 
 
 	out := &Evaluation{Segments: make([]SegmentResult, len(segs)), Leaves: leaves.list}
 	for i, rd := range readers {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		var hits *roaring.Bitmap
 		switch {
 		case len(required) > 0:
@@ -288,7 +301,10 @@ func (p *Plan) Eval(snap *scorch.IndexSnapshot, opts EvalOptions) (*Evaluation, 
 		return out, nil
 	}
 	if len(scoring) == 1 && opts.Need > 0 {
-		scoring[0].scoreTiers(out, idfs[0], nameParts, opts.Need)
+		if err := scoring[0].scoreTiers(ctx, out, idfs[0], nameParts, opts.Need); err != nil {
+			out.Release()
+			return nil, err
+		}
 		return out, nil
 	}
 	for i, rd := range readers {
@@ -297,11 +313,14 @@ func (p *Plan) Eval(snap *scorch.IndexSnapshot, opts EvalOptions) (*Evaluation, 
 			continue
 		}
 		scores := scoreArray(int(rd.seg.Count()))
+		out.Segments[i].Scores = scores
 		parts := nameParts(i)
 		for ti, r := range scoring {
-			r.score(i, hits, idfs[ti], parts, scores)
+			if err := r.score(ctx, i, hits, idfs[ti], parts, scores); err != nil {
+				out.Release()
+				return nil, err
+			}
 		}
-		out.Segments[i].Scores = scores
 	}
 	return out, nil
 }
@@ -313,7 +332,7 @@ func (p *Plan) Eval(snap *scorch.IndexSnapshot, opts EvalOptions) (*Evaluation, 
 // matches 100,000 documents mostly in values then costs a pass over the
 // few that matched it in a name. Candidates holds the hits scored; the
 // others cannot reach the page.
-func (r *termRun) scoreTiers(out *Evaluation, idf float64, nameParts func(int) []uint8, need int) {
+func (r *termRun) scoreTiers(ctx context.Context, out *Evaluation, idf float64, nameParts func(int) []uint8, need int) error {
 	bounds := r.bounds(idf)
 	covered := make([]*roaring.Bitmap, len(out.Segments)) // hits in the tiers so far
 	best := NewTopScores(need)
@@ -340,7 +359,9 @@ func (r *termRun) scoreTiers(out *Evaluation, idf float64, nameParts func(int) [
 			if sr.Scores == nil {
 				sr.Scores = scoreArray(int(r.segSize[i]))
 			}
-			r.score(i, tier, idf, nameParts(i), sr.Scores)
+			if err := r.score(ctx, i, tier, idf, nameParts(i), sr.Scores); err != nil {
+				return err
+			}
 			tier.Iterate(func(d uint32) bool {
 				best.Add(sr.Scores[d])
 				return true
@@ -353,6 +374,7 @@ func (r *termRun) scoreTiers(out *Evaluation, idf float64, nameParts func(int) [
 		}
 		out.Segments[i].Candidates = covered[i]
 	}
+	return nil
 }
 
 // TopScores keeps the n highest scores it is given, unordered, and the
@@ -512,9 +534,9 @@ func (r *termRun) read(readers []*segReader, leaves *leafSet) error {
 }
 
 // score adds the term's score of each hit of segment i to scores.
-func (r *termRun) score(i int, hits *roaring.Bitmap, idf float64, parts []uint8, scores []float32) {
+func (r *termRun) score(ctx context.Context, i int, hits *roaring.Bitmap, idf float64, parts []uint8, scores []float32) error {
 	var seen *roaring.Bitmap
-	buf := make([]uint32, 256)
+	buf := make([]uint32, checkEvery)
 	for gi, g := range r.groups {
 		bm := r.bms[i][gi]
 		if bm == nil {
@@ -537,9 +559,12 @@ func (r *termRun) score(i int, hits *roaring.Bitmap, idf float64, parts []uint8,
 		// every group it matched its alsoShare, in group order: the same
 		// additions whichever documents are scored together, so that
 		// scoreTiers agrees to the bit.
-		add := func(b *roaring.Bitmap, shares ...float64) {
+		add := func(b *roaring.Bitmap, shares ...float64) error {
 			it := b.ManyIterator()
 			for n := it.NextMany(buf); n > 0; n = it.NextMany(buf) {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
 				for _, d := range buf[:n] {
 					norm := 1.0
 					if normed {
@@ -550,23 +575,31 @@ func (r *termRun) score(i int, hits *roaring.Bitmap, idf float64, parts []uint8,
 					}
 				}
 			}
+			return nil
 		}
+		var err error
 		switch {
 		case best == matched:
 			// The first group: its best and its matches are the same
 			// documents, in one pass.
-			add(matched, 1-alsoShare, alsoShare)
+			err = add(matched, 1-alsoShare, alsoShare)
 		case best.IsEmpty():
-			add(matched, alsoShare)
+			err = add(matched, alsoShare)
 		default:
-			add(best, 1-alsoShare)
-			add(matched, alsoShare)
+			if err = add(best, 1-alsoShare); err == nil {
+				err = add(matched, alsoShare)
+			}
+		}
+		if err != nil {
+			return err
 		}
 	}
+	return nil
 }
 
 // segReader reads one segment's postings as bitmaps.
 type segReader struct {
+	ctx     context.Context
 	seg     segment.Segment
 	deleted *roaring.Bitmap
 	dicts   map[string]segment.TermDictionary
@@ -623,6 +656,9 @@ const (
 
 // clause adds the documents holding a term of c to out.
 func (rd *segReader) clause(out *roaring.Bitmap, c Clause, leaves *leafSet) error {
+	if err := rd.ctx.Err(); err != nil {
+		return err
+	}
 	d, err := rd.dict(c.Field)
 	if err != nil {
 		return err
@@ -637,7 +673,12 @@ func (rd *segReader) clause(out *roaring.Bitmap, c Clause, leaves *leafSet) erro
 	case MatchPrefix:
 		it := d.AutomatonIterator(nil, []byte(c.Term), prefixEnd([]byte(c.Term)))
 		found := false
-		for {
+		for n := 1; ; n++ {
+			if n%checkEvery == 0 {
+				if err := rd.ctx.Err(); err != nil {
+					return err
+				}
+			}
 			e, err := it.Next()
 			if err != nil || e == nil {
 				if found {
@@ -656,7 +697,12 @@ func (rd *segReader) clause(out *roaring.Bitmap, c Clause, leaves *leafSet) erro
 	case MatchForm:
 		start := analyzers.FormPrefix(c.Term)
 		it := d.AutomatonIterator(nil, []byte(start), prefixEnd([]byte(start)))
-		for n := 0; n < maxFormTerms; n++ {
+		for n := 1; n <= maxFormTerms; n++ {
+			if n%checkEvery == 0 {
+				if err := rd.ctx.Err(); err != nil {
+					return err
+				}
+			}
 			e, err := it.Next()
 			if err != nil || e == nil {
 				return err
@@ -680,7 +726,12 @@ func (rd *segReader) clause(out *roaring.Bitmap, c Clause, leaves *leafSet) erro
 			rd.dfas[k] = dfa
 		}
 		it := d.AutomatonIterator(dfa, nil, nil)
-		for n := 0; n < maxTypoTerms; n++ {
+		for n := 1; n <= maxTypoTerms; n++ {
+			if n%checkEvery == 0 {
+				if err := rd.ctx.Err(); err != nil {
+					return err
+				}
+			}
 			e, err := it.Next()
 			if err != nil || e == nil {
 				return err

@@ -11,6 +11,11 @@ import (
 // code points, not bytes): SPEC §5.1 counts characters.
 const MaxQueryLength = 4096
 
+// MaxTerms is the most terms a query may have (SPEC §2.11): each term costs
+// dictionary lookups in every segment, and a prefix or typo term an
+// expansion, so a query's cost is bounded by its terms.
+const MaxTerms = 64
+
 // ParseError is a query the language does not accept. Pos is the byte offset
 // in the query where the problem is. The API answers it with 400.
 type ParseError struct {
@@ -51,7 +56,8 @@ func (e *ParseError) Error() string {
 // characters (checked first, at the offset of the first character past the
 // limit), an empty or blank query, an unterminated quote (at the quote), a
 // key with nothing after it ("x:" at the end: key 'x' has no value, at the
-// key), and a query whose every term is excluded (at its first term).
+// key), a query of more than MaxTerms terms (at the first term past the
+// limit), and a query whose every term is excluded (at its first term).
 func Parse(s string) (Q, error) {
 	if utf8.RuneCountInString(s) > MaxQueryLength {
 		return nil, &ParseError{Pos: runeOffset(s, MaxQueryLength),
@@ -60,13 +66,16 @@ func Parse(s string) (Q, error) {
 	p := &parser{in: s}
 	var required, optional, excluded []Q
 	first := -1
-	for {
+	for terms := 0; ; terms++ {
 		p.skipSpace()
 		if p.pos == len(p.in) {
 			break
 		}
 		if first < 0 {
 			first = p.pos
+		}
+		if terms == MaxTerms {
+			return nil, &ParseError{Pos: p.pos, Msg: fmt.Sprintf("too many terms: at most %d", MaxTerms)}
 		}
 		sign, q, err := p.term()
 		if err != nil {

@@ -143,6 +143,10 @@ func TestParseErrors(t *testing.T) {
 		{strings.Repeat("a", 4097), ParseError{4096, "too long: more than 4096 characters"}},
 		// Characters, not bytes: ä is two bytes.
 		{strings.Repeat("ä", 4097), ParseError{8192, "too long: more than 4096 characters"}},
+		// 1,365 one-letter prefixes in 4,094 characters: the 65th term is
+		// refused, quoted and key:value terms counted alike.
+		{strings.Repeat("a* ", 1365), ParseError{3 * 64, "too many terms: at most 64"}},
+		{strings.Repeat(`"a b" `, 64) + "k:v", ParseError{6 * 64, "too many terms: at most 64"}},
 	}
 	for _, tt := range tests {
 		_, err := Parse(tt.in)
@@ -167,7 +171,7 @@ func TestParseLength(t *testing.T) {
 	for _, in := range []string{
 		strings.Repeat("a", MaxQueryLength),
 		strings.Repeat("ä", MaxQueryLength),
-		strings.Repeat("a ", MaxQueryLength/2),
+		strings.Repeat("a", MaxQueryLength-MaxTerms*2) + strings.Repeat(" a", MaxTerms-1),
 	} {
 		if _, err := Parse(in); err != nil {
 			t.Errorf("Parse(%d characters, %d bytes): %v", MaxQueryLength, len(in), err)

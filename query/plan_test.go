@@ -1,6 +1,8 @@
 package query
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -190,7 +192,7 @@ func findTop(tb testing.TB, idx bleve.Index, in string, opts Options, keep func(
 		}
 	}
 	eo.Need = need
-	ev, err := p.Eval(snap, eo)
+	ev, err := p.Eval(context.Background(), snap, eo)
 	if err != nil {
 		tb.Fatalf("Eval(%s): %v", q, err)
 	}
@@ -713,5 +715,72 @@ func TestConstantScores(t *testing.T) {
 	with := find(t, idx, "tags:Tag1 nosuchword", Options{})
 	if len(alone) != 1 || len(with) != 1 || alone[0] != with[0] {
 		t.Errorf("tags:Tag1 alone %v, beside a word that matches nothing %v: want the same score", alone, with)
+	}
+}
+
+// expiring is a context whose deadline passes after its Err has been asked
+// a number of times: a deadline that falls at a chosen point of the work.
+type expiring struct {
+	context.Context
+	left int
+}
+
+func (c *expiring) Err() error {
+	if c.left <= 0 {
+		return context.DeadlineExceeded
+	}
+	c.left--
+	return nil
+}
+
+// TestEvalDeadline: an evaluation stops at its context's deadline wherever
+// it falls, in the expansions, the scoring or between segments, and fails
+// whole rather than answer a part; with time to spare it answers.
+func TestEvalDeadline(t *testing.T) {
+	var docs []ranked
+	for i := range 3000 {
+		docs = append(docs, ranked{id: fmt.Sprintf("d%04d", i), name: fmt.Sprintf("a%04d_b%d", i, i%7),
+			description: fmt.Sprintf("about a%d and b%04d", i%97, i)})
+	}
+	idx := mustOpenRanked(t, docs)
+	adv, err := idx.Advanced()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	snap := r.(*scorch.IndexSnapshot)
+	for _, in := range []string{"a* b*", "a00*", "about"} {
+		parsed, err := Parse(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := NewPlan(parsed, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Count the looks at the context of a whole evaluation.
+		counter := &expiring{Context: context.Background(), left: 1 << 30}
+		ev, err := p.Eval(counter, snap, EvalOptions{})
+		if err != nil {
+			t.Fatalf("%q: %v", in, err)
+		}
+		if ev.Total == 0 {
+			t.Fatalf("%q: no hits", in)
+		}
+		ev.Release()
+		looks := 1<<30 - counter.left
+		if looks < 3 {
+			t.Fatalf("%q: the evaluation looked at its context %d times, want it to look as it goes", in, looks)
+		}
+		for k := range looks {
+			ev, err := p.Eval(&expiring{Context: context.Background(), left: k}, snap, EvalOptions{})
+			if !errors.Is(err, context.DeadlineExceeded) || ev != nil {
+				t.Fatalf("%q, deadline after %d of %d looks: %v, %v; want no evaluation and the deadline's error", in, k, looks, ev, err)
+			}
+		}
 	}
 }

@@ -88,7 +88,7 @@ func collect(ctx context.Context, cache *ColumnCache, idx bleve.Index, req colle
 		return nil, err
 	}
 	segs := reader.Segments()
-	ev, err := req.plan.Eval(reader, q.EvalOptions{
+	ev, err := req.plan.Eval(ctx, reader, q.EvalOptions{
 		Filter: func(i int) (*roaring.Bitmap, error) {
 			if len(filters) == 0 {
 				return nil, nil
@@ -112,6 +112,9 @@ func collect(ctx context.Context, cache *ColumnCache, idx bleve.Index, req colle
 		counter := newFacetCounter(cols, facetFieldNames)
 		buf := make([]uint32, 512)
 		for i, sr := range ev.Segments {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
 			it := sr.Hits.ManyIterator()
 			for n := it.NextMany(buf); n > 0; n = it.NextMany(buf) {
 				for _, local := range buf[:n] {
@@ -122,6 +125,9 @@ func collect(ctx context.Context, cache *ColumnCache, idx bleve.Index, req colle
 		out.facets = counter.tops(req.facets, req.tagFields)
 	}
 
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	picks, err := pagePicks(cols, ev, req)
 	if err != nil {
 		return nil, err
