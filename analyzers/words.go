@@ -252,6 +252,11 @@ func FormKey(w string) string {
 	return w
 }
 
+// MaxFormTail is the most letters a word has after the FormPrefix of its
+// FormKey: a plural, an ing, an e and a doubled consonant together, as in
+// kabbeings → kab (TestFormTail tries every shorter ending).
+const MaxFormTail = 6
+
 // FormPrefix is what every word whose FormKey is key starts with: key,
 // less a final y (opportunity, opportunities).
 func FormPrefix(key string) string {

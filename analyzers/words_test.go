@@ -89,3 +89,34 @@ func TestStopWords(t *testing.T) {
 		}
 	}
 }
+
+// TestFormTail: every word starts with the FormPrefix of its FormKey and
+// has at most MaxFormTail letters after it, which the search's iteration
+// over a word's forms relies on. It tries every ending of up to seven
+// letters that FormKey looks at, after a few stems.
+func TestFormTail(t *testing.T) {
+	const letters = "bdeginsy" // the endings' letters, a consonant to double and a vowel
+	longest := ""
+	var try func(w string, more int)
+	try = func(w string, more int) {
+		p := analyzers.FormPrefix(analyzers.FormKey(w))
+		if !strings.HasPrefix(w, p) {
+			t.Fatalf("%q does not start with %q, the form prefix of its form key", w, p)
+		}
+		if len(w)-len(p) > analyzers.MaxFormTail {
+			t.Fatalf("%q has %d letters after %q, more than MaxFormTail", w, len(w)-len(p), p)
+		}
+		if len(w)-len(p) > len(longest) {
+			longest = w[len(p):]
+		}
+		for i := 0; more > 0 && i < len(letters); i++ {
+			try(w+letters[i:i+1], more-1)
+		}
+	}
+	for _, stem := range []string{"a", "ka", "kab"} {
+		try(stem, 7)
+	}
+	if len(longest) != analyzers.MaxFormTail {
+		t.Errorf("the longest ending is %q: MaxFormTail %d is not tight", longest, analyzers.MaxFormTail)
+	}
+}

@@ -65,6 +65,17 @@ type Evaluation struct {
 
 	constant   float32 // every hit's score, when isConstant
 	isConstant bool
+	// best is the lowest of the bestOf best scores, when scoreTiers
+	// found it (bestOf 0: unknown).
+	best   float32
+	bestOf int
+}
+
+// Best returns the lowest of the n best scores of the candidates (of all
+// of them when there are fewer), when the evaluation already knows it: a
+// one-term query scored for EvalOptions.Need n.
+func (e *Evaluation) Best(n int) (float32, bool) {
+	return e.best, n > 0 && n == e.bestOf
 }
 
 // SegmentResult is one segment's hits and their scores.
@@ -138,24 +149,45 @@ func (e *Evaluation) Scored() bool {
 	return false
 }
 
-// Release returns the evaluation's score arrays for reuse.
+// Release returns the evaluation's score arrays for reuse, zeroed: only
+// the scored documents' entries when they are few (a one-term query's
+// candidates in a segment of a million), so that the next evaluation does
+// not clear megabytes to score thousands.
 func (e *Evaluation) Release() {
 	for i := range e.Segments {
-		if s := e.Segments[i].Scores; s != nil {
-			scorePool.Put(&s)
-			e.Segments[i].Scores = nil
+		sr := &e.Segments[i]
+		s := sr.Scores
+		if s == nil {
+			continue
 		}
+		written := sr.Hits // every entry written is a hit's, or a candidate's
+		if sr.Candidates != nil {
+			written = sr.Candidates
+		}
+		if written.GetCardinality() > uint64(len(s)/sparseClear) {
+			clear(s)
+		} else {
+			written.Iterate(func(d uint32) bool {
+				s[d] = 0
+				return true
+			})
+		}
+		scorePool.Put(&s)
+		sr.Scores = nil
 	}
 }
 
+// sparseClear: Release zeroes an array entry by entry up to one entry in
+// sparseClear, and clears it whole beyond.
+const sparseClear = 16
+
+// scorePool holds zeroed score arrays.
 var scorePool sync.Pool
 
 // scoreArray returns a zeroed array of n scores.
 func scoreArray(n int) []float32 {
 	if p, ok := scorePool.Get().(*[]float32); ok && cap(*p) >= n {
-		s := (*p)[:n]
-		clear(s)
-		return s
+		return (*p)[:n] // zero beyond len too: nothing writes there
 	}
 	return make([]float32, n)
 }
@@ -169,6 +201,7 @@ type termRun struct {
 	df     uint64
 	// segSize holds each segment's number of documents.
 	segSize []uint64
+	incs    []*groupIncrements // by group, once computed (increments)
 }
 
 // checkEvery is how many terms of an expansion, or documents scored, an
@@ -316,7 +349,7 @@ func (p *Plan) Eval(ctx context.Context, snap *scorch.IndexSnapshot, opts EvalOp
 		out.Segments[i].Scores = scores
 		parts := nameParts(i)
 		for ti, r := range scoring {
-			if err := r.score(ctx, i, hits, idfs[ti], parts, scores); err != nil {
+			if err := r.score(ctx, i, 0, hits, idfs[ti], parts, scores); err != nil {
 				out.Release()
 				return nil, err
 			}
@@ -336,6 +369,7 @@ func (r *termRun) scoreTiers(ctx context.Context, out *Evaluation, idf float64, 
 	bounds := r.bounds(idf)
 	covered := make([]*roaring.Bitmap, len(out.Segments)) // hits in the tiers so far
 	best := NewTopScores(need)
+	buf := make([]uint32, 256)
 	for k := range r.groups {
 		if k > 0 && best.full() && float64(best.Min()) > bounds[k] {
 			break
@@ -359,13 +393,15 @@ func (r *termRun) scoreTiers(ctx context.Context, out *Evaluation, idf float64, 
 			if sr.Scores == nil {
 				sr.Scores = scoreArray(int(r.segSize[i]))
 			}
-			if err := r.score(ctx, i, tier, idf, nameParts(i), sr.Scores); err != nil {
+			if err := r.score(ctx, i, k, tier, idf, nameParts(i), sr.Scores); err != nil {
 				return err
 			}
-			tier.Iterate(func(d uint32) bool {
-				best.Add(sr.Scores[d])
-				return true
-			})
+			it := tier.ManyIterator()
+			for n := it.NextMany(buf); n > 0; n = it.NextMany(buf) {
+				for _, d := range buf[:n] {
+					best.Add(sr.Scores[d])
+				}
+			}
 		}
 	}
 	for i := range out.Segments {
@@ -373,6 +409,9 @@ func (r *termRun) scoreTiers(ctx context.Context, out *Evaluation, idf float64, 
 			covered[i] = roaring.New()
 		}
 		out.Segments[i].Candidates = covered[i]
+	}
+	if best.Len() > 0 {
+		out.best, out.bestOf = best.Min(), need
 	}
 	return nil
 }
@@ -533,11 +572,13 @@ func (r *termRun) read(readers []*segReader, leaves *leafSet) error {
 	return nil
 }
 
-// score adds the term's score of each hit of segment i to scores.
-func (r *termRun) score(ctx context.Context, i int, hits *roaring.Bitmap, idf float64, parts []uint8, scores []float32) error {
+// score adds the term's score of each hit of segment i to scores. No hit
+// matches a group before from (the hits of a tier of scoreTiers).
+func (r *termRun) score(ctx context.Context, i, from int, hits *roaring.Bitmap, idf float64, parts []uint8, scores []float32) error {
 	var seen *roaring.Bitmap
+	all := false // seen holds every hit: no later group is any hit's best
 	buf := make([]uint32, checkEvery)
-	for gi, g := range r.groups {
+	for gi := from; gi < len(r.groups); gi++ {
 		bm := r.bms[i][gi]
 		if bm == nil {
 			continue
@@ -546,32 +587,27 @@ func (r *termRun) score(ctx context.Context, i int, hits *roaring.Bitmap, idf fl
 		if matched.IsEmpty() {
 			continue
 		}
-		w := g.Weight * idf
-		normed := g.Where == InName && g.Weight != wWholeName && parts != nil
-		best := matched
-		if seen != nil {
-			best = roaring.AndNot(matched, seen)
-			seen.Or(best)
-		} else {
-			seen = matched.Clone()
-		}
+		inc := r.increments(gi, idf, parts != nil)
 		// A document's best group adds its (1 - alsoShare) share, then
 		// every group it matched its alsoShare, in group order: the same
 		// additions whichever documents are scored together, so that
 		// scoreTiers agrees to the bit.
-		add := func(b *roaring.Bitmap, shares ...float64) error {
+		add := func(b *roaring.Bitmap, shares ...*[256]float32) error {
 			it := b.ManyIterator()
 			for n := it.NextMany(buf); n > 0; n = it.NextMany(buf) {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
-				for _, d := range buf[:n] {
-					norm := 1.0
-					if normed {
-						norm = nameNorms[parts[d]]
-					}
-					for _, share := range shares {
-						scores[d] += float32(w * share * norm)
+				for _, share := range shares {
+					if inc.normed {
+						for _, d := range buf[:n] {
+							scores[d] += share[parts[d]]
+						}
+					} else {
+						v := share[0]
+						for _, d := range buf[:n] {
+							scores[d] += v
+						}
 					}
 				}
 			}
@@ -579,15 +615,22 @@ func (r *termRun) score(ctx context.Context, i int, hits *roaring.Bitmap, idf fl
 		}
 		var err error
 		switch {
-		case best == matched:
+		case seen == nil:
 			// The first group: its best and its matches are the same
 			// documents, in one pass.
-			err = add(matched, 1-alsoShare, alsoShare)
-		case best.IsEmpty():
-			err = add(matched, alsoShare)
+			err = add(matched, &inc.best, &inc.also)
+			seen, all = matched, matched.GetCardinality() == hits.GetCardinality()
+		case all:
+			err = add(matched, &inc.also)
 		default:
-			if err = add(best, 1-alsoShare); err == nil {
-				err = add(matched, alsoShare)
+			best := roaring.AndNot(matched, seen)
+			if best.IsEmpty() {
+				err = add(matched, &inc.also)
+				break
+			}
+			seen.Or(best) // the first group's matches, no longer read
+			if err = add(best, &inc.best); err == nil {
+				err = add(matched, &inc.also)
 			}
 		}
 		if err != nil {
@@ -595,6 +638,44 @@ func (r *termRun) score(ctx context.Context, i int, hits *roaring.Bitmap, idf fl
 		}
 	}
 	return nil
+}
+
+// groupIncrements is what a group adds to the score of a document it
+// matched, by the document's number of name parts (index 0 for every
+// document when the group is not normed): as its best group, and as
+// another group it matched.
+type groupIncrements struct {
+	haveParts, normed bool
+	best, also        [256]float32
+}
+
+// increments returns group gi's increments at idf, computed once per
+// evaluation: the float32 of weight × idf × share × nameNorm, as score has
+// always added them.
+func (r *termRun) increments(gi int, idf float64, haveParts bool) *groupIncrements {
+	if r.incs == nil {
+		r.incs = make([]*groupIncrements, len(r.groups))
+	}
+	if inc := r.incs[gi]; inc != nil && inc.haveParts == haveParts {
+		return inc
+	}
+	g := r.groups[gi]
+	w := g.Weight * idf
+	inc := &groupIncrements{haveParts: haveParts, normed: g.Where == InName && g.Weight != wWholeName && haveParts}
+	n := 1
+	if inc.normed {
+		n = len(nameNorms)
+	}
+	for p := range n {
+		norm := 1.0
+		if inc.normed {
+			norm = nameNorms[p]
+		}
+		inc.best[p] = float32(w * (1 - alsoShare) * norm)
+		inc.also[p] = float32(w * alsoShare * norm)
+	}
+	r.incs[gi] = inc
+	return inc
 }
 
 // segReader reads one segment's postings as bitmaps.
@@ -696,7 +777,7 @@ func (rd *segReader) clause(out *roaring.Bitmap, c Clause, leaves *leafSet) erro
 		}
 	case MatchForm:
 		start := analyzers.FormPrefix(c.Term)
-		it := d.AutomatonIterator(nil, []byte(start), prefixEnd([]byte(start)))
+		it := d.AutomatonIterator(formAutomaton(start), []byte(start), prefixEnd([]byte(start)))
 		for n := 1; n <= maxFormTerms; n++ {
 			if n%checkEvery == 0 {
 				if err := rd.ctx.Err(); err != nil {
@@ -744,6 +825,39 @@ func (rd *segReader) clause(out *roaring.Bitmap, c Clause, leaves *leafSet) erro
 		return nil
 	}
 	return fmt.Errorf("query: unknown clause mode %d", c.Mode)
+}
+
+// formAutomaton accepts the terms that can be forms of a word whose form
+// key starts with prefix (analyzers.FormPrefix): prefix, then at most
+// analyzers.MaxFormTail letters a–z. FormKey leaves any other term as it
+// is, so no other term has the key but the key itself, which starts with
+// prefix and is all letters. The iteration then skips the terms that merely
+// start with the word ("sezu_birema_26" for "sezu", thousands of them in a
+// field of identifiers) instead of reading each.
+type formAutomaton string
+
+func (a formAutomaton) Start() int { return 0 }
+
+// IsMatch: a state is the number of bytes accepted, -1 for none will be.
+func (a formAutomaton) IsMatch(s int) bool { return s >= len(a) }
+
+func (a formAutomaton) CanMatch(s int) bool { return s >= 0 }
+
+func (a formAutomaton) WillAlwaysMatch(int) bool { return false }
+
+func (a formAutomaton) Accept(s int, b byte) int {
+	switch {
+	case s < 0:
+		return -1
+	case s < len(a):
+		if b == a[s] {
+			return s + 1
+		}
+		return -1
+	case b < 'a' || b > 'z' || s-len(a) >= analyzers.MaxFormTail:
+		return -1
+	}
+	return s + 1
 }
 
 // atBoundary reports whether rest, what follows a Boundary prefix in a

@@ -196,15 +196,6 @@ func topByKey(cols *snapshotColumns, classes []*roaring.Bitmap, n int, desc bool
 // walks the segment's documents in key order when the class is dense
 // enough for that to find n of them sooner than visiting the whole class.
 func segTopByKey(c *segColumns, seg int, class *roaring.Bitmap, n int, desc bool, bound *string) []pick {
-	after := func(key string) bool {
-		if bound == nil {
-			return true
-		}
-		if desc {
-			return key < *bound
-		}
-		return key > *bound
-	}
 	size := uint64(len(c.byKey))
 	card := class.GetCardinality()
 	var out []pick
@@ -241,36 +232,87 @@ func segTopByKey(c *segColumns, seg int, class *roaring.Bitmap, n int, desc bool
 		}
 		return out
 	}
-	// Visit the class: keep the best n in order when n is a page, or take
-	// every document and sort when it is deep (an offset of thousands),
-	// where inserting into the kept ones would move thousands each time.
-	keep := n <= insertionPicks
+	// Visit the class, with the bound as a rank: a key is after it when
+	// its rank is from (ascending) or below (descending) the place of the
+	// first key past it in key order.
+	passes := func(uint32) bool { return true }
+	if bound != nil {
+		if desc {
+			end := uint32(sort.Search(len(c.byKey), func(i int) bool { return c.sortKey(uint64(c.byKey[i])) >= *bound }))
+			passes = func(local uint32) bool { return c.keyRank[local] < end }
+		} else {
+			from := uint32(sort.Search(len(c.byKey), func(i int) bool { return c.sortKey(uint64(c.byKey[i])) > *bound }))
+			passes = func(local uint32) bool { return c.keyRank[local] >= from }
+		}
+	}
+	top := newKeyTop(c, n, desc)
 	it := class.ManyIterator()
 	buf := make([]uint32, 256)
 	for k := it.NextMany(buf); k > 0; k = it.NextMany(buf) {
 		for _, local := range buf[:k] {
-			key := c.sortKey(uint64(local))
-			if !after(key) {
-				continue
-			}
-			p := pick{seg: seg, local: local, key: key}
-			if !keep {
-				out = append(out, p)
-				continue
-			}
-			if len(out) == n && comparePicks(p, out[n-1], desc) >= 0 {
-				continue
-			}
-			at, _ := slices.BinarySearchFunc(out, p, func(a, b pick) int { return comparePicks(a, b, desc) })
-			out = slices.Insert(out, at, p)
-			if len(out) > n {
-				out = out[:n]
+			if passes(local) {
+				top.offer(local)
 			}
 		}
 	}
-	if !keep {
-		slices.SortFunc(out, func(a, b pick) int { return comparePicks(a, b, desc) })
-		out = out[:min(n, len(out))]
+	return top.picks(seg)
+}
+
+// keyTop keeps the first n documents of a segment it is offered, by sort
+// key: in order as it goes when n is a page, or all of them, sorted at the
+// end, when it is deep (an offset of thousands), where inserting into the
+// kept ones would move thousands each time. Keys compare by their rank,
+// equal keys by document: the order comparePicks gives, without reading a
+// key.
+type keyTop struct {
+	c      *segColumns
+	n      int
+	desc   bool
+	keep   bool
+	locals []uint32
+}
+
+func newKeyTop(c *segColumns, n int, desc bool) *keyTop {
+	return &keyTop{c: c, n: n, desc: desc, keep: n <= insertionPicks}
+}
+
+// before reports whether document a comes before document b.
+func (t *keyTop) before(a, b uint32) bool {
+	ra, rb := t.c.keyRank[a], t.c.keyRank[b]
+	if ra != rb {
+		return ra < rb != t.desc
+	}
+	return a < b
+}
+
+func (t *keyTop) offer(local uint32) {
+	switch {
+	case !t.keep:
+		t.locals = append(t.locals, local)
+	case len(t.locals) == t.n && !t.before(local, t.locals[t.n-1]):
+	default:
+		at := sort.Search(len(t.locals), func(i int) bool { return t.before(local, t.locals[i]) })
+		t.locals = slices.Insert(t.locals, at, local)
+		if len(t.locals) > t.n {
+			t.locals = t.locals[:t.n]
+		}
+	}
+}
+
+// picks returns the first n documents, in order, as picks of segment seg.
+func (t *keyTop) picks(seg int) []pick {
+	if !t.keep {
+		slices.SortFunc(t.locals, func(a, b uint32) int {
+			if t.before(a, b) {
+				return -1
+			}
+			return 1
+		})
+		t.locals = t.locals[:min(t.n, len(t.locals))]
+	}
+	out := make([]pick, 0, len(t.locals))
+	for _, local := range t.locals {
+		out = append(out, pick{seg: seg, local: local, key: t.c.sortKey(uint64(local))})
 	}
 	return out
 }
@@ -379,32 +421,50 @@ func withScore(picks []pick, score float32) []pick {
 
 // topBelow returns the first n candidates scoring below bound, by score,
 // then sort key. It finds the n-th best score first (one pass comparing
-// scores), takes the few that score above it with their keys, and the
-// rest from its class in key order (topByKey), so that a page of hits
-// that tie, as a tag's all do, costs no key comparison per hit.
+// scores, unless the evaluation knows it), then in one more pass takes the
+// few that score above it with their keys, and the first of its class in
+// each segment by key rank, so that a page of hits that tie, as a tag's
+// all do, costs no key comparison per hit.
 func topBelow(cols *snapshotColumns, ev *q.Evaluation, n int, bound float32) []pick {
 	if n <= 0 {
 		return nil
 	}
-	best := q.NewTopScores(n)
-	eachScored(ev, func(_ int, _ uint32, s float32) {
-		if s < bound {
-			best.Add(s)
+	last, known := ev.Best(n)
+	if !known || !math.IsInf(float64(bound), 1) {
+		best := q.NewTopScores(n)
+		eachScored(ev, func(_ int, _ uint32, s float32) {
+			if s < bound {
+				best.Add(s)
+			}
+		})
+		if best.Len() == 0 {
+			return nil
 		}
-	})
-	if best.Len() == 0 {
-		return nil
+		last = best.Min() // the n-th best score, or the lowest of fewer
 	}
-	last := best.Min() // the n-th best score, or the lowest of fewer
 	var above []pick
+	ties := make([]*keyTop, len(ev.Segments))
 	eachScored(ev, func(seg int, local uint32, s float32) {
-		if s > last && s < bound {
+		switch {
+		case s < last || s >= bound:
+		case s > last:
 			above = append(above, pick{seg: seg, local: local, key: cols.segs[seg].sortKey(uint64(local)), score: s})
+		default:
+			if ties[seg] == nil {
+				ties[seg] = newKeyTop(cols.segs[seg], n, false)
+			}
+			ties[seg].offer(local)
 		}
 	})
 	slices.SortFunc(above, betterByScore)
-	ties := withScore(topByKey(cols, scoreClass(ev, last), n-len(above), false, nil), last)
-	return append(above, ties...)
+	var tied []pick
+	for seg, t := range ties {
+		if t != nil {
+			tied = append(tied, t.picks(seg)...)
+		}
+	}
+	slices.SortFunc(tied, func(a, b pick) int { return comparePicks(a, b, false) })
+	return append(above, withScore(tied[:min(len(tied), n-len(above))], last)...)
 }
 
 // topByCreated returns the first n hits by creation time (newest first

@@ -43,8 +43,11 @@ type segColumns struct {
 	keyEnds []uint32
 	facets  []facetColumn // one per columnFacets entry
 	// byKey lists the documents in sort key order, equal keys in document
-	// order.
-	byKey []uint32
+	// order; keyRank holds each document's key's place in that order (the
+	// place of the first document with the same key), so that documents of
+	// one segment compare by key as numbers.
+	byKey   []uint32
+	keyRank []uint32
 	// nameParts holds each document's number of name parts (at most 255),
 	// by which ranking scales a name match (query.EvalOptions).
 	nameParts []uint8
@@ -134,6 +137,14 @@ func buildSegColumns(seg segment.Segment) (*segColumns, error) {
 		c.byKey[i] = uint32(i)
 	}
 	slices.SortStableFunc(c.byKey, func(a, b uint32) int { return strings.Compare(c.sortKey(uint64(a)), c.sortKey(uint64(b))) })
+	c.keyRank = make([]uint32, n)
+	for i, doc := range c.byKey {
+		rank := uint32(i)
+		if i > 0 && c.sortKey(uint64(c.byKey[i-1])) == c.sortKey(uint64(doc)) {
+			rank = c.keyRank[c.byKey[i-1]]
+		}
+		c.keyRank[doc] = rank
+	}
 	return c, nil
 }
 
