@@ -552,7 +552,7 @@ func (r *termRun) read(readers []*segReader, leaves *leafSet) error {
 	for i, rd := range readers {
 		r.segSize[i] = rd.seg.Count()
 		r.bms[i] = make([]*roaring.Bitmap, len(r.groups))
-		hits := roaring.New()
+		var found []*roaring.Bitmap
 		for gi, g := range r.groups {
 			bm, err := rd.group(g, leaves)
 			if err != nil {
@@ -563,11 +563,12 @@ func (r *termRun) read(readers []*segReader, leaves *leafSet) error {
 					bm.AndNot(rd.deleted)
 				}
 				r.bms[i][gi] = bm
-				hits.Or(bm)
+				found = append(found, bm)
 			}
 		}
-		r.hits[i] = hits
-		r.df += hits.GetCardinality()
+		// One union of all the groups, lazily, rather than one per group.
+		r.hits[i] = roaring.FastOr(found...)
+		r.df += r.hits[i].GetCardinality()
 	}
 	return nil
 }

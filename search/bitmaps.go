@@ -270,6 +270,8 @@ type keyTop struct {
 	desc   bool
 	keep   bool
 	locals []uint32
+	// last is the last of locals when keep, and lastRank its key rank.
+	last, lastRank uint32
 }
 
 func newKeyTop(c *segColumns, n int, desc bool) *keyTop {
@@ -278,7 +280,11 @@ func newKeyTop(c *segColumns, n int, desc bool) *keyTop {
 
 // before reports whether document a comes before document b.
 func (t *keyTop) before(a, b uint32) bool {
-	ra, rb := t.c.keyRank[a], t.c.keyRank[b]
+	return t.beforeRanked(a, t.c.keyRank[a], b, t.c.keyRank[b])
+}
+
+// beforeRanked is before of documents a and b of key ranks ra and rb.
+func (t *keyTop) beforeRanked(a, ra, b, rb uint32) bool {
 	if ra != rb {
 		return ra < rb != t.desc
 	}
@@ -289,13 +295,15 @@ func (t *keyTop) offer(local uint32) {
 	switch {
 	case !t.keep:
 		t.locals = append(t.locals, local)
-	case len(t.locals) == t.n && !t.before(local, t.locals[t.n-1]):
+	case len(t.locals) == t.n && !t.beforeRanked(local, t.c.keyRank[local], t.last, t.lastRank):
 	default:
 		at := sort.Search(len(t.locals), func(i int) bool { return t.before(local, t.locals[i]) })
 		t.locals = slices.Insert(t.locals, at, local)
 		if len(t.locals) > t.n {
 			t.locals = t.locals[:t.n]
 		}
+		t.last = t.locals[len(t.locals)-1]
+		t.lastRank = t.c.keyRank[t.last]
 	}
 }
 
