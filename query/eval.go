@@ -202,6 +202,7 @@ type termRun struct {
 	// segSize holds each segment's number of documents.
 	segSize []uint64
 	incs    []*groupIncrements // by group, once computed (increments)
+	buf     []uint32           // score's, reused
 }
 
 // checkEvery is how many terms of an expansion, or documents scored, an
@@ -349,7 +350,7 @@ func (p *Plan) Eval(ctx context.Context, snap *scorch.IndexSnapshot, opts EvalOp
 		out.Segments[i].Scores = scores
 		parts := nameParts(i)
 		for ti, r := range scoring {
-			if err := r.score(ctx, i, 0, hits, idfs[ti], parts, scores); err != nil {
+			if err := r.score(ctx, i, -1, hits, idfs[ti], parts, scores); err != nil {
 				out.Release()
 				return nil, err
 			}
@@ -573,18 +574,26 @@ func (r *termRun) read(readers []*segReader, leaves *leafSet) error {
 	return nil
 }
 
-// score adds the term's score of each hit of segment i to scores. No hit
-// matches a group before from (the hits of a tier of scoreTiers).
-func (r *termRun) score(ctx context.Context, i, from int, hits *roaring.Bitmap, idf float64, parts []uint8, scores []float32) error {
+// score adds the term's score of each hit of segment i to scores. With
+// tier k (not -1) the hits are a tier of scoreTiers: all match group k
+// and none an earlier one.
+func (r *termRun) score(ctx context.Context, i, tier int, hits *roaring.Bitmap, idf float64, parts []uint8, scores []float32) error {
+	from := max(tier, 0)
 	var seen *roaring.Bitmap
 	all := false // seen holds every hit: no later group is any hit's best
-	buf := make([]uint32, checkEvery)
+	if r.buf == nil {
+		r.buf = make([]uint32, checkEvery)
+	}
+	buf := r.buf
 	for gi := from; gi < len(r.groups); gi++ {
 		bm := r.bms[i][gi]
 		if bm == nil {
 			continue
 		}
-		matched := roaring.And(bm, hits)
+		matched := hits // a tier's hits are all in its group
+		if gi != tier {
+			matched = roaring.And(bm, hits)
+		}
 		if matched.IsEmpty() {
 			continue
 		}
@@ -620,6 +629,8 @@ func (r *termRun) score(ctx context.Context, i, from int, hits *roaring.Bitmap, 
 			// The first group: its best and its matches are the same
 			// documents, in one pass.
 			err = add(matched, &inc.best, &inc.also)
+			// seen is written only while it is not every hit: never when it
+			// is the tier itself.
 			seen, all = matched, matched.GetCardinality() == hits.GetCardinality()
 		case all:
 			err = add(matched, &inc.also)
