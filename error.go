@@ -18,6 +18,7 @@ const (
 	ECONFLICT     = "conflict"       // concurrent modification (optimistic lock)
 	EUNSUPPORTED  = "unsupported"    // operation unsupported for the catalog type
 	ETOOLARGE     = "too_large"      // request body over the configured limit
+	EMEDIATYPE    = "media_type"     // a request body of a type the API does not take
 	ENOTCAUGHTUP  = "not_caught_up"  // search consistency wait timed out
 	EDEADLINE     = "deadline"       // the request's deadline passed before it finished
 	ECANCELED     = "canceled"       // the client went away before the answer

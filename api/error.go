@@ -31,6 +31,7 @@ var errorTable = map[string]errorClass{
 	semcat.ECONFLICT:     {http.StatusConflict, 1012, named("ConcurrentModificationException")},
 	semcat.EUNSUPPORTED:  {http.StatusNotImplemented, 1006, named("UnsupportedOperationException")},
 	semcat.ETOOLARGE:     {http.StatusRequestEntityTooLarge, 1001, named("IllegalArgumentException")},
+	semcat.EMEDIATYPE:    {http.StatusUnsupportedMediaType, 1001, named("IllegalArgumentException")},
 	semcat.ENOTCAUGHTUP:  {http.StatusServiceUnavailable, 1013, named("IndexNotCaughtUpException")},
 	semcat.EDEADLINE:     {http.StatusServiceUnavailable, 1013, named("ServiceUnavailableException")},
 	// Nobody reads it: the client went away. 499 is how proxies log that.

@@ -210,7 +210,9 @@ func (h *handler) reindex(w http.ResponseWriter, r *http.Request) error {
 	}
 	started := time.Now()
 	// A rebuild takes as long as the catalog needs, well past the request
-	// deadline, and must not stop half-way because a client went away.
+	// deadline, and must not stop half-way because a client went away;
+	// its answer may come after the server's write timeout.
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
 	if err := h.cfg.Reindex(context.WithoutCancel(r.Context())); err != nil {
 		return err
 	}

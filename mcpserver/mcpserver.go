@@ -13,9 +13,12 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"time"
@@ -52,6 +55,9 @@ type Config struct {
 	// MaxBodyBytes bounds an HTTP request's body, as the REST API's
 	// limit does (413 beyond it). Default the SDK's, 4 MiB.
 	MaxBodyBytes int64
+	// Events, when set, receives the events of every tool call (the REST
+	// API's event bus: the audit log and the counters).
+	Events func(semcat.Event)
 }
 
 // Services are the domain services the tools call. Both are required.
@@ -115,8 +121,65 @@ func HTTPHandler(svc Services, cfg Config, user func(r *http.Request) (string, e
 				return
 			}
 		}
+		if r.Method == http.MethodPost {
+			if ok := limitBatch(w, r, cfg.MaxBodyBytes); !ok {
+				return
+			}
+		}
 		mcpHandler.ServeHTTP(w, r.WithContext(semcat.NewContextWithUser(r.Context(), name)))
 	})
+}
+
+// MaxBatch is the most calls a JSON-RPC batch may hold (SPEC §2.11): each
+// call may cost as much as one REST request, and a batch is one request.
+const MaxBatch = 16
+
+// limitBatch reads r's body (as far as maxBytes; 0: the SDK's default)
+// and refuses a JSON-RPC batch of more than MaxBatch calls with a
+// JSON-RPC error (400); it puts the body back for the SDK. It reports
+// whether the request goes on.
+func limitBatch(w http.ResponseWriter, r *http.Request, maxBytes int64) bool {
+	if maxBytes <= 0 {
+		maxBytes = 4 << 20
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBytes))
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			writeRPCError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the request body is larger than %d bytes", maxBytes))
+		} else {
+			writeRPCError(w, http.StatusBadRequest, "reading the request body: "+err.Error())
+		}
+		return false
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if trimmed := bytes.TrimLeft(body, " \t\r\n"); len(trimmed) == 0 || trimmed[0] != '[' {
+		return true
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if _, err := dec.Token(); err != nil { // [
+		return true // the SDK says what is wrong with it
+	}
+	calls := 0
+	for dec.More() {
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return true
+		}
+		if calls++; calls > MaxBatch {
+			writeRPCError(w, http.StatusBadRequest, fmt.Sprintf("batch: at most %d calls in one request", MaxBatch))
+			return false
+		}
+	}
+	return true
+}
+
+// writeRPCError answers with a JSON-RPC error of no request id.
+func writeRPCError(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": nil,
+		"error": map[string]any{"code": -32600, "message": msg}})
 }
 
 // ServeStdio serves one MCP session over standard input and output until the

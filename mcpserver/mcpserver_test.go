@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -890,5 +891,77 @@ func TestHTTPBodyLimit(t *testing.T) {
 	}
 	if calls := search.takeCalls(); len(calls) != 0 {
 		t.Errorf("the refused request reached search: %v", calls)
+	}
+}
+
+// TestHTTPBatchLimit: a JSON-RPC batch of more than MaxBatch calls is
+// refused whole (400, a JSON-RPC error) before any tool runs; a batch
+// within it is not refused for its size.
+func TestHTTPBatchLimit(t *testing.T) {
+	metrics, search := newFakes()
+	srv := newHTTPServer(t, Services{Metrics: metrics, Search: search}, Config{DefaultMetalake: "lake"}, basicUser)
+	post := func(calls int) (int, string) {
+		t.Helper()
+		var batch []string
+		for i := range calls {
+			batch = append(batch, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"search","arguments":{"query":"*","limit":1000}}}`, i+1))
+		}
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/mcp", strings.NewReader(" ["+strings.Join(batch, ",")+"]"))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.SetBasicAuth("alice", "")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode, string(b)
+	}
+	status, body := post(100)
+	if status != http.StatusBadRequest || !strings.Contains(body, `"code":-32600`) || !strings.Contains(body, "at most 16 calls") {
+		t.Errorf("a batch of 100: %d %s", status, body)
+	}
+	if calls := search.takeCalls(); len(calls) != 0 {
+		t.Errorf("the refused batch reached search %d times", len(calls))
+	}
+	if status, body := post(MaxBatch); strings.Contains(body, "at most 16 calls") {
+		t.Errorf("a batch of %d: %d %s", MaxBatch, status, body)
+	}
+}
+
+// TestEvents: every tool call emits pre and then success or failure, as a
+// REST operation does, so that the audit log and the counters see agents.
+func TestEvents(t *testing.T) {
+	metrics, search := newFakes()
+	var mu sync.Mutex
+	var got []semcat.Event
+	record := func(e semcat.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		e.Time, e.Duration = time.Time{}, 0
+		got = append(got, e)
+	}
+	srv := newHTTPServer(t, Services{Metrics: metrics, Search: search}, Config{DefaultMetalake: "lake", Events: record}, basicUser)
+	cs := connectHTTP(t, srv.URL+"/mcp", "alice", "")
+	call(t, cs, "list_metrics", map[string]any{"catalog": "rel", "schema": "sales"})
+	toolError(t, call(t, cs, "list_metrics", map[string]any{"catalog": "rel", "schema": "nope"}), "not_found")
+	call(t, cs, "search", map[string]any{"query": "orders", "metalake": "other"})
+	cs.Close()
+	two := 2
+	three := 3 // wantIdentifiers
+	want := []semcat.Event{
+		{Operation: "mcp.list_metrics", Phase: semcat.EventPre, User: "alice", Metalake: "lake", Identifier: []string{"lake", "rel", "sales"}},
+		{Operation: "mcp.list_metrics", Phase: semcat.EventSuccess, User: "alice", Metalake: "lake", Identifier: []string{"lake", "rel", "sales"}, ResultCount: &three},
+		{Operation: "mcp.list_metrics", Phase: semcat.EventPre, User: "alice", Metalake: "lake", Identifier: []string{"lake", "rel", "nope"}},
+		{Operation: "mcp.list_metrics", Phase: semcat.EventFailure, User: "alice", Metalake: "lake", Identifier: []string{"lake", "rel", "nope"},
+			ErrorCode: semcat.ENOTFOUND, Error: "schema 'rel.nope' does not exist in metalake 'lake'"},
+		{Operation: "mcp.search", Phase: semcat.EventPre, User: "alice", Metalake: "other", Identifier: []string{"other"}},
+		{Operation: "mcp.search", Phase: semcat.EventSuccess, User: "alice", Metalake: "other", Identifier: []string{"other"}, ResultCount: &two},
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
 	}
 }

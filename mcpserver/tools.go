@@ -100,10 +100,11 @@ type toolset struct {
 	metalake string
 	timeout  time.Duration
 	logger   *slog.Logger
+	events   func(semcat.Event)
 }
 
 func newToolset(svc Services, cfg Config) *toolset {
-	t := &toolset{svc: svc, metalake: cfg.DefaultMetalake, timeout: cfg.CallTimeout, logger: loggerOf(cfg)}
+	t := &toolset{svc: svc, metalake: cfg.DefaultMetalake, timeout: cfg.CallTimeout, logger: loggerOf(cfg), events: cfg.Events}
 	if t.timeout <= 0 {
 		t.timeout = DefaultCallTimeout
 	}
@@ -142,23 +143,55 @@ func (t *toolset) register(server *mcp.Server) {
 }
 
 // handle adapts fn to a typed tool handler: the call acts as the context's
-// user within the call timeout, a panic becomes an internal error, and every
-// error becomes a tool error with its user-safe message.
+// user within the call timeout, a panic becomes an internal error, every
+// error becomes a tool error with its user-safe message, and the call
+// emits its events as a REST operation does (SPEC §2.8): pre, then success
+// or failure, as operation "mcp.<tool>".
 func handle[In, Out any](t *toolset, tool string, fn func(context.Context, In) (Out, error)) mcp.ToolHandlerFor[In, Out] {
 	return func(ctx context.Context, _ *mcp.CallToolRequest, in In) (_ *mcp.CallToolResult, out Out, err error) {
 		var zero Out
+		ev := semcat.Event{Operation: "mcp." + tool, User: semcat.UserFromContext(ctx)}
+		if a, ok := any(in).(interface{ identifier() []string }); ok {
+			ev.Identifier = a.identifier()
+			if len(ev.Identifier) > 0 && ev.Identifier[0] == "" {
+				ev.Identifier[0] = t.metalake
+			}
+			if len(ev.Identifier) > 0 {
+				ev.Metalake = ev.Identifier[0]
+			}
+		}
+		start := time.Now()
+		pre := ev
+		pre.Phase, pre.Time = semcat.EventPre, start
+		t.publish(pre)
+		var failed error // the call's own error, for its failure event
 		defer func() {
 			if p := recover(); p != nil {
 				t.logger.Error("mcp: tool call panicked", "tool", tool, "panic", p, "stack", string(debug.Stack()))
 				out, err = zero, errors.New("internal error")
+				failed = semcat.Errorf(semcat.EINTERNAL, "internal error")
 			}
+			ev.Time = time.Now()
+			ev.Duration = ev.Time.Sub(start)
+			if failed != nil {
+				ev.Phase, ev.ErrorCode, ev.Error = semcat.EventFailure, semcat.ErrorCode(failed), semcat.ErrorMessage(failed)
+			} else {
+				ev.Phase = semcat.EventSuccess
+				if c, ok := any(out).(interface{ count() int }); ok {
+					n := c.count()
+					ev.ResultCount = &n
+				}
+			}
+			t.publish(ev)
 		}()
-		if semcat.UserFromContext(ctx) == "" {
+		if ev.User == "" {
+			failed = errNoUser
 			return nil, zero, errNoUser
 		}
 		ctx, cancel := context.WithTimeout(ctx, t.timeout)
 		defer cancel()
 		if out, err = fn(ctx, in); err != nil {
+			failed = err
 			return nil, zero, t.toolError(ctx, tool, err)
 		}
 		// The text content is the output exactly as encoded here, so that
@@ -166,11 +199,33 @@ func handle[In, Out any](t *toolset, tool string, fn func(context.Context, In) (
 		// it from the structured content, which sorts object keys.
 		data, err := json.Marshal(out)
 		if err != nil {
+			failed = err
 			return nil, zero, t.toolError(ctx, tool, err)
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(data)}}}, out, nil
 	}
 }
+
+// publish hands an event to the configured listener, if any; a panic in it
+// is logged and never fails the call.
+func (t *toolset) publish(e semcat.Event) {
+	if t.events == nil {
+		return
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			t.logger.Error("mcp: publishing an event panicked", "operation", e.Operation, "panic", p)
+		}
+	}()
+	t.events(e)
+}
+
+// The events' identifiers and result counts.
+func (a SchemaArgs) identifier() []string { return []string{a.Metalake, a.Catalog, a.Schema} }
+func (a SearchArgs) identifier() []string { return []string{a.Metalake} }
+func (o MetricIdentifiers) count() int    { return len(o.Identifiers) }
+func (o MetricInfos) count() int          { return len(o.Metrics) }
+func (o SearchOutput) count() int         { return len(o.Results) }
 
 // toolError returns the error a client sees: "<code>: <message>" for a
 // semcat error, a generic text (with the details logged) for anything else.

@@ -29,8 +29,15 @@ type Config struct {
 	Authorization bool     `yaml:"authorization"`
 	ServiceAdmins []string `yaml:"service-admins"`
 	AllowRemote   bool     `yaml:"allow-remote"`
-	MaxBodyBytes  int64    `yaml:"max-body-bytes"`
-	LogLevel      string   `yaml:"log-level"`
+	// AllowedHosts are names, beyond the loopback ones and the listen
+	// address, that a request's Host may give; AllowedOrigins are the
+	// origins of pages that may change state (SPEC §2.11).
+	AllowedHosts   []string `yaml:"allowed-hosts"`
+	AllowedOrigins []string `yaml:"allowed-origins"`
+	MaxBodyBytes   int64    `yaml:"max-body-bytes"`
+	// MaxConnections caps the open client connections (SPEC §2.11).
+	MaxConnections int    `yaml:"max-connections"`
+	LogLevel       string `yaml:"log-level"`
 
 	// AnonymousUser is the user of every request with --auth none.
 	AnonymousUser string `yaml:"anonymous-user"`
@@ -73,13 +80,14 @@ type Config struct {
 // DefaultConfig returns the embedded defaults.
 func DefaultConfig() Config {
 	return Config{
-		Addr:          "127.0.0.1:8090",
-		DataDir:       "./var",
-		Auth:          "none",
-		ServiceAdmins: nil,
-		MaxBodyBytes:  8 << 20,
-		LogLevel:      "info",
-		AnonymousUser: api.AnonymousUser,
+		Addr:           "127.0.0.1:8090",
+		DataDir:        "./var",
+		Auth:           "none",
+		ServiceAdmins:  nil,
+		MaxBodyBytes:   8 << 20,
+		MaxConnections: 1024,
+		LogLevel:       "info",
+		AnonymousUser:  api.AnonymousUser,
 
 		RetentionSchedule:     "@every 1h",
 		RetentionDeletedAfter: 7 * 24 * time.Hour,
@@ -150,6 +158,14 @@ func settings(c *Config) []setting {
 			return nil
 		}},
 		{"allow-remote", "SEMCAT_ALLOW_REMOTE", "with --auth none, allow listening on a non-loopback address", parseBool("allow-remote", &c.AllowRemote)},
+		{"allowed-hosts", "SEMCAT_ALLOWED_HOSTS", "comma-separated host names requests may be addressed to, beyond loopback names and the listen address (* for any)", func(c *Config, v string) error {
+			c.AllowedHosts = splitList(v)
+			return nil
+		}},
+		{"allowed-origins", "SEMCAT_ALLOWED_ORIGINS", "comma-separated origins (https://ui.example.com) whose pages may change state and read answers (* for any)", func(c *Config, v string) error {
+			c.AllowedOrigins = splitList(v)
+			return nil
+		}},
 		{"max-body-bytes", "SEMCAT_MAX_BODY_BYTES", "largest accepted request body", func(c *Config, v string) error {
 			n, err := strconv.ParseInt(v, 10, 64)
 			if err != nil || n <= 0 {
@@ -158,6 +174,7 @@ func settings(c *Config) []setting {
 			c.MaxBodyBytes = n
 			return nil
 		}},
+		{"max-connections", "SEMCAT_MAX_CONNECTIONS", "most client connections held open; at the cap a new one closes the longest idle", parseCount("max-connections", &c.MaxConnections)},
 		{"log-level", "SEMCAT_LOG_LEVEL", "debug, info, warn or error", func(c *Config, v string) error { c.LogLevel = v; return nil }},
 		{"anonymous-user", "SEMCAT_ANONYMOUS_USER", "with --auth none, the user of every request", func(c *Config, v string) error { c.AnonymousUser = v; return nil }},
 		{"jwt-hs256-secret-file", "SEMCAT_JWT_HS256_SECRET_FILE", "with --auth jwt, file holding the HS256 secret (at least 32 bytes)", func(c *Config, v string) error { c.JWTHS256SecretFile = v; return nil }},

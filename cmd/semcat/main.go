@@ -35,6 +35,7 @@ import (
 	"github.com/semcat/semcat/catalogdb"
 	"github.com/semcat/semcat/indexer"
 	"github.com/semcat/semcat/internal/authz"
+	"github.com/semcat/semcat/internal/connlimit"
 	"github.com/semcat/semcat/internal/demo"
 	"github.com/semcat/semcat/internal/events"
 	"github.com/semcat/semcat/internal/jobs"
@@ -186,6 +187,7 @@ type Main struct {
 	tailDone chan struct{}
 	server   *http.Server
 	ln       net.Listener
+	conns    *connlimit.Limiter
 	served   chan error
 	pprof    *http.Server
 
@@ -253,7 +255,17 @@ func (m *Main) Run(ctx context.Context) error {
 	if m.ln, err = net.Listen("tcp", cfg.Addr); err != nil {
 		return err
 	}
-	m.server = &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	// Each phase of a request is bounded, so that a client that sends
+	// slowly, reads slowly or sits idle lets its connection go (SPEC
+	// §2.11): the header in 10 s, the body in bodyTimeout (handler), the
+	// answer within the longest a request may take (a search's 30 s wait
+	// for the index on top of the 30 s deadline; a rebuild lifts it), an
+	// idle keep-alive connection for 30 s; and at the cap of open
+	// connections a newcomer closes the longest idle one.
+	m.conns = connlimit.New(cfg.MaxConnections)
+	m.ln = m.conns.Listener(m.ln)
+	m.server = &http.Server{Handler: handler, ConnState: m.conns.ConnState,
+		ReadHeaderTimeout: 10 * time.Second, WriteTimeout: 2 * time.Minute, IdleTimeout: 30 * time.Second}
 	m.served = make(chan error, 1)
 	go func() { m.served <- m.server.Serve(m.ln) }()
 	m.Logger.Info("semcat is serving", "url", m.URL())
@@ -327,6 +339,10 @@ func (m *Main) startIndexer(ctx context.Context, dataDir string) error {
 
 // handler builds the HTTP handler: authentication, events (audit log and
 // Prometheus counters, served at /metrics) and the API.
+// bodyTimeout is how long a request's body may take to arrive: an 8 MiB
+// body at 280 KB/s.
+const bodyTimeout = 30 * time.Second
+
 func (m *Main) handler(dataDir string) (http.Handler, error) {
 	cfg := m.Config
 	authCfg, err := cfg.AuthConfig()
@@ -367,12 +383,15 @@ func (m *Main) handler(dataDir string) (http.Handler, error) {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", api.MetricsHandler(m.Registry))
 	mux.Handle("/mcp", mcpserver.HTTPHandler(mcpserver.Services{Metrics: svc.Metrics, Search: svc.Search},
-		mcpserver.Config{DefaultMetalake: cfg.DefaultMetalake, Version: version, Logger: m.Logger, MaxBodyBytes: cfg.MaxBodyBytes}, authenticate))
+		mcpserver.Config{DefaultMetalake: cfg.DefaultMetalake, Version: version, Logger: m.Logger, MaxBodyBytes: cfg.MaxBodyBytes,
+			Events: m.bus.Publish}, authenticate))
 	page := web.Handler()
 	mux.Handle("GET /{$}", page)
 	mux.Handle("GET /assets/", page)
 	mux.Handle("/", apiHandler)
-	return mux, nil
+	listenHost, _, _ := net.SplitHostPort(cfg.Addr)
+	guard := api.BrowserGuard(api.BrowserConfig{ListenHost: listenHost, AllowedHosts: cfg.AllowedHosts, AllowedOrigins: cfg.AllowedOrigins})
+	return api.BodyDeadline(bodyTimeout)(guard(mux)), nil
 }
 
 // isAdmin: with authorization off everyone is; otherwise the service admins.

@@ -99,6 +99,9 @@ func TestAuthorizationEndToEnd(t *testing.T) {
 	do := func(m *Main, user, method, path, body string) (int, map[string]any) {
 		t.Helper()
 		req, _ := http.NewRequest(method, m.URL()+path, strings.NewReader(body))
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
 		if user != "" {
 			req.SetBasicAuth(user, "x")
 		}

@@ -3,7 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -76,5 +83,39 @@ func TestMCPMatchesREST(t *testing.T) {
 	got = call("search", map[string]any{"query": "EmpTel", "facets": []string{"type"}})
 	if canon(got["results"]) != canon(restSearch["results"]) || got["total"] != restSearch["total"] || canon(got["facets"]) != canon(restSearch["facets"]) {
 		t.Errorf("search differs from REST:\nmcp  %v\nrest %v", got, restSearch)
+	}
+
+	// The calls are operations like REST's: in the audit log and the
+	// counters (SPEC §2.8).
+	resp, err := http.Get(m.URL() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, tool := range []string{"list_metrics", "list_metric_infos", "search"} {
+		if !strings.Contains(string(metrics), `operation="mcp.`+tool+`"`) {
+			t.Errorf("/metrics counts no mcp.%s", tool)
+		}
+	}
+	if err := m.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	audit, err := os.ReadFile(filepath.Join(cfg.DataDir, "audit.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var phases []string
+	for _, line := range strings.Split(strings.TrimSpace(string(audit)), "\n") {
+		var e map[string]any
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("audit line %q: %v", line, err)
+		}
+		if e["operation"] == "mcp.search" {
+			phases = append(phases, fmt.Sprint(e["phase"], " ", e["user"], " ", e["metalake"]))
+		}
+	}
+	if want := []string{"pre anonymous demo", "success anonymous demo"}; !slices.Equal(phases, want) {
+		t.Errorf("audit log of mcp.search: %v, want %v", phases, want)
 	}
 }

@@ -25,6 +25,9 @@ type client struct {
 func (c client) do(method, path, body string) (int, http.Header, map[string]any) {
 	c.t.Helper()
 	req, _ := http.NewRequest(method, c.base+path, strings.NewReader(body))
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	if c.user != "" {
 		req.SetBasicAuth(c.user, "x")
 	}
