@@ -1,9 +1,11 @@
 package api
 
 import (
+	"bytes"
 	"crypto/rsa"
 	"crypto/x509"
 	"encoding/base64"
+	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -11,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/golang-jwt/jwt/v5"
 
@@ -283,10 +287,82 @@ func (v *jwtVerifier) authenticate(r *http.Request) (string, error) {
 	if err != nil {
 		return "", v.explain(t, &claims, err)
 	}
+	// What the parser lets through and RFC 7519 does not (SPEC §6):
+	// extensions it would have to understand, dates that are strings.
+	if _, ok := t.Header["crit"]; ok {
+		return "", unauthorized("token header has crit: this server understands no JWS extension, so it must refuse the token (RFC 7515 §4.1.11)")
+	}
+	if err := numericDates(raw); err != nil {
+		return "", err
+	}
 	if claims.Subject == "" {
 		return "", unauthorized("token has no sub claim: the subject names the user and is required")
 	}
+	if err := validSubject(claims.Subject); err != nil {
+		return "", err
+	}
 	return claims.Subject, nil
+}
+
+// numericDates checks that the token's exp, nbf and iat, where present,
+// are JSON numbers (RFC 7519 §2 NumericDate): the parser also takes a
+// string of digits.
+func numericDates(raw string) error {
+	parts := strings.Split(raw, ".")
+	if len(parts) != 3 {
+		return unauthorized("malformed token: not a valid JWT")
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
+	if err != nil {
+		return unauthorized("malformed token: the claims are not base64url")
+	}
+	var claims map[string]json.RawMessage
+	if err := json.Unmarshal(payload, &claims); err != nil {
+		return unauthorized("malformed token: the claims are not a JSON object")
+	}
+	for _, name := range []string{"exp", "nbf", "iat"} {
+		if v, ok := claims[name]; ok {
+			if c := bytes.TrimSpace(v); len(c) == 0 || c[0] != '-' && (c[0] < '0' || c[0] > '9') {
+				return unauthorized("token claim %s must be a number of seconds since 1970 (a NumericDate), not %s", name, jsonKind(c))
+			}
+		}
+	}
+	return nil
+}
+
+// jsonKind names the kind of a JSON value: "a string", "null", ...
+func jsonKind(v []byte) string {
+	switch {
+	case len(v) == 0:
+		return "nothing"
+	case v[0] == '"':
+		return "a string"
+	case v[0] == '{':
+		return "an object"
+	case v[0] == '[':
+		return "an array"
+	case v[0] == 't' || v[0] == 'f':
+		return "a boolean"
+	}
+	return "null"
+}
+
+// validSubject refuses a sub that cannot name a user: "*" (which access
+// rules read as everyone), one with control characters (a newline would
+// forge lines of the logs that quote it) or surrounding spaces, or one of
+// more than 256 bytes.
+func validSubject(sub string) error {
+	switch {
+	case sub == "*":
+		return unauthorized(`token sub "*" names no user`)
+	case len(sub) > 256:
+		return unauthorized("token sub is longer than 256 bytes")
+	case strings.TrimSpace(sub) != sub:
+		return unauthorized("token sub starts or ends with white space")
+	case strings.IndexFunc(sub, func(r rune) bool { return unicode.IsControl(r) || r == utf8.RuneError }) >= 0:
+		return unauthorized("token sub holds a control character or invalid UTF-8")
+	}
+	return nil
 }
 
 // explain turns a parse or validation error of jwt into a message saying

@@ -10,6 +10,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/base64"
 	"encoding/pem"
+	"fmt"
 	"math/big"
 	"net/http"
 	"strings"
@@ -201,6 +202,13 @@ func TestAuthenticator(t *testing.T) {
 		{"jwt wrong audience", hsIssAud, bearer(hsToken(claims("alice", "iss", "https://idp.example", "aud", "other"))), "", `token audience ["other"] is not accepted`},
 		{"jwt missing audience", hsIssAud, bearer(hsToken(claims("alice", "iss", "https://idp.example"))), "", "no aud claim"},
 		{"jwt missing sub", hs, bearer(hsToken(claims("alice", "sub", nil))), "", "no sub claim"},
+		// Strict claims and headers (SPEC §6).
+		{"jwt exp as a string of digits", hs, bearer(hsToken(claims("alice", "exp", fmt.Sprint(now.Add(time.Hour).Unix())))), "", "token claim exp must be a number of seconds since 1970 (a NumericDate), not a string"},
+		{"jwt iat as a string", hs, bearer(hsToken(claims("alice", "iat", fmt.Sprint(now.Unix())))), "", "claim iat must be a number"},
+		{"jwt unknown crit header", hs, bearer(withHeader(t, "crit", []string{"x-unknown"}, claims("alice"))), "", "token header has crit"},
+		{"jwt sub *", hs, bearer(hsToken(claims("*"))), "", `token sub "*" names no user`},
+		{"jwt sub with a newline", hs, bearer(hsToken(claims("alice\nadmin"))), "", "control character"},
+		{"jwt sub with spaces around", hs, bearer(hsToken(claims(" alice"))), "", "white space"},
 		{"jwt other secret", hs, bearer(sign(t, jwt.SigningMethodHS256, []byte("another secret of at least 32 bytes"), claims("alice"))), "", "invalid token signature"},
 		{"jwt RS256 other key", rs, bearer(sign(t, jwt.SigningMethodRS256, keys.other, claims("bob"))), "", "invalid token signature"},
 		{"jwt alg none", hs, bearer(sign(t, jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType, claims("alice"))), "", `algorithm "none" is not accepted (accepted: HS256)`},
@@ -247,6 +255,18 @@ func TestAuthenticator(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withHeader returns an HS256 token of claims whose header also has name.
+func withHeader(tb testing.TB, name string, value any, c jwt.MapClaims) string {
+	tb.Helper()
+	tok := jwt.NewWithClaims(jwt.SigningMethodHS256, c)
+	tok.Header[name] = value
+	s, err := tok.SignedString(testSecret)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
 }
 
 // unknownAlgToken returns an unsigned token whose header names an algorithm
