@@ -104,3 +104,34 @@ func ErrorEntity(err error) EntityKind {
 	}
 	return ""
 }
+
+// The not-found errors of the catalog's objects, one message shape for
+// each kind: the store answers them for a missing object, and
+// authorization for one the caller may not see (SPEC §6, no existence
+// oracles).
+
+// NoSuchMetalake is the error of a metalake that does not exist.
+func NoSuchMetalake(name string) error {
+	return NotFound(KindMetalake, "metalake '%s' does not exist", name)
+}
+
+// NoSuchCatalog is the error of a catalog that does not exist.
+func NoSuchCatalog(metalake, name string) error {
+	return NotFound(KindCatalog, "catalog '%s.%s' does not exist", metalake, name)
+}
+
+// NoSuchSchema is the error of a schema of catalog ns that does not exist.
+func NoSuchSchema(ns Namespace, name string) error {
+	return NotFound(KindSchema, "schema '%s.%s.%s' does not exist", ns.Metalake, ns.Catalog, name)
+}
+
+// NoSuchTable is the error of a table of schema ns that does not exist.
+func NoSuchTable(ns Namespace, name string) error {
+	return NotFound(KindTable, "table '%s.%s.%s.%s' does not exist", ns.Metalake, ns.Catalog, ns.Schema, name)
+}
+
+// NoSuchSemanticModel is the error of a semantic model of schema ns that
+// does not exist.
+func NoSuchSemanticModel(ns Namespace, name string) error {
+	return NotFound(KindSemanticModel, "semantic model '%s.%s.%s.%s' does not exist", ns.Metalake, ns.Catalog, ns.Schema, name)
+}

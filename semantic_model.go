@@ -396,7 +396,7 @@ func (d *Definition) ValidateSources(lookup TableColumns) error {
 			return err
 		}
 		if !ok {
-			return Errorf(EINVALID, "%s.source: table '%s.%s.%s' does not exist", p, ds.Source.Namespace[0], ds.Source.Namespace[1], ds.Source.Name)
+			return NoSuchSource(i, ds.Source)
 		}
 		set := make(map[string]bool, len(names))
 		for _, n := range names {
@@ -463,4 +463,11 @@ type SemanticModelService interface {
 	ListSemanticModels(ctx context.Context, ns Namespace) ([]string, error)
 	AlterSemanticModel(ctx context.Context, ns Namespace, name string, updates []Update, ifMatch int64) (*SemanticModel, Position, error)
 	DropSemanticModel(ctx context.Context, ns Namespace, name string, ifMatch int64) (bool, Position, error)
+}
+
+// NoSuchSource is the error of dataset i's source table when it does not
+// exist, or the caller may not see it (SPEC §6): the same words, and no
+// column names.
+func NoSuchSource(i int, src *Source) error {
+	return Errorf(EINVALID, "datasets[%d].source: table '%s.%s.%s' does not exist", i, src.Namespace[0], src.Namespace[1], src.Name)
 }

@@ -13,7 +13,7 @@ func catalogFromRow(r *namedRow) *semcat.Catalog {
 }
 
 func noSuchCatalog(metalake, name string) error {
-	return semcat.NotFound(semcat.KindCatalog, "catalog '%s.%s' does not exist", metalake, name)
+	return semcat.NoSuchCatalog(metalake, name)
 }
 
 // CreateCatalog creates a catalog in a metalake.

@@ -22,6 +22,9 @@ type Grant struct {
 type Grants struct {
 	Bindings []Grant
 	Owned    map[semcat.EntityKind][]int64
+	// Member: the user is a member of the metalake or owns it (and so may
+	// know it exists).
+	Member bool
 }
 
 // UserGrants loads a user's grants and ownerships in a metalake, in one
@@ -67,7 +70,13 @@ func (s *Store) UserGrants(ctx context.Context, metalake, user string) (*Grants,
 			}
 			g.Owned[semcat.EntityKind(kind)] = append(g.Owned[semcat.EntityKind(kind)], id)
 		}
-		return rows.Err()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM metalake_meta m
+			JOIN user_meta u ON u.metalake_id = m.metalake_id AND u.user_name = $2 AND u.deleted_at = 0
+			WHERE m.metalake_name = $1 AND m.deleted_at = 0)`, metalake, user).Scan(&g.Member)
 	})
+	g.Member = g.Member || len(g.Owned[semcat.KindMetalake]) > 0
 	return g, err
 }

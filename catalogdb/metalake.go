@@ -13,7 +13,7 @@ func metalakeFromRow(r *namedRow) *semcat.Metalake {
 }
 
 func noSuchMetalake(name string) error {
-	return semcat.NotFound(semcat.KindMetalake, "metalake '%s' does not exist", name)
+	return semcat.NoSuchMetalake(name)
 }
 
 // CreateMetalake creates a metalake.

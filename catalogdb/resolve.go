@@ -39,7 +39,7 @@ func (s *Store) resolveMetalake(ctx context.Context, q querier, name, lock strin
 	var id int64
 	err := q.QueryRow(ctx, `SELECT metalake_id FROM metalake_meta WHERE metalake_name = $1 AND deleted_at = 0`+lock, name).Scan(&id)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, semcat.NotFound(semcat.KindMetalake, "metalake '%s' does not exist", name)
+		return 0, semcat.NoSuchMetalake(name)
 	}
 	return id, err
 }
@@ -54,7 +54,7 @@ func (s *Store) resolveCatalog(ctx context.Context, q querier, ns semcat.Namespa
 	err = q.QueryRow(ctx, `SELECT catalog_id, type FROM catalog_meta
 		WHERE metalake_id = $1 AND catalog_name = $2 AND deleted_at = 0`+lock, p.metalakeID, ns.Catalog).Scan(&p.catalogID, &p.catalogType)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return p, semcat.NotFound(semcat.KindCatalog, "catalog '%s.%s' does not exist", ns.Metalake, ns.Catalog)
+		return p, semcat.NoSuchCatalog(ns.Metalake, ns.Catalog)
 	}
 	return p, err
 }
@@ -109,7 +109,7 @@ func (s *Store) resolveSchemaByLevel(ctx context.Context, q querier, ns semcat.N
 	err = q.QueryRow(ctx, `SELECT schema_id FROM schema_meta
 		WHERE catalog_id = $1 AND schema_name = $2 AND deleted_at = 0`+lock, p.catalogID, ns.Schema).Scan(&p.schemaID)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return p, semcat.NotFound(semcat.KindSchema, "schema '%s.%s.%s' does not exist", ns.Metalake, ns.Catalog, ns.Schema)
+		return p, semcat.NoSuchSchema(ns, ns.Schema)
 	}
 	return p, err
 }

@@ -13,7 +13,7 @@ func schemaFromRow(r *namedRow) *semcat.Schema {
 }
 
 func noSuchSchema(ns semcat.Namespace, name string) error {
-	return semcat.NotFound(semcat.KindSchema, "schema '%s.%s.%s' does not exist", ns.Metalake, ns.Catalog, name)
+	return semcat.NoSuchSchema(ns, name)
 }
 
 // CreateSchema creates a schema in a catalog.

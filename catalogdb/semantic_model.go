@@ -61,7 +61,7 @@ func scanModel(row pgx.Row) (*modelRow, error) {
 }
 
 func noSuchModel(ns semcat.Namespace, name string) error {
-	return semcat.NotFound(semcat.KindSemanticModel, "semantic model '%s.%s.%s.%s' does not exist", ns.Metalake, ns.Catalog, ns.Schema, name)
+	return semcat.NoSuchSemanticModel(ns, name)
 }
 
 func getModel(ctx context.Context, q querier, schemaID int64, name string) (*modelRow, error) {

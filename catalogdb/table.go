@@ -24,7 +24,7 @@ func scanTable(row pgx.Row) (*semcat.Table, error) {
 }
 
 func noSuchTable(ns semcat.Namespace, name string) error {
-	return semcat.NotFound(semcat.KindTable, "table '%s.%s.%s.%s' does not exist", ns.Metalake, ns.Catalog, ns.Schema, name)
+	return semcat.NoSuchTable(ns, name)
 }
 
 func getTable(ctx context.Context, q querier, schemaID int64, name, lock string) (*semcat.Table, error) {

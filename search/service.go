@@ -35,6 +35,9 @@ type Service struct {
 	Index         Index
 	Store         *catalogdb.Store
 	Authorization bool
+	// Admin says who may see every metalake (the service admins), when
+	// Authorization is on; nil: nobody.
+	Admin func(user string) bool
 }
 
 var _ semcat.SearchService = (*Service)(nil)
@@ -43,9 +46,15 @@ var _ semcat.SearchService = (*Service)(nil)
 func (s *Service) Search(ctx context.Context, req semcat.SearchRequest) (*semcat.SearchResult, error) {
 	var visible bq.Query
 	if s.Authorization {
-		g, err := s.Store.UserGrants(ctx, req.Metalake, semcat.UserFromContext(ctx))
+		user := semcat.UserFromContext(ctx)
+		g, err := s.Store.UserGrants(ctx, req.Metalake, user)
 		if err != nil {
 			return nil, err
+		}
+		if !g.Member && (s.Admin == nil || !s.Admin(user)) {
+			// A metalake the caller is not in is one that does not exist
+			// (SPEC §6, no existence oracles).
+			return nil, semcat.NoSuchMetalake(req.Metalake)
 		}
 		visible = Visibility(g)
 	}

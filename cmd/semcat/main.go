@@ -299,7 +299,7 @@ func (m *Main) services() api.Services {
 		}
 		svc = authz.New(m.Store, m.Store, admins, m.Logger)
 	}
-	searches := &search.Service{Index: m.Indexer, Store: m.Store, Authorization: m.Config.Authorization}
+	searches := &search.Service{Index: m.Indexer, Store: m.Store, Authorization: m.Config.Authorization, Admin: m.isAdmin}
 	return api.Services{Metalakes: svc, Catalogs: svc, Schemas: svc, Tables: svc, Models: svc, Tags: svc, Metrics: svc, Access: svc,
 		Search: searches, Metadata: svc}
 }

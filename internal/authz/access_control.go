@@ -63,6 +63,11 @@ func (s *Service) RevokeRoles(ctx context.Context, metalake, name string, roles 
 // SetOwner: who may manage grants, or an owner of the object or above it.
 func (s *Service) SetOwner(ctx context.Context, metalake string, obj semcat.ObjectRef, owner semcat.Owner) (semcat.Position, error) {
 	if err := s.manageGrants(ctx, metalake); err != nil {
+		if exists, serr := s.checkSee(ctx, metalake, obj); serr != nil {
+			return semcat.Position{}, serr
+		} else if !exists {
+			return s.inner.SetOwner(ctx, metalake, obj, owner) // which answers that it is missing
+		}
 		a, _, _, aerr := s.objectAccess(ctx, metalake, obj)
 		if aerr != nil {
 			return semcat.Position{}, aerr
@@ -76,7 +81,7 @@ func (s *Service) SetOwner(ctx context.Context, metalake string, obj semcat.Obje
 
 // GetOwner: whoever may see the object.
 func (s *Service) GetOwner(ctx context.Context, metalake string, obj semcat.ObjectRef) (*semcat.Owner, error) {
-	if err := s.checkSee(ctx, metalake, obj); err != nil {
+	if _, err := s.checkSee(ctx, metalake, obj); err != nil {
 		return nil, err
 	}
 	return s.inner.GetOwner(ctx, metalake, obj)

@@ -94,6 +94,39 @@ func (s *Service) object(ctx context.Context, ns semcat.Namespace, kind semcat.E
 	return parent, nil
 }
 
+// seeObject lets the user through to read (or change) the child name of
+// kind under ns when rule passes on it. Otherwise the answer is the one for
+// a child of that name that does not exist (SPEC §6, no existence
+// oracles): where parentRule (the user may see ns) fails, the same 403
+// whether the child exists or not; else the child is not found (missing,
+// the error the inner service returns for a missing one). It reports
+// whether the child exists: a change of a missing child is for the inner
+// service to refuse, with the same not-found, before any rule on changes.
+func (s *Service) seeObject(ctx context.Context, ns semcat.Namespace, kind semcat.EntityKind, name string,
+	parentRule func(*semcat.Access) (bool, error), parentWhat string,
+	rule func(*semcat.Access) (bool, error), missing func() error) (exists bool, err error) {
+	parent, children, err := s.src.Access(ctx, user(ctx), ns, kind, []string{name})
+	if err != nil {
+		return false, err
+	}
+	ok, err := parentRule(parent)
+	if err := s.decide(ctx, ok, err, parentWhat); err != nil {
+		return false, err
+	}
+	a, exists := children[name]
+	if !exists {
+		return false, nil // the inner service answers that it is missing
+	}
+	ok, err = rule(a)
+	if err != nil {
+		s.logger.Error("authorization: cannot evaluate a rule; denying", "user", user(ctx), "object", name, "err", err)
+	}
+	if err != nil || !ok {
+		return true, missing()
+	}
+	return true, nil
+}
+
 // filter keeps the names whose Access passes rule; a name whose rule cannot
 // be evaluated is left out and logged.
 func (s *Service) filter(ctx context.Context, names []string, children map[string]*semcat.Access, rule func(*semcat.Access) (bool, error)) []string {

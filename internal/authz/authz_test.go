@@ -151,6 +151,12 @@ func TestDiscoveryAuthorization(t *testing.T) {
 			if semcat.ErrorCode(err) != semcat.EFORBIDDEN {
 				t.Errorf("%s: %v %v, want EFORBIDDEN", tt.user, got, err)
 			}
+			// Without schema access, loading any model is the same 403.
+			_, hidden := f.svc.GetSemanticModel(as(tt.user), salesNS, "visible_model")
+			_, missing := f.svc.GetSemanticModel(as(tt.user), salesNS, "no_such_model")
+			if semcat.ErrorCode(hidden) != semcat.EFORBIDDEN || semcat.ErrorCode(missing) != semcat.EFORBIDDEN {
+				t.Errorf("%s: load of an existing model %v, of a missing one %v; want both EFORBIDDEN", tt.user, hidden, missing)
+			}
 			continue
 		}
 		if err != nil || strings.Join(got, ",") != strings.Join(tt.want, ",") {
@@ -168,13 +174,19 @@ func TestDiscoveryAuthorization(t *testing.T) {
 		if len(models) != len(seen) {
 			t.Errorf("%s: list models %v, want %d", tt.user, models, len(seen))
 		}
+		// A model the user may not see loads as a missing one does (SPEC
+		// §6, no existence oracles).
+		_, missing := f.svc.GetSemanticModel(as(tt.user), salesNS, "no_such_model")
 		for _, m := range []string{"visible_model", "secret_model", "other_model"} {
 			_, err := f.svc.GetSemanticModel(as(tt.user), salesNS, m)
 			if seen[m] != (err == nil) {
 				t.Errorf("%s: load %s: %v, visible=%v", tt.user, m, err, seen[m])
 			}
-			if err != nil && semcat.ErrorCode(err) != semcat.EFORBIDDEN {
-				t.Errorf("%s: load %s: %v, want EFORBIDDEN", tt.user, m, err)
+			if want := semcat.NoSuchSemanticModel(salesNS, m); err != nil && (semcat.ErrorCode(err) != semcat.ENOTFOUND || err.Error() != want.Error()) {
+				t.Errorf("%s: load %s: %v, want %v", tt.user, m, err, want)
+			}
+			if err != nil && semcat.ErrorCode(err) != semcat.ErrorCode(missing) {
+				t.Errorf("%s: load %s: %v, but a missing model: %v", tt.user, m, err, missing)
 			}
 		}
 	}
@@ -217,6 +229,24 @@ func TestOwnersAndCreators(t *testing.T) {
 	f.role("bob", "builder", on("METALAKE", "m", semcat.Allow, semcat.UseCatalog, semcat.UseSchema),
 		on("SCHEMA", "rel.sales", semcat.Allow, semcat.CreateSemanticModel))
 	bob := as("bob")
+	// bob may not see the table orders: as a source it is a missing table,
+	// whose columns are not checked (SPEC §6).
+	hidden := definition("x")
+	hidden.Datasets[0].PrimaryKey = []string{"no_such_column"}
+	_, _, err := f.svc.CreateSemanticModel(bob, salesNS, semcat.SemanticModelCreate{Name: "bobs", Definition: hidden})
+	if want := semcat.NoSuchSource(0, hidden.Datasets[0].Source); semcat.ErrorCode(err) != semcat.EINVALID || semcat.ErrorMessage(err) != semcat.ErrorMessage(want) {
+		t.Errorf("a hidden source: %v, want %v", err, want)
+	}
+	missing := definition("x")
+	missing.Datasets[0].Source.Name = "nope"
+	_, _, err = f.svc.CreateSemanticModel(bob, salesNS, semcat.SemanticModelCreate{Name: "bobs", Definition: missing})
+	if want := semcat.NoSuchSource(0, missing.Datasets[0].Source); semcat.ErrorMessage(err) != semcat.ErrorMessage(want) {
+		t.Errorf("a missing source: %v, want %v", err, want)
+	}
+	if _, err := f.svc.GetTable(bob, salesNS, "orders"); err == nil || err.Error() != semcat.NoSuchTable(salesNS, "orders").Error() {
+		t.Errorf("bob sees a table without SELECT_TABLE: %v, want it missing", err)
+	}
+	f.role("bob", "orders_reader", on("TABLE", "rel.sales.orders", semcat.Allow, semcat.SelectTable))
 	f.ok(f.svc.CreateSemanticModel(bob, salesNS, semcat.SemanticModelCreate{Name: "bobs", Definition: definition("x")}))
 	if got, _ := f.metrics("bob"); strings.Join(got, ",") != "bobs.x" {
 		t.Errorf("bob sees %v, want his own model's metric", got)
@@ -224,11 +254,15 @@ func TestOwnersAndCreators(t *testing.T) {
 	if _, _, err := f.svc.AlterSemanticModel(bob, salesNS, "bobs", []semcat.Update{{Type: semcat.UpdateComment, NewComment: semcat.OptionalString{Set: true}}}, 0); err != nil {
 		t.Errorf("owner alter: %v", err)
 	}
-	if _, _, err := f.svc.AlterSemanticModel(bob, salesNS, "visible_model", []semcat.Update{{Type: semcat.UpdateComment, NewComment: semcat.OptionalString{Set: true}}}, 0); semcat.ErrorCode(err) != semcat.EFORBIDDEN {
+	// Another's model he may not see is, to alter or drop, a missing one.
+	if _, _, err := f.svc.AlterSemanticModel(bob, salesNS, "visible_model", []semcat.Update{{Type: semcat.UpdateComment, NewComment: semcat.OptionalString{Set: true}}}, 0); semcat.ErrorCode(err) != semcat.ENOTFOUND {
 		t.Errorf("alter of another's model: %v", err)
 	}
-	if _, _, err := f.svc.DropSemanticModel(bob, salesNS, "visible_model", 0); semcat.ErrorCode(err) != semcat.EFORBIDDEN {
-		t.Errorf("drop of another's model: %v", err)
+	if dropped, _, err := f.svc.DropSemanticModel(bob, salesNS, "visible_model", 0); dropped || err != nil {
+		t.Errorf("drop of another's model: %v %v, want the answer for a missing one: not dropped", dropped, err)
+	}
+	if _, err := f.svc.GetSemanticModel(as("admin"), salesNS, "visible_model"); err != nil {
+		t.Errorf("after bob's drop: %v", err)
 	}
 	if dropped, _, err := f.svc.DropSemanticModel(bob, salesNS, "bobs", 0); err != nil || !dropped {
 		t.Errorf("owner drop: %v %v", dropped, err)
@@ -237,11 +271,8 @@ func TestOwnersAndCreators(t *testing.T) {
 	if _, _, err := f.svc.CreateMetalake(bob, semcat.MetalakeCreate{Name: "n"}); semcat.ErrorCode(err) != semcat.EFORBIDDEN {
 		t.Errorf("bob created a metalake: %v", err)
 	}
-	if _, err := f.svc.GetTable(bob, salesNS, "orders"); semcat.ErrorCode(err) != semcat.EFORBIDDEN {
-		t.Errorf("bob sees a table without SELECT_TABLE: %v", err)
-	}
-	if tables, err := f.svc.ListTables(bob, salesNS); err != nil || len(tables) != 0 {
-		t.Errorf("bob lists tables %v %v", tables, err)
+	if tables, err := f.svc.ListTables(bob, salesNS); err != nil || strings.Join(tables, ",") != "orders" {
+		t.Errorf("bob lists tables %v %v, want the one he may select", tables, err)
 	}
 }
 
@@ -271,5 +302,68 @@ func TestBatchCreateTables(t *testing.T) {
 	}
 	if tags, err := f.svc.ListObjectTags(bob, "m", semcat.ObjectRef{Type: semcat.KindTable, FullName: "rel.sales.a"}); err != nil || strings.Join(tags, ",") != "pii" {
 		t.Errorf("tags of a: %v %v", tags, err)
+	}
+}
+
+// TestNoExistenceOracles: to a caller who may see the schema but not an
+// object in it, every read of the object answers as for a missing object
+// of that name; an owner who lost schema access may neither read nor
+// change what they own (SPEC §6).
+func TestNoExistenceOracles(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.role("alice", "analyst", on("METALAKE", "m", semcat.Allow, semcat.UseCatalog, semcat.UseSchema, semcat.SelectTable, semcat.SelectSemanticModel),
+		on("TABLE", "rel.sales.orders", semcat.Deny, semcat.SelectTable),
+		on("SEMANTIC_MODEL", "rel.sales.secret_model", semcat.Deny, semcat.SelectSemanticModel))
+	alice := as("alice")
+	// same reports whether two errors are one answer but for the object's
+	// name.
+	same := func(hidden, missing error, name, ghost string) bool {
+		return hidden != nil && semcat.ErrorCode(hidden) == semcat.ErrorCode(missing) &&
+			strings.ReplaceAll(semcat.ErrorMessage(missing), ghost, name) == semcat.ErrorMessage(hidden)
+	}
+	for _, o := range []struct {
+		kind        semcat.EntityKind
+		name, ghost string
+		load        func(name string) error
+	}{
+		{semcat.KindTable, "orders", "ghost", func(n string) error { _, err := f.svc.GetTable(alice, salesNS, n); return err }},
+		{semcat.KindSemanticModel, "secret_model", "ghost", func(n string) error { _, err := f.svc.GetSemanticModel(alice, salesNS, n); return err }},
+	} {
+		ref := func(n string) semcat.ObjectRef { return semcat.ObjectRef{Type: o.kind, FullName: "rel.sales." + n} }
+		reads := map[string]func(string) error{
+			"load":     o.load,
+			"tags":     func(n string) error { _, err := f.svc.ListObjectTags(alice, "m", ref(n)); return err },
+			"metadata": func(n string) error { _, err := f.svc.ObjectMetadata(alice, "m", ref(n)); return err },
+			"owner":    func(n string) error { _, err := f.svc.GetOwner(alice, "m", ref(n)); return err },
+			"tag it": func(n string) error {
+				_, _, err := f.svc.AssociateTags(alice, "m", ref(n), semcat.TagAssociation{TagsToAdd: []string{"x"}})
+				return err
+			},
+		}
+		for what, read := range reads {
+			hidden, missing := read(o.name), read(o.ghost)
+			if semcat.ErrorCode(missing) != semcat.ENOTFOUND || !same(hidden, missing, o.name, o.ghost) {
+				t.Errorf("%s %s: hidden %v, missing %v; want the same not-found", what, o.kind, hidden, missing)
+			}
+		}
+	}
+
+	// dave creates a table, owns it, then loses schema access.
+	f.role("dave", "builder", on("METALAKE", "m", semcat.Allow, semcat.UseCatalog, semcat.UseSchema),
+		on("SCHEMA", "rel.sales", semcat.Allow, semcat.CreateTable))
+	dave := as("dave")
+	f.ok(f.svc.CreateTable(dave, salesNS, semcat.TableCreate{Name: "daves", Columns: []semcat.Column{{Name: "id", Type: &semcat.Type{Name: "long"}}}}))
+	f.role("dave", "shut_out", on("SCHEMA", "rel.sales", semcat.Deny, semcat.UseSchema))
+	if _, err := f.svc.GetTable(dave, salesNS, "daves"); semcat.ErrorCode(err) != semcat.EFORBIDDEN {
+		t.Errorf("load by an owner without schema access: %v, want EFORBIDDEN", err)
+	}
+	mine := "mine"
+	comment := []semcat.Update{{Type: semcat.UpdateComment, NewComment: semcat.OptionalString{Set: true, Value: &mine}}}
+	if tb, _, err := f.svc.AlterTable(dave, salesNS, "daves", comment); semcat.ErrorCode(err) != semcat.EFORBIDDEN || tb != nil {
+		t.Errorf("a no-op alter by an owner without schema access: %v %v, want EFORBIDDEN and no table", tb, err)
+	}
+	if tb, err := f.svc.GetTable(as("admin"), salesNS, "daves"); err != nil || tb.Comment != nil && *tb.Comment == mine {
+		t.Errorf("the refused alter changed the table: %+v %v", tb, err)
 	}
 }

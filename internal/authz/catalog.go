@@ -102,7 +102,7 @@ func (s *Service) CreateCatalog(ctx context.Context, metalake string, req semcat
 
 // GetCatalog: owners above it, or USE_CATALOG.
 func (s *Service) GetCatalog(ctx context.Context, metalake, name string) (*semcat.Catalog, error) {
-	if err := s.check(ctx, catalogNS(metalake, name), (*semcat.Access).CanUseCatalog, "use catalog '"+name+"'"); err != nil {
+	if _, err := s.seeCatalog(ctx, metalake, name); err != nil {
 		return nil, err
 	}
 	return s.inner.GetCatalog(ctx, metalake, name)
@@ -167,7 +167,7 @@ func (s *Service) CreateSchema(ctx context.Context, ns semcat.Namespace, req sem
 
 // GetSchema: schema access.
 func (s *Service) GetSchema(ctx context.Context, ns semcat.Namespace, name string) (*semcat.Schema, error) {
-	if err := s.check(ctx, schemaNS(ns, name), (*semcat.Access).CanUseSchema, "use schema '"+name+"'"); err != nil {
+	if _, err := s.seeSchema(ctx, ns, name); err != nil {
 		return nil, err
 	}
 	return s.inner.GetSchema(ctx, ns, name)
@@ -214,4 +214,18 @@ func (s *Service) DropSchema(ctx context.Context, ns semcat.Namespace, name stri
 		return false, semcat.Position{}, err
 	}
 	return s.inner.DropSchema(ctx, ns, name, cascade)
+}
+
+// seeCatalog is seeObject for a catalog: membership of the metalake, then
+// the catalog's use.
+func (s *Service) seeCatalog(ctx context.Context, metalake, name string) (bool, error) {
+	return s.seeObject(ctx, mlNS(metalake), semcat.KindCatalog, name, isMember, "see metalake '"+metalake+"'",
+		(*semcat.Access).CanUseCatalog, func() error { return semcat.NoSuchCatalog(metalake, name) })
+}
+
+// seeSchema is seeObject for a schema of catalog ns: use of the catalog,
+// then schema access.
+func (s *Service) seeSchema(ctx context.Context, ns semcat.Namespace, name string) (bool, error) {
+	return s.seeObject(ctx, ns, semcat.KindSchema, name, (*semcat.Access).CanUseCatalog, "use catalog '"+ns.Catalog+"'",
+		(*semcat.Access).CanUseSchema, func() error { return semcat.NoSuchSchema(ns, name) })
 }

@@ -2,6 +2,7 @@ package authz
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/semcat/semcat"
 )
@@ -25,7 +26,7 @@ func (s *Service) CreateTables(ctx context.Context, ns semcat.Namespace, req sem
 
 // GetTable: see semcat.Access.CanSeeTable.
 func (s *Service) GetTable(ctx context.Context, ns semcat.Namespace, name string) (*semcat.Table, error) {
-	if err := s.checkObject(ctx, ns, semcat.KindTable, name, (*semcat.Access).CanSeeTable, "see table '"+name+"'"); err != nil {
+	if _, err := s.seeTable(ctx, ns, name); err != nil {
 		return nil, err
 	}
 	return s.inner.GetTable(ctx, ns, name)
@@ -39,16 +40,26 @@ func (s *Service) ListTables(ctx context.Context, ns semcat.Namespace) ([]string
 
 // AlterTable: see semcat.Access.CanAlterTable.
 func (s *Service) AlterTable(ctx context.Context, ns semcat.Namespace, name string, updates []semcat.Update) (*semcat.Table, semcat.Position, error) {
-	if err := s.checkObject(ctx, ns, semcat.KindTable, name, (*semcat.Access).CanAlterTable, "alter table '"+name+"'"); err != nil {
+	if exists, err := s.seeTable(ctx, ns, name); err != nil {
 		return nil, semcat.Position{}, err
+	} else if exists {
+		if err := s.checkObject(ctx, ns, semcat.KindTable, name, (*semcat.Access).CanAlterTable, "alter table '"+name+"'"); err != nil {
+			return nil, semcat.Position{}, err
+		}
 	}
 	return s.inner.AlterTable(ctx, ns, name, updates)
 }
 
 // DropTable: owners only.
 func (s *Service) DropTable(ctx context.Context, ns semcat.Namespace, name string) (bool, semcat.Position, error) {
-	if err := s.checkObject(ctx, ns, semcat.KindTable, name, owns(semcat.KindMetalake, semcat.KindCatalog, semcat.KindSchema, semcat.KindTable), "drop table '"+name+"'"); err != nil {
+	if exists, err := s.seeTable(ctx, ns, name); semcat.ErrorCode(err) == semcat.ENOTFOUND {
+		return false, semcat.Position{}, nil // as the drop of a missing table answers
+	} else if err != nil {
 		return false, semcat.Position{}, err
+	} else if exists {
+		if err := s.checkObject(ctx, ns, semcat.KindTable, name, owns(semcat.KindMetalake, semcat.KindCatalog, semcat.KindSchema, semcat.KindTable), "drop table '"+name+"'"); err != nil {
+			return false, semcat.Position{}, err
+		}
 	}
 	return s.inner.DropTable(ctx, ns, name)
 }
@@ -58,12 +69,19 @@ func (s *Service) CreateSemanticModel(ctx context.Context, ns semcat.Namespace, 
 	if err := s.check(ctx, ns, (*semcat.Access).CanCreateSemanticModel, "create semantic models in '"+ns.Schema+"'"); err != nil {
 		return nil, semcat.Position{}, err
 	}
+	// A definition the store refuses anyway is refused for that first, as
+	// the store would, whatever its sources are.
+	if err := req.Validate(); err == nil {
+		if err := s.checkSources(ctx, ns.Metalake, req.Definition, ""); err != nil {
+			return nil, semcat.Position{}, err
+		}
+	}
 	return s.inner.CreateSemanticModel(ctx, ns, req)
 }
 
 // GetSemanticModel: see semcat.Access.CanSeeSemanticModel.
 func (s *Service) GetSemanticModel(ctx context.Context, ns semcat.Namespace, name string) (*semcat.SemanticModel, error) {
-	if err := s.checkObject(ctx, ns, semcat.KindSemanticModel, name, (*semcat.Access).CanSeeSemanticModel, "see semantic model '"+name+"'"); err != nil {
+	if _, err := s.seeModel(ctx, ns, name); err != nil {
 		return nil, err
 	}
 	return s.inner.GetSemanticModel(ctx, ns, name)
@@ -77,16 +95,37 @@ func (s *Service) ListSemanticModels(ctx context.Context, ns semcat.Namespace) (
 
 // AlterSemanticModel: see semcat.Access.CanAlterSemanticModel.
 func (s *Service) AlterSemanticModel(ctx context.Context, ns semcat.Namespace, name string, updates []semcat.Update, ifMatch int64) (*semcat.SemanticModel, semcat.Position, error) {
-	if err := s.checkObject(ctx, ns, semcat.KindSemanticModel, name, (*semcat.Access).CanAlterSemanticModel, "alter semantic model '"+name+"'"); err != nil {
+	if exists, err := s.seeModel(ctx, ns, name); err != nil {
 		return nil, semcat.Position{}, err
+	} else if exists {
+		if err := s.checkObject(ctx, ns, semcat.KindSemanticModel, name, (*semcat.Access).CanAlterSemanticModel, "alter semantic model '"+name+"'"); err != nil {
+			return nil, semcat.Position{}, err
+		}
+	}
+	defined := -1 // the last replaceDefinition, whose sources the store checks
+	for i, u := range updates {
+		if u.Type == semcat.UpdateReplaceDefinition && u.Definition != nil {
+			defined = i
+		}
+	}
+	if defined >= 0 && semcat.ValidateModelUpdates(updates) == nil {
+		if err := s.checkSources(ctx, ns.Metalake, updates[defined].Definition, fmt.Sprintf("updates[%d].definition", defined)); err != nil {
+			return nil, semcat.Position{}, err
+		}
 	}
 	return s.inner.AlterSemanticModel(ctx, ns, name, updates, ifMatch)
 }
 
 // DropSemanticModel: owners only.
 func (s *Service) DropSemanticModel(ctx context.Context, ns semcat.Namespace, name string, ifMatch int64) (bool, semcat.Position, error) {
-	if err := s.checkObject(ctx, ns, semcat.KindSemanticModel, name, owns(semcat.KindMetalake, semcat.KindCatalog, semcat.KindSchema, semcat.KindSemanticModel), "drop semantic model '"+name+"'"); err != nil {
+	if exists, err := s.seeModel(ctx, ns, name); semcat.ErrorCode(err) == semcat.ENOTFOUND {
+		return false, semcat.Position{}, nil // as the drop of a missing model answers
+	} else if err != nil {
 		return false, semcat.Position{}, err
+	} else if exists {
+		if err := s.checkObject(ctx, ns, semcat.KindSemanticModel, name, owns(semcat.KindMetalake, semcat.KindCatalog, semcat.KindSchema, semcat.KindSemanticModel), "drop semantic model '"+name+"'"); err != nil {
+			return false, semcat.Position{}, err
+		}
 	}
 	return s.inner.DropSemanticModel(ctx, ns, name, ifMatch)
 }
@@ -124,4 +163,45 @@ func (s *Service) ListSchemaMetrics(ctx context.Context, ns semcat.Namespace, de
 		}
 	}
 	return out, nil
+}
+
+// seeTable is seeObject for a table of schema ns: schema access, then the
+// table's visibility.
+func (s *Service) seeTable(ctx context.Context, ns semcat.Namespace, name string) (bool, error) {
+	return s.seeObject(ctx, ns, semcat.KindTable, name, (*semcat.Access).CanUseSchema, "use schema '"+ns.Schema+"'",
+		(*semcat.Access).CanSeeTable, func() error { return semcat.NoSuchTable(ns, name) })
+}
+
+// seeModel is seeTable for a semantic model.
+func (s *Service) seeModel(ctx context.Context, ns semcat.Namespace, name string) (bool, error) {
+	return s.seeObject(ctx, ns, semcat.KindSemanticModel, name, (*semcat.Access).CanUseSchema, "use schema '"+ns.Schema+"'",
+		(*semcat.Access).CanSeeSemanticModel, func() error { return semcat.NoSuchSemanticModel(ns, name) })
+}
+
+// checkSources fails as the store does for a missing source table when a
+// dataset's source is a table the user may not see (SPEC §6): neither its
+// existence nor its columns show. path prefixes the error (an update's).
+func (s *Service) checkSources(ctx context.Context, metalake string, d *semcat.Definition, path string) error {
+	if d == nil {
+		return nil
+	}
+	for i, ds := range d.Datasets {
+		if ds.Source == nil || len(ds.Source.Namespace) != 2 {
+			continue // the definition's own validation says what is wrong
+		}
+		ns := semcat.Namespace{Metalake: metalake, Catalog: ds.Source.Namespace[0], Schema: ds.Source.Namespace[1]}
+		a, err := s.object(ctx, ns, semcat.KindTable, ds.Source.Name)
+		if err != nil {
+			return err
+		}
+		if ok, err := a.CanSeeTable(); err == nil && ok {
+			continue
+		}
+		err = semcat.NoSuchSource(i, ds.Source)
+		if path != "" {
+			err = semcat.Errorf(semcat.EINVALID, "%s.%s", path, semcat.ErrorMessage(err))
+		}
+		return err
+	}
+	return nil
 }

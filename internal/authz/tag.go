@@ -66,19 +66,37 @@ func (s *Service) objectAccess(ctx context.Context, metalake string, obj semcat.
 	return a, (*semcat.Access).CanSeeSemanticModel, (*semcat.Access).CanAlterSemanticModel, err
 }
 
-// checkSee fails unless the user may see the object.
-func (s *Service) checkSee(ctx context.Context, metalake string, obj semcat.ObjectRef) error {
-	a, see, _, err := s.objectAccess(ctx, metalake, obj)
-	if err != nil {
-		return err
+// checkSee fails unless the user may see the object, as for a missing
+// object when it may not (seeObject), and reports whether it exists.
+func (s *Service) checkSee(ctx context.Context, metalake string, obj semcat.ObjectRef) (bool, error) {
+	if obj.Type == semcat.KindMetalake {
+		a, err := s.at(ctx, mlNS(metalake))
+		if err != nil {
+			return false, err
+		}
+		return true, s.decide(ctx, a.IsMember(), nil, "see metalake '"+metalake+"'")
 	}
-	ok, err := see(a)
-	return s.decide(ctx, ok, err, "see "+string(obj.Type)+" '"+obj.FullName+"'")
+	_, ns, name, err := semcat.ParseObjectRef(metalake, string(obj.Type), obj.FullName)
+	if err != nil {
+		return false, err
+	}
+	var see func() (bool, error)
+	switch obj.Type {
+	case semcat.KindCatalog:
+		see = func() (bool, error) { return s.seeCatalog(ctx, metalake, name) }
+	case semcat.KindSchema:
+		see = func() (bool, error) { return s.seeSchema(ctx, ns, name) }
+	case semcat.KindTable:
+		see = func() (bool, error) { return s.seeTable(ctx, ns, name) }
+	default:
+		see = func() (bool, error) { return s.seeModel(ctx, ns, name) }
+	}
+	return see()
 }
 
 // ListObjectTags: whoever may see the object.
 func (s *Service) ListObjectTags(ctx context.Context, metalake string, obj semcat.ObjectRef) ([]string, error) {
-	if err := s.checkSee(ctx, metalake, obj); err != nil {
+	if _, err := s.checkSee(ctx, metalake, obj); err != nil {
 		return nil, err
 	}
 	return s.inner.ListObjectTags(ctx, metalake, obj)
@@ -86,6 +104,13 @@ func (s *Service) ListObjectTags(ctx context.Context, metalake string, obj semca
 
 // AssociateTags: whoever may alter the object.
 func (s *Service) AssociateTags(ctx context.Context, metalake string, obj semcat.ObjectRef, req semcat.TagAssociation) ([]string, semcat.Position, error) {
+	exists, err := s.checkSee(ctx, metalake, obj)
+	if err != nil {
+		return nil, semcat.Position{}, err
+	}
+	if !exists {
+		return s.inner.AssociateTags(ctx, metalake, obj, req) // which answers that it is missing
+	}
 	a, _, alter, err := s.objectAccess(ctx, metalake, obj)
 	if err != nil {
 		return nil, semcat.Position{}, err
@@ -99,7 +124,7 @@ func (s *Service) AssociateTags(ctx context.Context, metalake string, obj semcat
 
 // ObjectMetadata: whoever may see the object.
 func (s *Service) ObjectMetadata(ctx context.Context, metalake string, obj semcat.ObjectRef) (*semcat.Metadata, error) {
-	if err := s.checkSee(ctx, metalake, obj); err != nil {
+	if _, err := s.checkSee(ctx, metalake, obj); err != nil {
 		return nil, err
 	}
 	return s.inner.ObjectMetadata(ctx, metalake, obj)
