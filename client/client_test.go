@@ -664,6 +664,19 @@ func TestAccessControl(t *testing.T) {
 		t.Errorf("not-found error is about %q, want user", semcat.ErrorEntity(err))
 	}
 
+	// A metalake one is not in searches as one that does not exist (SPEC
+	// §6): no total of 0 that tells it apart.
+	stranger := s.as(t, "stranger")
+	_, hidden := stranger.Search(ctx, semcat.SearchRequest{Metalake: "m", Query: "*"})
+	_, missing := stranger.Search(ctx, semcat.SearchRequest{Metalake: "no_such_metalake", Query: "*"})
+	wantCode(t, "search in a metalake one is not in", hidden, semcat.ENOTFOUND, client.ErrNotFound)
+	if strings.ReplaceAll(semcat.ErrorMessage(missing), "no_such_metalake", "m") != semcat.ErrorMessage(hidden) {
+		t.Errorf("search in a metalake one is not in: %v; in a missing one: %v", hidden, missing)
+	}
+	if res := read(bob.Search(ctx, semcat.SearchRequest{Metalake: "m", Query: "*"})).must(t); res == nil {
+		t.Error("a member's search failed")
+	}
+
 	// Without credentials: 401/1000.
 	anonymous := newClient(t, s.url)
 	_, err = anonymous.ListMetalakes(ctx)
