@@ -1087,7 +1087,8 @@ func TestOpenAPIValidatesResponses(t *testing.T) {
 	nobody.call(http.StatusUnauthorized, "GET", sales+"/semantic-model-metrics", nil)
 	k.as(c, "no such").call(http.StatusUnauthorized, "GET", ml, nil)
 	bob.call(http.StatusForbidden, "POST", "/api/admin/reindex", nil)
-	bob.call(http.StatusForbidden, "GET", sales+"/semantic-models/sales", nil)
+	// A model bob may not see is one that does not exist (SPEC §6).
+	bob.call(http.StatusNotFound, "GET", sales+"/semantic-models/sales", nil)
 	bob.call(http.StatusForbidden, "POST", "/api/metalakes", `{"name":"mine"}`)
 	admin.call(http.StatusNotFound, "GET", "/api/metalakes/nope", nil)
 	admin.call(http.StatusNotFound, "GET", sales+"/tables/nope", nil)
