@@ -6,7 +6,7 @@ GO      ?= go
 DATA    ?= ./var
 ADDR    ?= 127.0.0.1:8090
 
-.PHONY: run test bench bench-relevance lint build
+.PHONY: run test bench bench-relevance lint build reset
 
 run:
 	$(GO) run ./cmd/semcat serve --demo --data-dir $(DATA) --addr $(ADDR)
@@ -24,6 +24,11 @@ bench-relevance:
 
 build:
 	$(GO) build -o bin/semcat ./cmd/semcat
+
+# Start over: delete $(DATA) and its managed PostgreSQL cluster (stop
+# `make run` first).
+reset:
+	$(GO) run ./cmd/semcat reset --data-dir $(DATA) --yes
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)

@@ -888,3 +888,44 @@ func quoteConnValue(s string) string {
 func quotePGConfString(s string) string {
 	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(s) + "'"
 }
+
+// RemoveLocal removes the managed PostgreSQL cluster of dataDir, for
+// starting over: it stops a server still running there (one a killed
+// semcat left behind), fast then immediate, and deletes the cluster's
+// directory, which as root lives outside the data directory. The caller
+// makes sure no semcat uses dataDir.
+func RemoveLocal(ctx context.Context, dataDir string) error {
+	dir, err := LocalClusterDir(dataDir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	clusterDir := filepath.Join(dir, "data")
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGQUIT} {
+		info, running := runningPostmaster(clusterDir)
+		if !running {
+			break
+		}
+		if err := syscall.Kill(info.pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+			return fmt.Errorf("semcat: stopping PostgreSQL (pid %d) in %s: %w", info.pid, clusterDir, err)
+		}
+		for deadline := time.Now().Add(startTimeout / 2); time.Now().Before(deadline); {
+			if _, running := runningPostmaster(clusterDir); !running {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}
+	if info, running := runningPostmaster(clusterDir); running {
+		return fmt.Errorf("semcat: PostgreSQL (pid %d) in %s did not stop", info.pid, clusterDir)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("semcat: removing %s: %w", dir, err)
+	}
+	return nil
+}

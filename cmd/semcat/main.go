@@ -105,7 +105,10 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 		if err != nil {
 			return err
 		}
-		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+		// SIGHUP too: closing the terminal semcat runs in stops it in
+		// order, managed PostgreSQL included, rather than killing it and
+		// leaving the cluster running.
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 		defer stop()
 		m := NewMain(cfg, stdout, stderr)
 		if err := m.Run(ctx); err != nil {
@@ -117,6 +120,8 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 		closeCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		return m.Close(closeCtx)
+	case "reset":
+		return reset(args[1:], getenv, stdout)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "semcat", version)
 		return nil
@@ -141,6 +146,7 @@ func usage(w io.Writer) {
 
 running the service:
   serve       run the catalog and search service (semcat serve --help for flags)
+  reset       start over: delete a stopped server's data directory and its PostgreSQL cluster
   mcp         serve the Model Context Protocol over stdio, answering from a running server
   version     print the version
 
@@ -188,8 +194,10 @@ type Main struct {
 	server   *http.Server
 	ln       net.Listener
 	conns    *connlimit.Limiter
-	served   chan error
-	pprof    *http.Server
+	// releaseDataDir drops the data directory's lock (lockDataDir).
+	releaseDataDir func()
+	served         chan error
+	pprof          *http.Server
 
 	stopMemoryLimit func()
 }
@@ -215,6 +223,9 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	if err := os.MkdirAll(dataDir, 0o755); err != nil {
 		return fmt.Errorf("data dir: %w", err)
+	}
+	if m.releaseDataDir, err = lockDataDir(dataDir); err != nil {
+		return err
 	}
 	url := cfg.DatabaseURL
 	if url == "" {
@@ -492,6 +503,10 @@ func (m *Main) Close(ctx context.Context) error {
 	if m.stopMemoryLimit != nil {
 		m.stopMemoryLimit()
 		m.stopMemoryLimit = nil
+	}
+	if m.releaseDataDir != nil {
+		m.releaseDataDir()
+		m.releaseDataDir = nil
 	}
 	return errors.Join(errs...)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/semcat/semcat/catalogdb"
 )
 
 // TestServeDemo runs semcat the way `make run` does — a managed PostgreSQL
@@ -174,5 +177,63 @@ func TestAuthorizationEndToEnd(t *testing.T) {
 	}
 	if strings.Join(phases, ",") != "pre,success" {
 		t.Errorf("audit log phases for discovery: %v\n%s", phases, audit)
+	}
+}
+
+// TestDataDirInUse: a second server on a data directory in use stops at
+// once, naming the first, and leaves the first serving.
+func TestDataDirInUse(t *testing.T) {
+	cfg := testConfig(t)
+	first := startMain(t, cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	second := NewMain(cfg, io.Discard, io.Discard)
+	err := second.Run(ctx)
+	second.Close(context.Background())
+	if want := fmt.Sprintf("is in use by semcat (pid %d)", os.Getpid()); err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("second server: %v, want an error saying it %s", err, want)
+	}
+	resp, err := http.Get(first.URL() + "/healthz")
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("the first server after the second's attempt: %v %v", resp, err)
+	}
+	resp.Body.Close()
+}
+
+// TestReset: reset refuses a directory in use and asks for --yes; then it
+// deletes the data directory and its PostgreSQL cluster, wherever that
+// lives, and the next server starts with an empty catalog.
+func TestReset(t *testing.T) {
+	cfg := testConfig(t)
+	m := startMain(t, cfg)
+	c := client{t: t, base: m.URL()}
+	c.ok("POST", "/api/metalakes", `{"name":"old"}`)
+	var out strings.Builder
+	getenv := func(string) string { return "" }
+	if err := reset([]string{"--data-dir", cfg.DataDir, "--yes"}, getenv, &out); err == nil || !strings.Contains(err.Error(), "in use by semcat") {
+		t.Errorf("reset while serving: %v", err)
+	}
+	if err := m.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := reset([]string{"--data-dir", cfg.DataDir}, getenv, &out); err == nil || !strings.Contains(err.Error(), "--yes") {
+		t.Errorf("reset without --yes: %v", err)
+	}
+	cluster, err := catalogdb.LocalClusterDir(cfg.DataDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := reset([]string{"--data-dir", cfg.DataDir, "--yes"}, getenv, &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{cfg.DataDir, cluster} {
+		if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s after reset: %v, want it gone", dir, err)
+		}
+	}
+	m2 := startMain(t, cfg)
+	c2 := client{t: t, base: m2.URL()}
+	if status, _, _ := c2.do("GET", "/api/metalakes/old", ""); status != http.StatusNotFound {
+		t.Errorf("metalake old after reset: %d, want 404", status)
 	}
 }
