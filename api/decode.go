@@ -26,11 +26,14 @@ func decodeBody(w http.ResponseWriter, r *http.Request, limit int64, v any) erro
 	if r.Body == nil {
 		return semcat.Errorf(semcat.EINVALID, "request body is required")
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	body, err := io.ReadAll(newScanningReader(http.MaxBytesReader(w, r.Body, limit)))
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
 			return semcat.Errorf(semcat.ETOOLARGE, "request body is larger than the limit of %s", formatBytes(limit))
+		}
+		if semcat.ErrorCode(err) == semcat.ETOOLARGE {
+			return err // nested too deep, or too many values
 		}
 		return semcat.Errorf(semcat.EINVALID, "could not read the request body")
 	}
