@@ -47,6 +47,11 @@ func TestBodyLimits(t *testing.T) {
 	if status, body := post(strings.NewReader(deep)); status != http.StatusRequestEntityTooLarge || !strings.Contains(body, "nests deeper than 128 levels") {
 		t.Errorf("a body 130 types deep: %d %s", status, body)
 	}
+	// Bare brackets, as deep as JSON decoders allow: refused at the 129th.
+	if status, body := post(strings.NewReader(strings.Repeat("[", 20000) + strings.Repeat("]", 20000))); status != http.StatusRequestEntityTooLarge ||
+		!strings.Contains(body, "nests deeper than 128 levels (at byte offset 128)") {
+		t.Errorf("20,000 brackets: %d %s", status, body)
+	}
 	// Megabytes of one-byte columns: refused a fraction of the way in.
 	many := &countingReader{pattern: `{"name":"a","type":"integer"},`, left: 8 << 20}
 	status, body := post(io.MultiReader(strings.NewReader(`{"name":"t","columns":[`), many))

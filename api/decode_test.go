@@ -75,7 +75,6 @@ func TestDecode(t *testing.T) {
 		{"POST", tables, `{"name":"t","columns":[{"name":"a","type":{"type":"struct","fields":[{"name":"x","type":"integer","comment":"\u0000"}]}}]}`,
 			"columns[0].type.fields[0].comment: must not contain the character U+0000"},
 		{"PUT", "/api/metalakes/m", `{"updates":[{"@type":"updateComment","newComment":"x\u0000"}]}`, "updates[0].newComment: must not contain the character U+0000"},
-		{"POST", "/api/metalakes", strings.Repeat("[", 20000) + strings.Repeat("]", 20000), "malformed JSON at byte offset 10001: invalid character '[' exceeded max depth"},
 		{"POST", "/api/metalakes", `{"name":"\ud800"}`, "name: invalid name '\ufffd': must be 1-64 characters matching ^\\w[\\w/=-]{0,63}$"},
 	}
 	for _, tt := range tests {
