@@ -161,22 +161,12 @@ func TestAuthorizationEndToEnd(t *testing.T) {
 	if err := m2.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	audit, err := os.ReadFile(filepath.Join(open.DataDir, "audit.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var phases []string
-	for _, line := range strings.Split(strings.TrimSpace(string(audit)), "\n") {
-		var e map[string]any
-		if err := json.Unmarshal([]byte(line), &e); err != nil {
-			t.Fatalf("audit line %q: %v", line, err)
-		}
-		if e["operation"] == "listSemanticModelMetrics" {
-			phases = append(phases, fmt.Sprint(e["phase"]))
-		}
+	for _, e := range auditEvents(t, open.DataDir, "listSemanticModelMetrics") {
+		phases = append(phases, fmt.Sprint(e["phase"]))
 	}
 	if strings.Join(phases, ",") != "pre,success" {
-		t.Errorf("audit log phases for discovery: %v\n%s", phases, audit)
+		t.Errorf("audit log phases for discovery: %v", phases)
 	}
 }
 
@@ -236,4 +226,24 @@ func TestReset(t *testing.T) {
 	if status, _, _ := c2.do("GET", "/api/metalakes/old", ""); status != http.StatusNotFound {
 		t.Errorf("metalake old after reset: %d, want 404", status)
 	}
+}
+
+// auditEvents returns the events of operation in dataDir's audit log.
+func auditEvents(t *testing.T, dataDir, operation string) []map[string]any {
+	t.Helper()
+	audit, err := os.ReadFile(filepath.Join(dataDir, "audit.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(string(audit)), "\n") {
+		var e map[string]any
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("audit line %q: %v", line, err)
+		}
+		if e["operation"] == operation {
+			out = append(out, e)
+		}
+	}
+	return out
 }

@@ -7,8 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -101,19 +99,9 @@ func TestMCPMatchesREST(t *testing.T) {
 	if err := m.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	audit, err := os.ReadFile(filepath.Join(cfg.DataDir, "audit.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var phases []string
-	for _, line := range strings.Split(strings.TrimSpace(string(audit)), "\n") {
-		var e map[string]any
-		if err := json.Unmarshal([]byte(line), &e); err != nil {
-			t.Fatalf("audit line %q: %v", line, err)
-		}
-		if e["operation"] == "mcp.search" {
-			phases = append(phases, fmt.Sprint(e["phase"], " ", e["user"], " ", e["metalake"]))
-		}
+	for _, e := range auditEvents(t, cfg.DataDir, "mcp.search") {
+		phases = append(phases, fmt.Sprint(e["phase"], " ", e["user"], " ", e["metalake"]))
 	}
 	if want := []string{"pre anonymous demo", "success anonymous demo"}; !slices.Equal(phases, want) {
 		t.Errorf("audit log of mcp.search: %v, want %v", phases, want)
