@@ -76,7 +76,8 @@ type LocalPostgres struct {
 	logger     *slog.Logger
 
 	mu      sync.Mutex
-	owned   bool // this handle started (or took over) the server and stops it
+	owned   bool   // this handle started (or took over) the server and stops it
+	child   *child // the server this handle started and supervises, if any
 	stopped bool
 }
 
@@ -223,10 +224,15 @@ func (p *LocalPostgres) Stop(ctx context.Context) error {
 	return nil
 }
 
-// stopLocked runs pg_ctl stop and removes what this handle created.
+// stopLocked stops the server (its own child, or with pg_ctl stop one it
+// took over) and removes what this handle created.
 func (p *LocalPostgres) stopLocked(ctx context.Context) error {
 	start := time.Now()
-	if _, err := p.run(ctx, p.bins.pgCtl, "stop", "-D", p.clusterDir, "-m", "fast", "-w",
+	if p.child != nil {
+		if err := p.child.shutdown(); err != nil {
+			return err
+		}
+	} else if _, err := p.run(ctx, p.bins.pgCtl, "stop", "-D", p.clusterDir, "-m", "fast", "-w",
 		"-t", strconv.Itoa(int(startTimeout.Seconds()))); err != nil {
 		if _, running := runningPostmaster(p.clusterDir); running {
 			return fmt.Errorf("semcat: stopping PostgreSQL in %s: %w", p.clusterDir, err)
@@ -324,17 +330,15 @@ func (p *LocalPostgres) startOrAdopt(ctx context.Context, fast bool) error {
 		return fmt.Errorf("semcat: recording server owner: %w", err)
 	}
 	start := time.Now()
-	out, err := p.run(ctx, p.bins.pgCtl, "start", "-D", p.clusterDir, "-l", logFile, "-w",
-		"-t", strconv.Itoa(int(startTimeout.Seconds())))
+	c, err := p.startChild(ctx, logFile)
 	if err != nil {
 		_ = os.Remove(filepath.Join(p.dir, starterFile))
 		if p.socketDir != p.dir {
 			_ = os.RemoveAll(p.socketDir)
 		}
-		return fmt.Errorf("semcat: starting PostgreSQL in %s failed: %w\n%s\nlast lines of %s:\n%s",
-			p.clusterDir, err, strings.TrimSpace(string(out)), logFile, tailPGLog(logFile, 20))
+		return err
 	}
-	p.owned = true
+	p.owned, p.child = true, c
 	p.logger.Info("started local PostgreSQL", "dir", p.clusterDir, "socket", p.socketDir,
 		"took", time.Since(start).Round(time.Millisecond))
 	return nil

@@ -1,8 +1,10 @@
 package catalogdb
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -241,19 +243,22 @@ func TestLocalRestartKeepsData(t *testing.T) {
 	}
 }
 
-// TestLocalAdoptsAfterCrash simulates a semcat process that died without
-// stopping its server: the next StartLocal reuses that server and, since
-// its starter is gone, stops it on Stop.
+// TestLocalAdoptsAfterCrash: a server semcat did not start as its child —
+// one a crashed older run or an operator's pg_ctl left running, whose
+// recorded starter is gone — is reused by the next StartLocal, which then
+// stops it on Stop.
 func TestLocalAdoptsAfterCrash(t *testing.T) {
 	t.Parallel()
 	dataDir := privateDataDir(t)
 	p1 := startLocalForTest(t, dataDir)
+	if err := p1.Stop(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	logFile := filepath.Join(p1.clusterDir, "log", "postgres.log")
+	if out, err := p1.run(t.Context(), p1.bins.pgCtl, "start", "-D", p1.clusterDir, "-l", logFile, "-w"); err != nil {
+		t.Fatalf("pg_ctl start: %v\n%s", err, out)
+	}
 	before, _ := runningPostmaster(p1.clusterDir)
-
-	// Forget p1 and record a starter process that no longer exists.
-	p1.mu.Lock()
-	p1.owned = false
-	p1.mu.Unlock()
 	dead := exec.Command("true")
 	if err := dead.Run(); err != nil {
 		t.Fatal(err)
@@ -264,8 +269,8 @@ func TestLocalAdoptsAfterCrash(t *testing.T) {
 	}
 
 	p2 := startLocalForTest(t, dataDir)
-	if !p2.owned {
-		t.Fatal("handle did not take over a server whose starter is gone")
+	if !p2.owned || p2.child != nil {
+		t.Fatalf("owned %v, child %v: the handle did not take over a server whose starter is gone", p2.owned, p2.child)
 	}
 	info, running := runningPostmaster(p2.clusterDir)
 	if !running || info.pid != before.pid {
@@ -279,6 +284,121 @@ func TestLocalAdoptsAfterCrash(t *testing.T) {
 	}
 	if _, running := runningPostmaster(p2.clusterDir); running {
 		t.Error("adopted server still running after Stop")
+	}
+}
+
+// TestLocalRestartsAfterKill: a managed server killed with SIGKILL is
+// restarted by its supervisor, with its committed data.
+func TestLocalRestartsAfterKill(t *testing.T) {
+	t.Parallel()
+	p := startLocalForTest(t, privateDataDir(t))
+	conn, err := pgx.Connect(t.Context(), p.URL("semcat"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// CHECKPOINT: the test cluster runs without synchronous commit.
+	for _, sql := range []string{"CREATE TABLE kept (id int)", "INSERT INTO kept VALUES (7)", "CHECKPOINT"} {
+		if _, err := conn.Exec(t.Context(), sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+	conn.Close(context.Background())
+	first := p.PID()
+	if err := syscall.Kill(first, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	waitFor(t, time.Minute, "the killed server to be restarted", func() bool {
+		pid := p.PID()
+		if pid == 0 || pid == first {
+			return false
+		}
+		n, err = queryInt(t, p, "semcat", "SELECT id FROM kept")
+		return err == nil
+	})
+	if n != 7 {
+		t.Errorf("SELECT id FROM kept after the restart = %d, want 7", n)
+	}
+	p.child.mu.Lock()
+	restarts := p.child.restarts
+	p.child.mu.Unlock()
+	if restarts == 0 {
+		t.Error("the supervisor counts no restart")
+	}
+}
+
+// TestLocalStopsWithParent: when the process that started the managed
+// server is killed with SIGKILL, the server stops too (its parent-death
+// signal), rather than running on parented to init.
+func TestLocalStopsWithParent(t *testing.T) {
+	if os.Getenv(helperEnv) != "" {
+		return // the helper's own run: see TestLocalHelperProcess
+	}
+	t.Parallel()
+	dataDir := privateDataDir(t)
+	helper := exec.Command(os.Args[0], "-test.run=^TestLocalHelperProcess$", "-test.v")
+	helper.Env = append(os.Environ(), helperEnv+"="+dataDir)
+	out, err := helper.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	helper.Stderr = t.Output()
+	if err := helper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = helper.Process.Kill(); _ = helper.Wait() })
+	var server int
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		if pid, ok := strings.CutPrefix(sc.Text(), "server pid "); ok {
+			server, _ = strconv.Atoi(pid)
+			break
+		}
+	}
+	if server == 0 {
+		t.Fatalf("the helper reported no server pid (%v)", sc.Err())
+	}
+	clusterDir, err := LocalClusterDir(dataDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = RemoveLocal(context.Background(), dataDir) })
+	if err := helper.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = helper.Wait()
+	waitFor(t, time.Minute, "the server of a killed semcat to stop", func() bool { return !pidAlive(server) })
+	if _, running := runningPostmaster(filepath.Join(clusterDir, "data")); running {
+		t.Error("postmaster.pid names a running server")
+	}
+}
+
+// helperEnv names the data directory TestLocalHelperProcess serves.
+const helperEnv = "SEMCAT_LOCALPG_HELPER"
+
+// TestLocalHelperProcess is TestLocalStopsWithParent's child: it starts a
+// managed server, prints its pid and waits to be killed.
+func TestLocalHelperProcess(t *testing.T) {
+	dataDir := os.Getenv(helperEnv)
+	if dataDir == "" {
+		t.Skip("runs only as TestLocalStopsWithParent's helper")
+	}
+	p, err := StartLocal(context.Background(), LocalOptions{DataDir: dataDir, Fast: true, Logger: testLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("server pid %d\n", p.PID())
+	select {}
+}
+
+// waitFor polls cond until it holds, failing the test after limit.
+func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(limit); !cond(); {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up after %s waiting for %s", limit, what)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 

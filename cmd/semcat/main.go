@@ -234,9 +234,9 @@ func (m *Main) Run(ctx context.Context) error {
 			return err
 		}
 		url = m.pg.URL("semcat")
-		m.stopMemoryLimit = startMemoryLimit(m.Logger, m.pg.PID(), m.pg.MemoryBudget())
+		m.stopMemoryLimit = startMemoryLimit(m.Logger, m.pg.PID, m.pg.MemoryBudget())
 	} else {
-		m.stopMemoryLimit = startMemoryLimit(m.Logger, 0, 0)
+		m.stopMemoryLimit = startMemoryLimit(m.Logger, func() int { return 0 }, 0)
 	}
 	if m.Store, err = catalogdb.Open(ctx, url, m.Logger); err != nil {
 		return err

@@ -149,9 +149,10 @@ func (s *followerShare) start(f *memoryLimitFollower, poll time.Duration) (stop 
 var processFollower followerShare
 
 // startMemoryLimit follows the memory cgroup's limit, unless GOMEMLIMIT
-// is set (the operator's choice wins), and returns what stops it. pg is
-// the managed PostgreSQL's postmaster PID and memory budget, or 0 and 0.
-func startMemoryLimit(logger *slog.Logger, pgPID int, pgBudget int64) (stop func()) {
+// is set (the operator's choice wins), and returns what stops it. pgPID
+// gives the managed PostgreSQL's postmaster PID (0: none) and pgBudget is
+// its memory budget.
+func startMemoryLimit(logger *slog.Logger, pgPID func() int, pgBudget int64) (stop func()) {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
 	}
@@ -161,8 +162,8 @@ func startMemoryLimit(logger *slog.Logger, pgPID int, pgBudget int64) (stop func
 			return 0, false
 		}
 		var pg []byte
-		if pgPID > 0 {
-			pg, _ = os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pgPID))
+		if pid := pgPID(); pid > 0 { // it changes when the server is restarted
+			pg, _ = os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pid))
 		}
 		return memoryBudget("/sys/fs/cgroup", string(self), string(pg), pgBudget)
 	}

@@ -131,7 +131,7 @@ func TestStartMemoryLimitLeavesGOMEMLIMIT(t *testing.T) {
 		return processFollower.users
 	}
 	before := users()
-	stop := startMemoryLimit(slog.New(slog.NewTextHandler(io.Discard, nil)), 0, 0)
+	stop := startMemoryLimit(slog.New(slog.NewTextHandler(io.Discard, nil)), func() int { return 0 }, 0)
 	defer stop()
 	if got := users(); got != before {
 		t.Errorf("followers in use went from %d to %d with GOMEMLIMIT set", before, got)
