@@ -8,8 +8,11 @@ ADDR    ?= 127.0.0.1:8090
 
 .PHONY: run test bench bench-relevance lint build reset
 
-run:
-	$(GO) run ./cmd/semcat serve --demo --data-dir $(DATA) --addr $(ADDR)
+# Built, then run, rather than `go run`: go run exits 1 when interrupted,
+# so every Ctrl-C would end in "make: *** Error 1" although semcat stopped
+# cleanly (exit 0).
+run: build
+	./bin/semcat serve --demo --data-dir $(DATA) --addr $(ADDR)
 
 test:
 	$(GO) test -race -count=1 ./...
@@ -27,8 +30,8 @@ build:
 
 # Start over: delete $(DATA) and its managed PostgreSQL cluster (stop
 # `make run` first).
-reset:
-	$(GO) run ./cmd/semcat reset --data-dir $(DATA) --yes
+reset: build
+	./bin/semcat reset --data-dir $(DATA) --yes
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
