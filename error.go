@@ -22,6 +22,7 @@ const (
 	ENOTCAUGHTUP  = "not_caught_up"  // search consistency wait timed out
 	EDEADLINE     = "deadline"       // the request's deadline passed before it finished
 	ECANCELED     = "canceled"       // the client went away before the answer
+	EUNAVAILABLE  = "unavailable"    // the service is starting, or a part it needs is down
 	EINTERNAL     = "internal"       // storage failure or any other internal error
 )
 

@@ -34,6 +34,7 @@ var errorTable = map[string]errorClass{
 	semcat.EMEDIATYPE:    {http.StatusUnsupportedMediaType, 1001, named("IllegalArgumentException")},
 	semcat.ENOTCAUGHTUP:  {http.StatusServiceUnavailable, 1013, named("IndexNotCaughtUpException")},
 	semcat.EDEADLINE:     {http.StatusServiceUnavailable, 1013, named("ServiceUnavailableException")},
+	semcat.EUNAVAILABLE:  {http.StatusServiceUnavailable, 1013, named("ServiceUnavailableException")},
 	// Nobody reads it: the client went away. 499 is how proxies log that.
 	semcat.ECANCELED: {statusClientClosed, 1002, named("RequestCancelledException")},
 }
@@ -41,6 +42,23 @@ var errorTable = map[string]errorClass{
 // statusClientClosed is the status of a request whose client went away
 // before the answer (nginx's 499), for the audit log and the counters.
 const statusClientClosed = 499
+
+// StartingHandler answers while the server starts (the index may take
+// minutes to build): /healthz 200, so that a liveness probe does not kill a
+// server that is busy starting, and every other route 503 (EUNAVAILABLE)
+// with a Retry-After, /readyz included.
+func StartingHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/healthz" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+			if err := writeJSON(w, http.StatusOK, map[string]string{"status": "ok"}); err != nil {
+				Error(w, r, err)
+			}
+			return
+		}
+		w.Header().Set("Retry-After", "5")
+		Error(w, r, semcat.Errorf(semcat.EUNAVAILABLE, "semcat is starting (building its search index); try again shortly"))
+	})
+}
 
 // internalError is the class of every error not in errorTable.
 var internalError = errorClass{http.StatusInternalServerError, 1002, named("InternalError")}
@@ -108,7 +126,7 @@ func writeError(w http.ResponseWriter, r *http.Request, err error, status int) {
 		logRequest(r, slog.LevelError, "internal error", status, err)
 	case status == statusClientClosed:
 		logRequest(r, slog.LevelInfo, "request cancelled by the client", status, err)
-	case body.Type == "ServiceUnavailableException":
+	case semcat.ErrorCode(err) == semcat.EDEADLINE:
 		logRequest(r, slog.LevelWarn, "request deadline passed", status, err)
 	}
 	// Headers that describe a successful result must not survive on an error.

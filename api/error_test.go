@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -44,6 +45,7 @@ func TestErrorTable(t *testing.T) {
 		{semcat.Errorf(semcat.EUNSUPPORTED, "not relational"), 501, errBody(1006, "UnsupportedOperationException", "not relational"), false},
 		{semcat.Errorf(semcat.ETOOLARGE, "too big"), 413, errBody(1001, "IllegalArgumentException", "too big"), false},
 		{semcat.Errorf(semcat.ENOTCAUGHTUP, "index behind"), 503, errBody(1013, "IndexNotCaughtUpException", "index behind"), false},
+		{semcat.Errorf(semcat.EUNAVAILABLE, "starting"), 503, errBody(1013, "ServiceUnavailableException", "starting"), false},
 		{fmt.Errorf("load: %w", semcat.NotFound(semcat.KindTable, "no table")), 404, errBody(1003, "NoSuchTableException", "no table"), false},
 		{errors.New(`ERROR: relation "secret" does not exist (SQLSTATE 42P01)`), 500, errBody(1002, "InternalError", "internal server error"), true},
 		{semcat.Errorf(semcat.EINTERNAL, "disk full at /var/lib/pg"), 500, errBody(1002, "InternalError", "internal server error"), true},
@@ -94,5 +96,30 @@ func TestErrorDirect(t *testing.T) {
 	}
 	if res.header.Get(api.PositionHeader) != "" {
 		t.Errorf("error response carries %s", api.PositionHeader)
+	}
+}
+
+// TestStartingHandler: while the server starts, /healthz is 200 and every
+// other route, /readyz included, 503 with Retry-After.
+func TestStartingHandler(t *testing.T) {
+	h := api.StartingHandler()
+	for _, tt := range []struct {
+		method, path string
+		status       int
+	}{
+		{"GET", "/healthz", 200},
+		{"HEAD", "/healthz", 200},
+		{"GET", "/readyz", 503},
+		{"GET", "/api/metalakes", 503},
+		{"POST", "/api/metalakes", 503},
+	} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(tt.method, tt.path, nil))
+		if rec.Code != tt.status {
+			t.Errorf("%s %s while starting: %d, want %d", tt.method, tt.path, rec.Code, tt.status)
+		}
+		if tt.status == 503 && (rec.Header().Get("Retry-After") == "" || !strings.Contains(rec.Body.String(), "ServiceUnavailableException")) {
+			t.Errorf("%s %s while starting: headers %v body %s", tt.method, tt.path, rec.Header(), rec.Body)
+		}
 	}
 }

@@ -99,6 +99,9 @@ type Indexer struct {
 	// building is held by whoever builds a new generation while the index
 	// serves, so that two rebuilds never overlap.
 	building sync.Mutex
+	// outage follows the tail loop's failures, for one log line when the
+	// database goes away and one when it is back, and for the metrics.
+	outage outage
 	// rebuild is the progress of the latest build of a generation;
 	// rebuilt counts its documents.
 	rebuildMu sync.Mutex
@@ -466,6 +469,15 @@ func (x *Indexer) buildGeneration(ctx context.Context) (bleve.Index, checkpoint,
 // Index returns the open Bleve index.
 func (x *Indexer) Index() bleve.Index { return x.h.get() }
 
+// Ready reports whether searches can be answered: an error (EUNAVAILABLE)
+// while no index is open, as after Close or a failed reopen.
+func (x *Indexer) Ready() error {
+	if x.h.get() == nil {
+		return semcat.Errorf(semcat.EUNAVAILABLE, "the search index is closed")
+	}
+	return nil
+}
+
 // Position returns how far the index has applied: every write whose
 // transaction id is below it is searchable.
 func (x *Indexer) Position() semcat.Position { return semcat.Position{TxID: x.prog.get()} }
@@ -494,13 +506,21 @@ func (x *Indexer) Run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return nil
 		}
+		x.outage.record(x.logger, err)
 		if err != nil {
-			x.logger.Error("indexer: poll failed; retrying", "err", err)
+			// Retry with growing waits while it keeps failing.
+			timer.Reset(x.outage.retryDelay(x.opts.PollInterval))
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-timer.C:
+			}
+			continue
 		}
-		if rows == x.opts.BatchSize && err == nil {
+		if rows == x.opts.BatchSize {
 			continue // a backlog: the next batch is already full
 		}
-		if rows > 0 && err == nil {
+		if rows > 0 {
 			// Busy: let the next commits gather into one batch. A commit
 			// that woke us meanwhile is still pending in Wake, which is
 			// drained below or by the next select.
@@ -840,4 +860,73 @@ func (x *Indexer) Close(ctx context.Context) error {
 		err = errors.Join(err, idx.Close())
 	}
 	return err
+}
+
+// maxRetryDelay is the longest wait between polls while they fail.
+const maxRetryDelay = 5 * time.Second
+
+// outage follows consecutive poll failures.
+type outage struct {
+	mu       sync.Mutex
+	errors   uint64    // failed polls since start
+	failures int       // consecutive failed polls
+	since    time.Time // when the current run of failures began
+}
+
+// record notes a poll's outcome and logs the first failure of a run and
+// the success that ends it — not every retry's.
+func (o *outage) record(logger *slog.Logger, err error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	switch {
+	case err != nil:
+		o.errors++
+		o.failures++
+		if o.failures == 1 {
+			o.since = time.Now()
+			logger.Error("indexer: cannot read the outbox; searches answer from the index as it is until the database is back",
+				"err", err)
+		} else {
+			logger.Debug("indexer: poll failed again", "err", err, "failures", o.failures)
+		}
+	case o.failures > 0:
+		logger.Info("indexer: the database answers again; catching up",
+			"failed_polls", o.failures, "down_for", time.Since(o.since).Round(time.Millisecond).String())
+		o.failures = 0
+	}
+}
+
+// retryDelay is the wait before the next poll after a failure: the poll
+// interval, doubling with each failure up to maxRetryDelay.
+func (o *outage) retryDelay(poll time.Duration) time.Duration {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	d := max(poll, 10*time.Millisecond)
+	for i := 1; i < o.failures && d < maxRetryDelay; i++ {
+		d *= 2
+	}
+	return min(d, maxRetryDelay)
+}
+
+// Health is what the tail loop's metrics report.
+type Health struct {
+	// PollErrors counts the polls of the outbox that failed since start.
+	PollErrors uint64
+	// Failing is whether the latest poll failed, and FailingFor since
+	// when polls have failed.
+	Failing    bool
+	FailingFor time.Duration
+	// Position is the transaction horizon the index has applied.
+	Position uint64
+}
+
+// Health reports the tail loop's errors and position.
+func (x *Indexer) Health() Health {
+	x.outage.mu.Lock()
+	defer x.outage.mu.Unlock()
+	h := Health{PollErrors: x.outage.errors, Failing: x.outage.failures > 0, Position: x.prog.get()}
+	if h.Failing {
+		h.FailingFor = time.Since(x.outage.since)
+	}
+	return h
 }

@@ -539,3 +539,18 @@ func TestStopEndsRebuild(t *testing.T) {
 	}
 	assertMatchesDB(t, x, s)
 }
+
+// TestReady: an open index is ready; a closed one says so, as EUNAVAILABLE
+// (/readyz answers 503 with it).
+func TestReady(t *testing.T) {
+	_, x := seededIndexer(t)
+	if err := x.Ready(); err != nil {
+		t.Fatalf("Ready of an open index: %v", err)
+	}
+	if err := x.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Ready(); semcat.ErrorCode(err) != semcat.EUNAVAILABLE {
+		t.Fatalf("Ready of a closed index: %v, want EUNAVAILABLE", err)
+	}
+}

@@ -65,10 +65,22 @@ func (s *Service) Search(ctx context.Context, req semcat.SearchRequest) (*semcat
 	// No hits: either nothing matches, or the metalake does not exist,
 	// which every other route under it answers with 404. A search with
 	// hits has shown the metalake exists without this round trip.
-	if _, err := s.Store.GetMetalake(ctx, req.Metalake); err != nil {
+	_, err = s.Store.GetMetalake(ctx, req.Metalake)
+	switch {
+	case err == nil:
+		return res, nil
+	case semcat.ErrorCode(err) == semcat.ENOTFOUND || ctx.Err() != nil:
 		return nil, err
 	}
-	return res, nil
+	// The database did not answer (an outage): searches keep answering
+	// from the index, and an index holding anything of the metalake shows
+	// it exists as well as the database would. Only an empty (or missing)
+	// metalake then has no answer.
+	held, ierr := search(ctx, s.Index, semcat.SearchRequest{Metalake: req.Metalake, Query: "*", Limit: 1}, nil)
+	if ierr == nil && held.Total > 0 {
+		return res, nil
+	}
+	return nil, err
 }
 
 // WaitFor blocks until the index covers pos.

@@ -25,6 +25,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -192,6 +193,7 @@ type Main struct {
 	stopTail context.CancelFunc
 	tailDone chan struct{}
 	server   *http.Server
+	serving  atomic.Pointer[http.Handler] // what server answers with: StartingHandler, then the API
 	ln       net.Listener
 	conns    *connlimit.Limiter
 	// releaseDataDir drops the data directory's lock (lockDataDir).
@@ -225,6 +227,11 @@ func (m *Main) Run(ctx context.Context) error {
 		return fmt.Errorf("data dir: %w", err)
 	}
 	if m.releaseDataDir, err = lockDataDir(dataDir); err != nil {
+		return err
+	}
+	// Listen first: /healthz answers while PostgreSQL starts and the index
+	// builds (minutes at a million entities), the rest 503 until ready.
+	if err := m.listen(); err != nil {
 		return err
 	}
 	url := cfg.DatabaseURL
@@ -263,7 +270,44 @@ func (m *Main) Run(ctx context.Context) error {
 	if err := m.startPprof(); err != nil {
 		return err
 	}
-	if m.ln, err = net.Listen("tcp", cfg.Addr); err != nil {
+	m.serving.Store(&handler)
+	m.Logger.Info("semcat is serving", "url", m.URL())
+	if cfg.Demo {
+		m.printWelcome()
+	}
+	return nil
+}
+
+// indexMetrics are the search index's tail loop's health on /metrics.
+func indexMetrics(x *indexer.Indexer) []prometheus.Collector {
+	return []prometheus.Collector{
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "semcat_index_poll_errors_total",
+			Help: "Polls of the outbox that failed (the database unreachable, say)."},
+			func() float64 { return float64(x.Health().PollErrors) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "semcat_index_failing_seconds",
+			Help: "How long the outbox polls have been failing; 0 while they succeed."},
+			func() float64 { return x.Health().FailingFor.Seconds() }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "semcat_index_position",
+			Help: "The transaction horizon the search index has applied (the minPosition it satisfies)."},
+			func() float64 { return float64(x.Health().Position) }),
+	}
+}
+
+// ready is /readyz: the database answers and the search index is open.
+func (m *Main) ready(ctx context.Context) error {
+	if err := m.Store.Ping(ctx); err != nil {
+		return err
+	}
+	return m.Indexer.Ready()
+}
+
+// listen starts serving on cfg.Addr with api.StartingHandler until Run
+// installs the real handler.
+func (m *Main) listen() error {
+	starting := api.StartingHandler()
+	m.serving.Store(&starting)
+	ln, err := net.Listen("tcp", m.Config.Addr)
+	if err != nil {
 		return err
 	}
 	// Each phase of a request is bounded, so that a client that sends
@@ -273,16 +317,12 @@ func (m *Main) Run(ctx context.Context) error {
 	// for the index on top of the 30 s deadline; a rebuild lifts it), an
 	// idle keep-alive connection for 30 s; and at the cap of open
 	// connections a newcomer closes the longest idle one.
-	m.conns = connlimit.New(cfg.MaxConnections)
-	m.ln = m.conns.Listener(m.ln)
-	m.server = &http.Server{Handler: handler, ConnState: m.conns.ConnState,
+	m.conns = connlimit.New(m.Config.MaxConnections)
+	m.ln = m.conns.Listener(ln)
+	m.server = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*m.serving.Load()).ServeHTTP(w, r) }), ConnState: m.conns.ConnState,
 		ReadHeaderTimeout: 10 * time.Second, WriteTimeout: 2 * time.Minute, IdleTimeout: 30 * time.Second}
 	m.served = make(chan error, 1)
 	go func() { m.served <- m.server.Serve(m.ln) }()
-	m.Logger.Info("semcat is serving", "url", m.URL())
-	if cfg.Demo {
-		m.printWelcome()
-	}
 	return nil
 }
 
@@ -366,6 +406,7 @@ func (m *Main) handler(dataDir string) (http.Handler, error) {
 	}
 	m.Registry = prometheus.NewRegistry()
 	m.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.Registry.MustRegister(indexMetrics(m.Indexer)...)
 	m.bus = events.NewBus(m.Logger, m.Registry, 4096)
 	if path := cfg.AuditLog; path != "-" {
 		if path == "" {
@@ -383,7 +424,7 @@ func (m *Main) handler(dataDir string) (http.Handler, error) {
 	apiHandler := api.NewHandler(svc, api.Config{
 		MaxBodyBytes:    cfg.MaxBodyBytes,
 		Logger:          m.Logger,
-		Ready:           m.Store.Ping,
+		Ready:           m.ready,
 		Version:         version,
 		Authenticate:    authenticate,
 		Middleware:      []api.Middleware{api.EventMiddleware(m.bus.Publish)},

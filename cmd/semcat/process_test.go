@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -13,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/semcat/semcat/catalogdb"
 )
 
@@ -40,7 +43,7 @@ func TestMakeRunInterrupt(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); _ = cmd.Wait() })
-	awaitHealthy(t, addr, cmd)
+	awaitReady(t, addr, cmd)
 	server := managedServerPID(t, dataDir)
 	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGINT); err != nil {
 		t.Fatal(err)
@@ -78,7 +81,7 @@ func TestKilledServerStopsPostgres(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = cmd.Process.Signal(syscall.SIGTERM); _ = cmd.Wait() })
-		awaitHealthy(t, addr, cmd)
+		awaitReady(t, addr, cmd)
 		return cmd, addr
 	}
 	cmd, _ := start()
@@ -113,17 +116,17 @@ func freeAddr(t *testing.T) string {
 
 // awaitHealthy waits until the server at addr answers /healthz, failing
 // the test if cmd exits first or two minutes pass.
-func awaitHealthy(t *testing.T, addr string, cmd *exec.Cmd) {
+func awaitReady(t *testing.T, addr string, cmd *exec.Cmd) {
 	t.Helper()
 	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
-		if resp, err := http.Get("http://" + addr + "/healthz"); err == nil {
+		if resp, err := http.Get("http://" + addr + "/readyz"); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == 200 {
 				return
 			}
 		}
 		if cmd.ProcessState != nil || time.Now().After(deadline) {
-			t.Fatalf("the server at %s never answered /healthz", addr)
+			t.Fatalf("the server at %s never became ready", addr)
 		}
 	}
 }
@@ -150,4 +153,104 @@ func managedServerPID(t *testing.T, dataDir string) int {
 func pidAlive(pid int) bool {
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// TestHealthzWhileStarting: the server answers /healthz from the moment it
+// listens — before PostgreSQL is up and the index built — and 503 with
+// Retry-After on the API until it is ready.
+func TestHealthzWhileStarting(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Addr = freeAddr(t)
+	cfg.Demo = true
+	m := NewMain(cfg, io.Discard, io.Discard)
+	ran := make(chan error, 1)
+	go func() { ran <- m.Run(context.Background()) }()
+	t.Cleanup(func() { m.Close(context.Background()) })
+	var sawStarting bool
+	for {
+		select {
+		case err := <-ran:
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !sawStarting {
+				t.Fatal("/healthz never answered while the server started")
+			}
+			resp, err := http.Get("http://" + cfg.Addr + "/api/metalakes/demo")
+			if err != nil || resp.StatusCode != 200 {
+				t.Fatalf("the API once started: %v %v", resp, err)
+			}
+			resp.Body.Close()
+			metrics, err := http.Get("http://" + cfg.Addr + "/metrics")
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(metrics.Body)
+			metrics.Body.Close()
+			for _, name := range []string{"semcat_index_poll_errors_total 0", "semcat_index_failing_seconds 0", "semcat_index_position "} {
+				if !strings.Contains(string(body), "\n"+name) {
+					t.Errorf("/metrics has no %q", name)
+				}
+			}
+			return
+		default:
+		}
+		resp, err := http.Get("http://" + cfg.Addr + "/healthz")
+		if err != nil {
+			time.Sleep(5 * time.Millisecond)
+			continue
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("/healthz while starting: %d", resp.StatusCode)
+		}
+		api, err := http.Get("http://" + cfg.Addr + "/api/metalakes/demo")
+		if err != nil {
+			t.Fatal(err)
+		}
+		api.Body.Close()
+		if api.StatusCode == http.StatusServiceUnavailable {
+			sawStarting = true
+			if api.Header.Get("Retry-After") == "" {
+				t.Error("503 while starting without Retry-After")
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestSearchDuringOutage: while the database refuses connections, searches
+// answer from the index — with hits, and without (the metalake's existence
+// shown by the index) — and /readyz says the database is down.
+func TestSearchDuringOutage(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Demo = true
+	m := startMain(t, cfg)
+	c := client{t: t, base: m.URL()}
+	admin, err := pgx.Connect(t.Context(), m.pg.URL("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(context.Background())
+	exec := func(sql string) {
+		t.Helper()
+		if _, err := admin.Exec(t.Context(), sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	exec("ALTER DATABASE semcat WITH ALLOW_CONNECTIONS false")
+	exec("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = 'semcat'")
+	defer exec("ALTER DATABASE semcat WITH ALLOW_CONNECTIONS true")
+	if status, _, _ := c.do("GET", "/api/metalakes/demo/catalogs/hr", ""); status == 200 {
+		t.Fatal("the outage did not take: a catalog still loads")
+	}
+	if status, _, out := c.do("GET", "/readyz", ""); status != 503 {
+		t.Errorf("/readyz during the outage: %d %v", status, out)
+	}
+	for query, hits := range map[string]bool{"employees": true, "zzqxnothing": false} {
+		status, _, out := c.do("GET", "/api/metalakes/demo/search?query="+query, "")
+		if status != 200 || (out["total"].(float64) > 0) != hits {
+			t.Errorf("search %q during the outage: %d %v", query, status, out)
+		}
+	}
 }

@@ -1,0 +1,110 @@
+package indexer_test
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/semcat/semcat/catalogdb/pgtest"
+	"github.com/semcat/semcat/indexer"
+)
+
+// lockedBuffer is a log sink safe for concurrent writes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) count(s string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Count(l.b.String(), s)
+}
+
+// TestDatabaseOutageLogsOnce: while the database refuses connections the
+// tail loop fails poll after poll, counted in Health, but logs one line;
+// one more when the database is back, and then the index catches up with
+// a write made after it.
+func TestDatabaseOutageLogsOnce(t *testing.T) {
+	url := pgtest.NewDatabase(t)
+	s := openStore(t, url)
+	seed(t, s)
+	var logs lockedBuffer
+	x, err := indexer.Open(context.Background(), indexer.Options{Dir: t.TempDir(), Store: s, Consumer: "test:outage",
+		Logger: slog.New(slog.NewTextHandler(&logs, nil)), PollInterval: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { x.Close(context.Background()) })
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan error, 1)
+	go func() { ran <- x.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-ran })
+
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := cfg.Database
+	cfg.Database = "postgres"
+	admin, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(context.Background())
+	exec := func(sql string) {
+		t.Helper()
+		if _, err := admin.Exec(ctx, sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	dbIdent := pgx.Identifier{db}.Sanitize()
+	// The outage: no new connections, and every other one ended.
+	exec("ALTER DATABASE " + dbIdent + " WITH ALLOW_CONNECTIONS false")
+	exec("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '" + db + "'")
+	waitUntil(t, "polls to fail", func() bool { return x.Health().PollErrors >= 5 })
+	if h := x.Health(); !h.Failing || h.FailingFor <= 0 {
+		t.Errorf("Health during the outage: %+v", h)
+	}
+	if n := logs.count("cannot read the outbox"); n != 1 {
+		t.Errorf("%d outage lines for %d failed polls, want 1:\n%s", n, x.Health().PollErrors, logs.b.String())
+	}
+	exec("ALTER DATABASE " + dbIdent + " WITH ALLOW_CONNECTIONS true")
+	waitUntil(t, "polls to succeed again", func() bool { return !x.Health().Failing })
+	if n := logs.count("the database answers again"); n != 1 {
+		t.Errorf("%d recovery lines, want 1", n)
+	}
+	_, pos, err := s.CreateTable(ctx, ns, table("after_outage", "id"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait, stop := context.WithTimeout(ctx, time.Minute)
+	defer stop()
+	if err := x.WaitFor(wait, pos); err != nil {
+		t.Fatalf("the index did not catch up after the outage: %v", err)
+	}
+	if logs.count("cannot read the outbox") != 1 {
+		t.Errorf("more outage lines after recovery:\n%s", logs.b.String())
+	}
+}
+
+// waitUntil polls cond for up to a minute.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting for %s", what)
+		}
+	}
+}
