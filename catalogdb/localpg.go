@@ -185,6 +185,19 @@ func (p *LocalPostgres) PID() int {
 	return 0
 }
 
+// LocalServerPID is the pid of the postmaster running on dataDir's managed
+// cluster, or 0 if none runs.
+func LocalServerPID(dataDir string) int {
+	dir, err := LocalClusterDir(dataDir)
+	if err != nil {
+		return 0
+	}
+	if info, running := runningPostmaster(filepath.Join(dir, "data")); running {
+		return info.pid
+	}
+	return 0
+}
+
 // MemoryBudget is about the most memory the cluster uses as semcat
 // configures it: its shared buffers, plus backendMemory for each of a
 // handful of busy backends (private memory, sort and hash work_mem).

@@ -53,7 +53,6 @@ type child struct {
 	stopErr  error         // how stopping the server went; read after done
 
 	mu       sync.Mutex
-	pid      int // the server's process
 	restarts int // servers started after the first
 }
 
@@ -140,12 +139,11 @@ func (c *child) run(firstp *chan<- error) (exited bool, err error) {
 	if err := cmd.Start(); err != nil {
 		return true, fmt.Errorf("semcat: starting %s: %w", p.bins.postgres, err)
 	}
-	c.mu.Lock()
-	c.pid = cmd.Process.Pid
 	if first == nil {
+		c.mu.Lock()
 		c.restarts++
+		c.mu.Unlock()
 	}
-	c.mu.Unlock()
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()
 

@@ -6,10 +6,8 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -59,7 +57,7 @@ func TestMakeRunInterrupt(t *testing.T) {
 	if strings.Contains(out.String(), "Error") {
 		t.Errorf("make run's output after Ctrl-C reports an error:\n%s", out.String())
 	}
-	if pidAlive(server) {
+	if catalogdb.LocalServerPID(dataDir) != 0 {
 		t.Errorf("the managed PostgreSQL (pid %d) outlived make run", server)
 	}
 }
@@ -90,7 +88,7 @@ func TestKilledServerStopsPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = cmd.Wait()
-	for deadline := time.Now().Add(time.Minute); pidAlive(server); time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(time.Minute); catalogdb.LocalServerPID(dataDir) != 0; time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the managed PostgreSQL (pid %d) still runs a minute after semcat was killed", server)
 		}
@@ -131,28 +129,14 @@ func awaitReady(t *testing.T, addr string, cmd *exec.Cmd) {
 	}
 }
 
-// managedServerPID reads the postmaster's pid of dataDir's cluster.
+// managedServerPID is the pid of dataDir's running managed PostgreSQL.
 func managedServerPID(t *testing.T, dataDir string) int {
 	t.Helper()
-	cluster, err := catalogdb.LocalClusterDir(dataDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := os.ReadFile(filepath.Join(cluster, "data", "postmaster.pid"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(raw), "\n", 2)[0]))
-	if err != nil {
-		t.Fatal(err)
+	pid := catalogdb.LocalServerPID(dataDir)
+	if pid == 0 {
+		t.Fatalf("no managed PostgreSQL runs on %s", dataDir)
 	}
 	return pid
-}
-
-// pidAlive reports whether a process with this pid exists.
-func pidAlive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 // TestHealthzWhileStarting: the server answers /healthz from the moment it
