@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -41,6 +42,10 @@ type OutboxBatch struct {
 	// Horizon: once this batch is applied, every transaction with a txid
 	// below it is reflected.
 	Horizon uint64
+	// ServerStarted is when the PostgreSQL server started: a change
+	// means it restarted, and its crash recovery may have handed out
+	// transaction ids again.
+	ServerStarted time.Time
 }
 
 // OutboxChunk is the current state of part of the entities a poll names:
@@ -81,7 +86,7 @@ func (s *Store) PollOutbox(ctx context.Context, after OutboxCursor, limit, chunk
 		// means rows after it may be gone.
 		var xmin uint64
 		var watermark OutboxCursor
-		if err := tx.QueryRow(ctx, `SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint, txid::text::bigint, seq FROM outbox_watermark`).Scan(&xmin, &watermark.TxID, &watermark.Seq); err != nil {
+		if err := tx.QueryRow(ctx, `SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint, txid::text::bigint, seq, pg_postmaster_start_time() FROM outbox_watermark`).Scan(&xmin, &watermark.TxID, &watermark.Seq, &b.ServerStarted); err != nil {
 			return err
 		}
 		if after.Less(watermark) {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -29,6 +30,9 @@ type Store struct {
 	// commits receives a signal after each committed write: a hint for the
 	// in-process indexer to poll now rather than at its next tick.
 	commits chan struct{}
+	// watch, if set, is told each write's transaction id while the
+	// transaction is still open (WatchWrites).
+	watch atomic.Pointer[func(txid uint64)]
 }
 
 var (
@@ -74,6 +78,14 @@ func openConfig(ctx context.Context, cfg *pgxpool.Config, logger *slog.Logger) (
 // Commits delivers a signal (coalesced) after writes commit.
 func (s *Store) Commits() <-chan struct{} { return s.commits }
 
+// WatchWrites has fn told the transaction id of each write as soon as the
+// write knows it, before it commits, so before any caller can hold its
+// position. The indexer uses it to notice a horizon that PostgreSQL's crash
+// recovery has made a lie: no snapshot taken while a transaction runs can
+// have its id below xmin, so a running write whose id is below the horizon
+// means the ids were handed out again.
+func (s *Store) WatchWrites(fn func(txid uint64)) { s.watch.Store(&fn) }
+
 // Close releases the connection pool.
 func (s *Store) Close() { s.pool.Close() }
 
@@ -88,13 +100,29 @@ func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
 // writes, so the caller can return the write's position.
 type writeTx struct {
 	pgx.Tx
-	txid uint64
+	txid  uint64
+	watch func(txid uint64) // Store.WatchWrites; nil if none
+}
+
+// learnTxID records the transaction's id, read by scan, and tells the
+// watcher.
+func (t *writeTx) learnTxID(scan func(*uint64) error) error {
+	known := t.txid != 0
+	if err := scan(&t.txid); err != nil {
+		return err
+	}
+	if !known && t.watch != nil {
+		t.watch(t.txid)
+	}
+	return nil
 }
 
 // emit writes one outbox row naming an entity that changed.
 func (t *writeTx) emit(ctx context.Context, kind semcat.EntityKind, id int64, op string) error {
-	return t.QueryRow(ctx, `INSERT INTO outbox (entity_kind, entity_id, operation) VALUES ($1, $2, $3)
-		RETURNING txid::text::bigint`, string(kind), id, op).Scan(&t.txid)
+	return t.learnTxID(func(txid *uint64) error {
+		return t.QueryRow(ctx, `INSERT INTO outbox (entity_kind, entity_id, operation) VALUES ($1, $2, $3)
+			RETURNING txid::text::bigint`, string(kind), id, op).Scan(txid)
+	})
 }
 
 // emitQuery writes one outbox row per id returned by a query, all of the same
@@ -106,7 +134,9 @@ func (t *writeTx) emitQuery(ctx context.Context, kind semcat.EntityKind, op, idQ
 	if _, err := t.Exec(ctx, q, append(args, string(kind), op)...); err != nil {
 		return err
 	}
-	return t.QueryRow(ctx, `SELECT pg_current_xact_id()::text::bigint`).Scan(&t.txid)
+	return t.learnTxID(func(txid *uint64) error {
+		return t.QueryRow(ctx, `SELECT pg_current_xact_id()::text::bigint`).Scan(txid)
+	})
 }
 
 // Outbox operations.
@@ -132,6 +162,9 @@ func (s *Store) write(ctx context.Context, fn func(tx *writeTx) error) (semcat.P
 		var wtx *writeTx
 		err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 			wtx = &writeTx{Tx: tx}
+			if w := s.watch.Load(); w != nil {
+				wtx.watch = *w
+			}
 			return fn(wtx)
 		})
 		if err == nil {

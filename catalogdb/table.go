@@ -89,7 +89,7 @@ func (s *Store) CreateTables(ctx context.Context, ns semcat.Namespace, req semca
 		}
 		results := tx.SendBatch(ctx, batch)
 		for i, t := range out {
-			if err := results.QueryRow().Scan(&t.ID, &tx.txid); err != nil {
+			if err := tx.learnTxID(func(txid *uint64) error { return results.QueryRow().Scan(&t.ID, txid) }); err != nil {
 				results.Close()
 				if uniqueViolation(err) {
 					return semcat.AlreadyExists(semcat.KindTable, "tables[%d].name: table '%s.%s.%s.%s' already exists", i, ns.Metalake, ns.Catalog, ns.Schema, t.Name)

@@ -224,6 +224,9 @@ type progress struct {
 	mu      sync.Mutex
 	horizon uint64
 	changed chan struct{}
+	// lowered counts lower calls, so that a poll read before one does not
+	// raise the horizon again (advanceSince).
+	lowered uint64
 }
 
 func newProgress() *progress { return &progress{changed: make(chan struct{})} }
@@ -238,11 +241,46 @@ func (p *progress) get() uint64 {
 func (p *progress) advance(h uint64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.advanceLocked(h)
+}
+
+func (p *progress) advanceLocked(h uint64) {
 	if h > p.horizon {
 		p.horizon = h
 		close(p.changed)
 		p.changed = make(chan struct{})
 	}
+}
+
+// since returns the horizon and a token for advanceSince.
+func (p *progress) since() (horizon, token uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.horizon, p.lowered
+}
+
+// advanceSince is advance for a horizon read from a snapshot taken after
+// since returned token: if lower ran in between, the snapshot may come from
+// before the event that lowered the horizon, and is dropped.
+func (p *progress) advanceSince(token, h uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.lowered == token {
+		p.advanceLocked(h)
+	}
+}
+
+// lower brings the horizon down to h if it is above, reporting whether it
+// was. Waiters keep waiting.
+func (p *progress) lower(h uint64) (from uint64, lowered bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if h >= p.horizon {
+		return p.horizon, false
+	}
+	from, p.horizon = p.horizon, h
+	p.lowered++
+	return from, true
 }
 
 // reset sets the horizon after a rebuild from scratch.

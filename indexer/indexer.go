@@ -92,6 +92,9 @@ type Indexer struct {
 	// rows the new generation's catch-up will read. Guarded by loop.
 	hold    catalogdb.OutboxCursor
 	holding bool
+	// serverStarted is when the PostgreSQL server the last poll read had
+	// started (guarded by loop).
+	serverStarted time.Time
 	// afterScan, if set (by tests), runs once a build has scanned and
 	// indexed its snapshot, before it catches up.
 	afterScan func()
@@ -208,6 +211,7 @@ func Open(ctx context.Context, opts Options) (*Indexer, error) {
 	x.h.swap(idx)
 	x.cursor = cp.Cursor
 	x.prog.reset(cp.Horizon)
+	x.store.WatchWrites(x.noteWrite)
 	if err := x.store.ReportConsumer(ctx, opts.Consumer, x.cursor); err != nil {
 		return nil, err
 	}
@@ -478,6 +482,20 @@ func (x *Indexer) Ready() error {
 	return nil
 }
 
+// noteWrite is told each write's transaction id while the write is still
+// open (catalogdb.Store.WatchWrites). No snapshot taken while a transaction
+// runs has an xmin above its id, so an id below the horizon means
+// PostgreSQL handed ids out again: crash recovery (an immediate stop, a
+// killed server) reissues ids that were assigned but never reached the WAL.
+// The horizon comes down to the id, so that a search waiting for this write
+// waits for the poll that applies it instead of answering without it.
+func (x *Indexer) noteWrite(txid uint64) {
+	if from, lowered := x.prog.lower(txid); lowered {
+		x.logger.Warn("indexer: a write's transaction id is below the index's horizon: PostgreSQL handed out ids again after a crash; lowering the horizon",
+			"txid", txid, "horizon", from)
+	}
+}
+
 // Position returns how far the index has applied: every write whose
 // transaction id is below it is searchable.
 func (x *Indexer) Position() semcat.Position { return semcat.Position{TxID: x.prog.get()} }
@@ -586,7 +604,8 @@ func (x *Indexer) step(ctx context.Context) (rows int, err error) {
 			return 0, errNoIndex
 		}
 	}
-	b, err := x.poll(ctx, idx, x.cursor, x.prog.get())
+	horizon, token := x.prog.since()
+	b, err := x.poll(ctx, idx, x.cursor, horizon)
 	if err != nil {
 		var pruned *catalogdb.PrunedPastError
 		switch {
@@ -607,7 +626,16 @@ func (x *Indexer) step(ctx context.Context) (rows int, err error) {
 			return 0, err
 		}
 	}
-	x.prog.advance(b.Horizon)
+	if !x.serverStarted.IsZero() && !b.ServerStarted.Equal(x.serverStarted) {
+		// Another node's write may hold a reissued id noteWrite never
+		// saw: take the horizon from this poll.
+		if from, lowered := x.prog.lower(b.Horizon); lowered {
+			x.logger.Warn("indexer: PostgreSQL restarted and its transaction ids are below the index's horizon; lowering the horizon",
+				"horizon", from, "now", b.Horizon)
+		}
+	}
+	x.serverStarted = b.ServerStarted
+	x.prog.advanceSince(token, b.Horizon)
 	return b.Rows, nil
 }
 
