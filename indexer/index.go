@@ -9,10 +9,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
 
+	"github.com/semcat/semcat"
 	"github.com/semcat/semcat/catalogdb"
 )
 
@@ -125,6 +127,31 @@ type store struct {
 
 func (s store) current() string { return filepath.Join(s.dir, "current") }
 
+// errDiskFull says the index's filesystem has less free space than
+// roomReserve: the tail loop applies nothing until there is more.
+var errDiskFull = errors.New("the search index's filesystem is nearly full (" + syscall.ENOSPC.Error() + ")")
+
+// room reports whether the index's filesystem has free space above its
+// reserve. Bleve must never meet a full disk: a segment whose persist
+// fails with ENOSPC is closed while the index still uses it, and the next
+// batch or merge panics in zap (an assignment to its cleared cache). So
+// polls stop short of it, keeping room for the merges already running.
+func (s store) room() bool {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(s.dir, &st); err != nil {
+		return true // not knowable here: let the write report it
+	}
+	size := st.Blocks * uint64(st.Bsize)
+	free := st.Bavail * uint64(st.Bsize)
+	return free > roomReserve(size)
+}
+
+// roomReserve is the free space kept on a filesystem of size bytes: an
+// eighth of it, between 1 MiB and 512 MiB.
+func roomReserve(size uint64) uint64 {
+	return min(max(size/8, 1<<20), 512<<20)
+}
+
 // currentDir returns the directory the current symlink points to, or "".
 func (s store) currentDir() string {
 	target, err := os.Readlink(s.current())
@@ -205,7 +232,9 @@ func (h *handle) read(fn func(bleve.Index) error) error {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	if h.idx == nil {
-		return errors.New("the search index is closed")
+		// Between a failed batch's close and the reopen, or at shutdown:
+		// a moment, worth a retry.
+		return semcat.Errorf(semcat.EUNAVAILABLE, "the search index is being reopened; try again")
 	}
 	return fn(h.idx)
 }

@@ -7,8 +7,10 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -596,6 +598,9 @@ func (x *Indexer) PollOnce(ctx context.Context) error {
 func (x *Indexer) step(ctx context.Context) (rows int, err error) {
 	x.loop.Lock()
 	defer x.loop.Unlock()
+	if !x.disk.room() {
+		return 0, errDiskFull
+	}
 	idx := x.h.get()
 	if idx == nil {
 		// A failed batch whose recovery could not rebuild: try again.
@@ -611,6 +616,15 @@ func (x *Indexer) step(ctx context.Context) (rows int, err error) {
 		switch {
 		case errors.As(err, &pruned):
 			return 0, x.rebuildPrunedPast(ctx, pruned.Watermark)
+		case isBatchError(err) && diskFull(err):
+			// Bleve met the full disk after all (a batch larger
+			// than the reserve): the handle may use a segment it
+			// closed. Close it, and reopen from disk once there is
+			// room (above); searches answer 503 meanwhile.
+			x.logger.Error("indexer: the search index's disk filled under a batch; closing the index until there is room", "err", err)
+			if old := x.h.swap(nil); old != nil {
+				old.Close()
+			}
 		case isBatchError(err):
 			x.recover(ctx, err)
 		}
@@ -695,6 +709,20 @@ type batchError struct{ err error }
 func (e batchError) Error() string { return "bleve batch: " + e.err.Error() }
 func (e batchError) Unwrap() error { return e.err }
 
+// diskFull reports whether err is the index's filesystem running out of
+// space or quota. Bleve's segment persister flattens the cause into its
+// message, so the message is read too.
+func diskFull(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, errDiskFull) || errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+		return true
+	}
+	msg := err.Error()
+	return strings.Contains(msg, syscall.ENOSPC.Error()) || strings.Contains(msg, syscall.EDQUOT.Error())
+}
+
 func isBatchError(err error) bool {
 	var b batchError
 	return errors.As(err, &b)
@@ -735,7 +763,14 @@ func (x *Indexer) poll(ctx context.Context, idx bleve.Index, cursor catalogdb.Ou
 			setCheckpoint(batch, x.nextCheckpoint(c.Poll, horizon))
 			checkpointed = true
 		}
-		applying.Go(func() error {
+		applying.Go(func() (err error) {
+			defer func() {
+				// A Bleve panic (one that follows a failed persist)
+				// poisons the handle, not the process: recover reopens.
+				if p := recover(); p != nil {
+					err = batchError{fmt.Errorf("panic: %v", p)}
+				}
+			}()
 			if err := idx.Batch(batch); err != nil {
 				return batchError{err}
 			}
@@ -899,6 +934,7 @@ type outage struct {
 	errors   uint64    // failed polls since start
 	failures int       // consecutive failed polls
 	since    time.Time // when the current run of failures began
+	diskFull bool      // whether that run began with a full disk
 }
 
 // record notes a poll's outcome and logs the first failure of a run and
@@ -911,15 +947,23 @@ func (o *outage) record(logger *slog.Logger, err error) {
 		o.errors++
 		o.failures++
 		if o.failures == 1 {
-			o.since = time.Now()
-			logger.Error("indexer: cannot read the outbox; searches answer from the index as it is until the database is back",
-				"err", err)
+			o.since, o.diskFull = time.Now(), diskFull(err)
+			if o.diskFull {
+				logger.Error("indexer: the search index's disk is full; writes are kept in PostgreSQL and searches answer from the index as it is until there is space",
+					"err", err)
+			} else {
+				logger.Error("indexer: cannot read the outbox; searches answer from the index as it is until the database is back",
+					"err", err)
+			}
 		} else {
 			logger.Debug("indexer: poll failed again", "err", err, "failures", o.failures)
 		}
 	case o.failures > 0:
-		logger.Info("indexer: the database answers again; catching up",
-			"failed_polls", o.failures, "down_for", time.Since(o.since).Round(time.Millisecond).String())
+		msg := "indexer: the database answers again; catching up"
+		if o.diskFull {
+			msg = "indexer: the search index's disk has room again; catching up"
+		}
+		logger.Info(msg, "failed_polls", o.failures, "down_for", time.Since(o.since).Round(time.Millisecond).String())
 		o.failures = 0
 	}
 }

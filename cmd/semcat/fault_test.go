@@ -1,11 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/url"
+	"os"
+	osexec "os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -99,4 +104,105 @@ func TestMinPositionAfterImmediateRestart(t *testing.T) {
 	if !reissued {
 		t.Skipf("PostgreSQL handed out no transaction id again after the immediate stop (horizon held %d, burnt up to %d): nothing was shown", held, burnt)
 	}
+}
+
+// TestFullIndexDisk: the index's filesystem fills while writes go on. The
+// writes are acknowledged throughout (PostgreSQL has room), semcat does not
+// crash, and once space is freed the index catches up to equal the
+// database without a restart.
+func TestFullIndexDisk(t *testing.T) {
+	cfg := testConfig(t)
+	index := filepath.Join(cfg.DataDir, "index")
+	if err := os.MkdirAll(index, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := osexec.Command("mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", index).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a small filesystem for the index here: %v %s", err, out)
+	}
+	t.Cleanup(func() { _ = osexec.Command("umount", "-l", index).Run() })
+	var log syncBuffer
+	m := startMainLogging(t, cfg, &log)
+	defer func() {
+		if t.Failed() {
+			t.Logf("semcat's log:\n%s", log.String())
+		}
+	}()
+	c := client{t: t, base: m.URL()}
+	c.ok("POST", "/api/metalakes", `{"name":"m"}`)
+	c.ok("POST", "/api/metalakes/m/catalogs", `{"name":"c","type":"relational"}`)
+	c.ok("POST", "/api/metalakes/m/catalogs/c/schemas", `{"name":"s"}`)
+
+	// Each table carries 200 distinct words in its comment: a few
+	// hundred fill 8 MiB of index.
+	words := func(i int) string {
+		var b strings.Builder
+		for j := range 200 {
+			fmt.Fprintf(&b, "w%dx%d ", i, j)
+		}
+		return b.String()
+	}
+	create := func(i int) {
+		t.Helper()
+		body := fmt.Sprintf(`{"name":"t%d","comment":%q,"columns":[{"name":"id","type":"integer"}]}`, i, words(i))
+		c.ok("POST", "/api/metalakes/m/catalogs/c/schemas/s/tables", body)
+	}
+	n := 0
+	for deadline := time.Now().Add(3 * time.Minute); m.Indexer.Health().PollErrors == 0; n++ {
+		if time.Now().After(deadline) {
+			t.Fatalf("the index's 8 MiB did not fill with %d tables", n)
+		}
+		create(n)
+	}
+	// Full: writes keep being acknowledged while the index fails.
+	for range 100 {
+		create(n)
+		n++
+	}
+	time.Sleep(2 * time.Second) // the indexer retries against the full disk
+	if out, err := osexec.Command("mount", "-o", "remount,size=256m", index).CombinedOutput(); err != nil {
+		t.Fatalf("growing the index's filesystem: %v %s", err, out)
+	}
+	create(n)
+	n++
+	// The tail loop recovers by itself, without a restart. (If Bleve met
+	// the full disk, the index was closed and is reopened from disk.)
+	var total float64
+	for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		// 503 while the index is closed to be reopened from disk.
+		status, _, out := c.do("GET", "/api/metalakes/m/search?query=*&type=table&limit=1", "")
+		if status != 200 && status != 503 {
+			t.Fatalf("search after the full disk: %d %v", status, out)
+		}
+		if total, _ = out["total"].(float64); status == 200 && int(total) == n {
+			break
+		}
+		if time.Now().After(deadline) {
+			du, _ := osexec.Command("du", "-a", index).CombinedOutput()
+			t.Fatalf("3 minutes after space was freed the index holds %v tables, the database %d (%+v)\n%s", total, n, m.Indexer.Health(), du)
+		}
+	}
+	// And every table is findable by its own words.
+	for _, i := range []int{0, n / 2, n - 1} {
+		if out, _ := c.search("m", url.Values{"query": {fmt.Sprintf("w%dx199", i)}}); out["total"].(float64) != 1 {
+			t.Errorf("table t%d is not found by its words after the full disk: %v", i, out["total"])
+		}
+	}
+}
+
+// syncBuffer collects a log written from many goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -68,9 +68,15 @@ func (c client) search(metalake string, params url.Values) (map[string]any, []st
 
 func startMain(t *testing.T, cfg Config) *Main {
 	t.Helper()
+	return startMainLogging(t, cfg, io.Discard)
+}
+
+// startMainLogging is startMain with semcat's log written to stderr.
+func startMainLogging(t *testing.T, cfg Config, stderr io.Writer) *Main {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
-	m := NewMain(cfg, io.Discard, io.Discard)
+	m := NewMain(cfg, io.Discard, stderr)
 	if err := m.Run(ctx); err != nil {
 		m.Close(ctx)
 		t.Fatal(err)
