@@ -42,6 +42,10 @@ type OutboxBatch struct {
 	// Horizon: once this batch is applied, every transaction with a txid
 	// below it is reflected.
 	Horizon uint64
+	// Next transaction id of the poll's snapshot (its xmax): while
+	// Horizon stays below it, a transaction still open holds the index
+	// back.
+	NextTxID uint64
 	// ServerStarted is when the PostgreSQL server started: a change
 	// means it restarted, and its crash recovery may have handed out
 	// transaction ids again.
@@ -86,7 +90,8 @@ func (s *Store) PollOutbox(ctx context.Context, after OutboxCursor, limit, chunk
 		// means rows after it may be gone.
 		var xmin uint64
 		var watermark OutboxCursor
-		if err := tx.QueryRow(ctx, `SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint, txid::text::bigint, seq, pg_postmaster_start_time() FROM outbox_watermark`).Scan(&xmin, &watermark.TxID, &watermark.Seq, &b.ServerStarted); err != nil {
+		if err := tx.QueryRow(ctx, `SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint, pg_snapshot_xmax(pg_current_snapshot())::text::bigint,
+			txid::text::bigint, seq, pg_postmaster_start_time() FROM outbox_watermark`).Scan(&xmin, &b.NextTxID, &watermark.TxID, &watermark.Seq, &b.ServerStarted); err != nil {
 			return err
 		}
 		if after.Less(watermark) {

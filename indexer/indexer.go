@@ -70,6 +70,9 @@ type Options struct {
 	// minute after which this project's benchmark machine drops idle file
 	// pages). Negative turns it off.
 	CacheSweep time.Duration
+	// StallAfter is how long the horizon may stay put behind a
+	// transaction still open before the tail loop logs it (default 30 s).
+	StallAfter time.Duration
 }
 
 // Indexer follows the outbox into a Bleve index and serves searches from it.
@@ -104,6 +107,8 @@ type Indexer struct {
 	// building is held by whoever builds a new generation while the index
 	// serves, so that two rebuilds never overlap.
 	building sync.Mutex
+	// stall follows a horizon held back by a transaction left open.
+	stall stall
 	// outage follows the tail loop's failures, for one log line when the
 	// database goes away and one when it is back, and for the metrics.
 	outage outage
@@ -183,8 +188,12 @@ func Open(ctx context.Context, opts Options) (*Indexer, error) {
 	if opts.Consumer == "" {
 		return nil, errors.New("indexer: a consumer name is required")
 	}
+	if opts.StallAfter == 0 {
+		opts.StallAfter = 30 * time.Second
+	}
 	x := &Indexer{opts: opts, store: opts.Store, logger: opts.Logger, disk: store{dir: opts.Dir}, prog: newProgress()}
 	x.stopping, x.stop = context.WithCancel(context.Background())
+	x.stall.after = opts.StallAfter
 	var err error
 	if x.database, err = x.store.DatabaseID(ctx); err != nil {
 		return nil, err
@@ -650,6 +659,7 @@ func (x *Indexer) step(ctx context.Context) (rows int, err error) {
 	}
 	x.serverStarted = b.ServerStarted
 	x.prog.advanceSince(token, b.Horizon)
+	x.stall.record(x.logger, b.Horizon, b.NextTxID)
 	return b.Rows, nil
 }
 
@@ -980,6 +990,54 @@ func (o *outage) retryDelay(poll time.Duration) time.Duration {
 	return min(d, maxRetryDelay)
 }
 
+// stall follows how long the index's horizon has stayed below the next
+// transaction id without moving: a transaction left open anywhere in the
+// cluster holds back every write after it (DESIGN §3), and the index with
+// them.
+type stall struct {
+	mu      sync.Mutex
+	after   time.Duration // Options.StallAfter
+	horizon uint64
+	since   time.Time // when the horizon last moved, or zero if nothing waits
+	lag     uint64    // transactions begun at or after the horizon
+	logged  bool
+}
+
+func (s *stall) record(logger *slog.Logger, horizon, next uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lag = next - min(horizon, next)
+	switch {
+	case s.lag == 0 || horizon != s.horizon:
+		if s.logged {
+			logger.Info("indexer: the transaction that held the index back has ended; catching up",
+				"held_for", time.Since(s.since).Round(time.Second).String())
+		}
+		s.horizon, s.logged = horizon, false
+		s.since = time.Time{}
+		if s.lag > 0 {
+			s.since = time.Now()
+		}
+	case s.since.IsZero():
+		s.since = time.Now()
+	case !s.logged && time.Since(s.since) > s.after:
+		s.logged = true
+		logger.Warn("indexer: a transaction left open holds the index back: writes after it are not searchable until it ends (see pg_stat_activity for the oldest backend_xid)",
+			"horizon", horizon, "waiting_transactions", s.lag, "for", time.Since(s.since).Round(time.Second).String())
+	}
+}
+
+// held is how long the horizon has been held back, and how many
+// transactions wait behind it.
+func (s *stall) held() (time.Duration, uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.since.IsZero() {
+		return 0, s.lag
+	}
+	return time.Since(s.since), s.lag
+}
+
 // Health is what the tail loop's metrics report.
 type Health struct {
 	// PollErrors counts the polls of the outbox that failed since start.
@@ -990,6 +1048,11 @@ type Health struct {
 	FailingFor time.Duration
 	// Position is the transaction horizon the index has applied.
 	Position uint64
+	// Lag is how many transactions the last poll saw begun at or after
+	// the horizon; HeldFor how long the horizon has stayed put while
+	// some did (a transaction left open holds it back).
+	Lag     uint64
+	HeldFor time.Duration
 }
 
 // Health reports the tail loop's errors and position.
@@ -997,6 +1060,7 @@ func (x *Indexer) Health() Health {
 	x.outage.mu.Lock()
 	defer x.outage.mu.Unlock()
 	h := Health{PollErrors: x.outage.errors, Failing: x.outage.failures > 0, Position: x.prog.get()}
+	h.HeldFor, h.Lag = x.stall.held()
 	if h.Failing {
 		h.FailingFor = time.Since(x.outage.since)
 	}

@@ -108,3 +108,54 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 		}
 	}
 }
+
+// TestStalledHorizon: a transaction left open holds the horizon back; the
+// lag and the time held show in Health, one line says so, and one more
+// when it ends and the write behind it becomes searchable.
+func TestStalledHorizon(t *testing.T) {
+	url := pgtest.NewDatabase(t)
+	s := openStore(t, url)
+	seed(t, s)
+	var logs lockedBuffer
+	x, err := indexer.Open(context.Background(), indexer.Options{Dir: t.TempDir(), Store: s, Consumer: "test:stall",
+		Logger: slog.New(slog.NewTextHandler(&logs, nil)), PollInterval: 10 * time.Millisecond, StallAfter: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { x.Close(context.Background()) })
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan error, 1)
+	go func() { ran <- x.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-ran })
+
+	open, err := s.Pool().Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := open.Exec(ctx, "SELECT pg_current_xact_id()"); err != nil {
+		t.Fatal(err)
+	}
+	_, pos, err := s.CreateTable(ctx, ns, table("behind_open_tx", "id"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "the stall to be logged", func() bool { return logs.count("a transaction left open holds the index back") == 1 })
+	if h := x.Health(); h.Lag < 2 || h.HeldFor < 200*time.Millisecond || h.Position > pos.TxID {
+		t.Errorf("Health behind an open transaction: %+v (write at %d)", h, pos.TxID)
+	}
+	if err := open.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wait, stop := context.WithTimeout(ctx, time.Minute)
+	defer stop()
+	if err := x.WaitFor(wait, pos); err != nil {
+		t.Fatalf("the write behind the open transaction never became searchable: %v", err)
+	}
+	waitUntil(t, "the end of the stall to be logged", func() bool { return logs.count("the transaction that held the index back has ended") == 1 })
+	if n := logs.count("a transaction left open holds the index back"); n != 1 {
+		t.Errorf("%d stall lines, want 1", n)
+	}
+	if h := x.Health(); h.HeldFor != 0 {
+		t.Errorf("Health after the stall: %+v", h)
+	}
+}

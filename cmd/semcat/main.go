@@ -290,6 +290,12 @@ func indexMetrics(x *indexer.Indexer) []prometheus.Collector {
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "semcat_index_position",
 			Help: "The transaction horizon the search index has applied (the minPosition it satisfies)."},
 			func() float64 { return float64(x.Health().Position) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "semcat_index_lag_transactions",
+			Help: "Transactions begun at or after the index's horizon, as of the last poll: writes not yet searchable."},
+			func() float64 { return float64(x.Health().Lag) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "semcat_index_held_seconds",
+			Help: "How long the index's horizon has stayed put with transactions waiting behind it (a transaction left open); 0 when it moves."},
+			func() float64 { return x.Health().HeldFor.Seconds() }),
 	}
 }
 
