@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"os"
 	osexec "os/exec"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/semcat/semcat"
+	"github.com/semcat/semcat/catalogdb"
 )
 
 // TestMinPositionAfterImmediateRestart: PostgreSQL's crash recovery hands
@@ -205,4 +207,91 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// TestExternalPostgresRestart: semcat on a PostgreSQL it does not manage,
+// which is stopped and started again while writes go on. Every
+// acknowledged write is in the database afterwards, and the index catches
+// up with all of them without a restart of semcat.
+func TestExternalPostgresRestart(t *testing.T) {
+	pgDir := tempDataDir(t)
+	pg, err := catalogdb.StartLocal(t.Context(), catalogdb.LocalOptions{DataDir: pgDir, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = pg.Stop(context.Background()) })
+	cfg := testConfig(t)
+	cfg.DatabaseURL = pg.URL("semcat")
+	m := startMain(t, cfg)
+	c := client{t: t, base: m.URL()}
+	c.ok("POST", "/api/metalakes", `{"name":"m"}`)
+	c.ok("POST", "/api/metalakes/m/catalogs", `{"name":"c","type":"relational"}`)
+	c.ok("POST", "/api/metalakes/m/catalogs/c/schemas", `{"name":"s"}`)
+
+	// One writer, creating tables one after another; acked are the ones
+	// semcat acknowledged with 200.
+	var acked []string
+	failed, next := 0, 0
+	writeOne := func() {
+		name := fmt.Sprintf("t%d", next)
+		next++
+		body := fmt.Sprintf(`{"name":%q,"columns":[{"name":"id","type":"integer"}]}`, name)
+		if status, _, _ := c.do("POST", "/api/metalakes/m/catalogs/c/schemas/s/tables", body); status == 200 {
+			acked = append(acked, name)
+		} else {
+			failed++
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	for len(acked) < 20 {
+		writeOne()
+	}
+	restarted := make(chan struct{})
+	go func() {
+		defer close(restarted)
+		if err := pg.Stop(context.Background()); err != nil {
+			t.Error(err)
+			return
+		}
+		time.Sleep(time.Second)
+		var err error
+		if pg, err = catalogdb.StartLocal(context.Background(), catalogdb.LocalOptions{DataDir: pgDir, Logger: slog.New(slog.DiscardHandler)}); err != nil {
+			t.Error(err)
+		}
+	}()
+	for running := true; running; {
+		select {
+		case <-restarted:
+			running = false
+		default:
+			writeOne()
+		}
+	}
+	for n := len(acked) + 20; len(acked) < n; {
+		writeOne()
+	}
+	if failed == 0 {
+		t.Fatal("no write failed: the restart did not happen while writing")
+	}
+	t.Logf("%d writes acknowledged, %d failed while PostgreSQL was down", len(acked), failed)
+
+	_, out := c.ok("GET", "/api/metalakes/m/catalogs/c/schemas/s/tables", "")
+	var inDB []string
+	for _, id := range out["identifiers"].([]any) {
+		inDB = append(inDB, id.(map[string]any)["name"].(string))
+	}
+	for _, name := range acked {
+		if !slices.Contains(inDB, name) {
+			t.Errorf("acknowledged table %s is not in the database after the restart", name)
+		}
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		out, _ := c.search("m", url.Values{"query": {"*"}, "type": {"table"}, "limit": {"1"}})
+		if int(out["total"].(float64)) == len(inDB) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a minute after the restart the index holds %v tables, the database %d", out["total"], len(inDB))
+		}
+	}
 }
