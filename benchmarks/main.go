@@ -335,6 +335,16 @@ func bench(ctx context.Context, o options, n int, root, tmp string, srv **Server
 	}
 	indexed := res.Entities + res.Lag.Writes
 
+	logf("hostile load: %d word searches alone, then with %d idle connections, %d slow bodies and %d loops of the costliest query",
+		o.iterations, hostileIdleConns, hostileSlowBodies, hostileCostlyLoops)
+	rss.Phase("hostile load")
+	if res.Hostile, err = runHostile(ctx, client, g, o.iterations, o.seed); err != nil {
+		return nil, err
+	}
+	h := res.Hostile
+	logf("  alone p50 %s / p99 %s ms; under the load p50 %s / p99 %s ms (%.1f×), %d failed; %d connections cut; costly queries by status %v",
+		fmtMs(h.Idle.P50), fmtMs(h.Idle.P99), fmtMs(h.Hostile.P50), fmtMs(h.Hostile.P99), h.Ratio, h.Errors, h.Cut, h.Costly)
+
 	logf("full rebuild of %d entities", indexed)
 	rss.Phase("full rebuild")
 	res.Rebuild = runRebuild(ctx, client, indexed)

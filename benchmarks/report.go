@@ -119,6 +119,7 @@ type Results struct {
 	Queries    []QueryResult   `json:"search"`
 	Floor      FloorResult     `json:"roundTripFloor"`
 	Lag        LagResult       `json:"writeToSearchable"`
+	Hostile    HostileResult   `json:"hostileLoad"`
 	Rebuild    RebuildResult   `json:"rebuild"`
 	PeakRSS    int64           `json:"peakRSSBytes"`
 	// ServerDied says the server exited during the run: PeakRSS is then
@@ -216,6 +217,12 @@ func (r *Results) evaluate() {
 		missed = append(missed, fmt.Sprintf("measured at %.0f writes/s, not %.0f", r.Lag.TargetRate, targetLagRate))
 	}
 	add("write → searchable", fmt.Sprintf("p99 ≤ %.0f ms at %.0f writes/s", targetLagP99, targetLagRate), missed)
+
+	missed = nil
+	if h := r.Hostile; h.Errors > 0 || h.Ratio > targetHostileRatio {
+		missed = append(missed, fmt.Sprintf("p99 %.1f× its idle value, %d failed", h.Ratio, h.Errors))
+	}
+	add("hostile load", fmt.Sprintf("a normal search's p99 ≤ %.0f× its idle value", targetHostileRatio), missed)
 
 	missed = nil
 	if r.Load.Rate < targetIngest {
@@ -341,6 +348,11 @@ func (r *Results) Markdown() string {
 	p("| write → searchable at %.0f writes/s (%d writes, achieved %.0f/s; poll every %g ms) | %s | | | | %s | %s |\n",
 		l.TargetRate, l.Writes, l.AchievedRate, l.PollMs, fmtStats(l.Lag), ck.Target, metText(ck))
 	p("| write latency during that | %s | | | | | |\n", fmtStats(l.Write))
+	if h := r.Hostile; h.Idle.N > 0 {
+		ck = r.check("hostile load")
+		p("| word search under hostile load: %d idle connections, %d slow bodies, %d loops of the costliest query (%d cut; costly answers by status %v; %d searches failed) | %s | the same search alone | %s | %.1f× at p99 | %s | %s |\n",
+			h.IdleConns, h.SlowBodies, hostileCostlyLoops, h.Cut, h.Costly, h.Errors, fmtStats(h.Hostile), fmtStats(h.Idle), h.Ratio, ck.Target, metText(ck))
+	}
 	ck = r.check("bulk ingest, end to end")
 	p("| bulk ingest, end to end (concurrency %d, %d requests, %s) | %.0f entities/s (%.1f s; HTTP alone %.0f/s) | | | | %s | %s |\n",
 		r.Load.Concurrency, r.Load.Requests, tableBatchText(r.Load.TableBatch), r.Load.Rate, r.Load.Seconds, r.Load.HTTPRate, ck.Target, metText(ck))

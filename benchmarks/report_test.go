@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/semcat/semcat/query"
 )
 
 // TestMarkdownNamesTheMemoryLimit: a run under -memory-limit says so in
@@ -83,5 +85,42 @@ func TestMissBelowTheHTTPFloor(t *testing.T) {
 	}
 	if md := r.Markdown(); !strings.Contains(md, "| round trip with no work: `GET /healthz` | 0.12 / 0.25 / 0.13 | PostgreSQL `SELECT 1` | 0.05 / 0.09 / 0.06 | 0.4× / 0.4× | | |") {
 		t.Errorf("no floor row:\n%s", md)
+	}
+}
+
+// TestHostileLoadCheck: the hostile-load row compares the loaded p99 with
+// the idle one, and misses the target above 2× or when a search failed.
+func TestHostileLoadCheck(t *testing.T) {
+	for _, c := range []struct {
+		h   HostileResult
+		met bool
+	}{
+		{HostileResult{Idle: Stats{N: 10, P99: 3}, Hostile: Stats{N: 10, P99: 5}, Ratio: 5.0 / 3}, true},
+		{HostileResult{Idle: Stats{N: 10, P99: 3}, Hostile: Stats{N: 10, P99: 75}, Ratio: 25}, false},
+		{HostileResult{Idle: Stats{N: 10, P99: 3}, Hostile: Stats{N: 9, P99: 4}, Ratio: 4.0 / 3, Errors: 1}, false},
+	} {
+		r := &Results{Size: "10k", Hostile: c.h}
+		r.evaluate()
+		if ck := r.check("hostile load"); ck.Met != c.met {
+			t.Errorf("%+v: met %v, want %v (%s)", c.h, ck.Met, c.met, ck.Missed)
+		}
+		if md := r.Markdown(); !strings.Contains(md, "| word search under hostile load:") {
+			t.Error("no hostile-load row in the report")
+		}
+	}
+	if md := (&Results{Size: "10k"}).Markdown(); strings.Contains(md, "under hostile load") {
+		t.Error("a hostile-load row for a run without it")
+	}
+}
+
+// TestCostlyQueryIsAllowed: the hostile scenario's costliest query is one
+// the server accepts: at the term limit, within the length limit.
+func TestCostlyQueryIsAllowed(t *testing.T) {
+	q := costlyQuery()
+	if n := len(strings.Fields(q)); n != query.MaxTerms {
+		t.Errorf("%d terms, want the limit %d", n, query.MaxTerms)
+	}
+	if _, err := query.Parse(q); err != nil {
+		t.Errorf("the costliest query does not parse: %v", err)
 	}
 }
