@@ -7,6 +7,8 @@ package search
 
 import (
 	"context"
+	"runtime"
+	"strings"
 
 	"github.com/blevesearch/bleve/v2"
 	bq "github.com/blevesearch/bleve/v2/search/query"
@@ -44,6 +46,13 @@ var _ semcat.SearchService = (*Service)(nil)
 
 // Search answers a search with only what the caller may see.
 func (s *Service) Search(ctx context.Context, req semcat.SearchRequest) (*semcat.SearchResult, error) {
+	if costly(req.Query) {
+		release, err := heavySlots.acquire(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+	}
 	var visible bq.Query
 	if s.Authorization {
 		user := semcat.UserFromContext(ctx)
@@ -81,6 +90,49 @@ func (s *Service) Search(ctx context.Context, req semcat.SearchRequest) (*semcat
 		return res, nil
 	}
 	return nil, err
+}
+
+// heavySlots admits the costliest searches, many terms or many prefixes
+// (up to the limits of SPEC §2.11), to half the machine's cores, so that a
+// few callers sending them back to back cannot take every core from
+// everyone else's searches (DESIGN §6, hostile load). A costly search waits
+// for a slot within its own deadline; others never wait.
+var heavySlots = newSlots(max(1, runtime.GOMAXPROCS(0)/2))
+
+// A query is costly from heavyPrefixes prefix terms or heavyTerms terms:
+// each prefix expands to every indexed word it starts (thousands for one
+// letter), and each term is a posting list read and scored.
+const (
+	heavyPrefixes = 4
+	heavyTerms    = 16
+)
+
+// costly reports whether query is one heavySlots admits. It reads the
+// query's whitespace-separated runs, which is what Parse's terms are but
+// for quoted spaces: close enough to weigh a query.
+func costly(query string) bool {
+	terms, prefixes := 0, 0
+	for _, f := range strings.Fields(query) {
+		terms++
+		if len(f) > 1 && strings.HasSuffix(f, "*") {
+			prefixes++
+		}
+	}
+	return prefixes >= heavyPrefixes || terms >= heavyTerms
+}
+
+// slots is a counting semaphore whose wait ends with a context.
+type slots chan struct{}
+
+func newSlots(n int) slots { return make(slots, n) }
+
+func (s slots) acquire(ctx context.Context) (release func(), err error) {
+	select {
+	case s <- struct{}{}:
+		return func() { <-s }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // WaitFor blocks until the index covers pos.

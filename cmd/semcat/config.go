@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -77,6 +78,19 @@ type Config struct {
 	PprofAddr string `yaml:"pprof-addr"`
 }
 
+// defaultMaxConnections is half the process's file-descriptor limit
+// (the rest is for the index's files and PostgreSQL's connections), between
+// 256 and 8192: a cap above what a thousand idle clients and a few hundred
+// slow ones hold, where the limit allows, so that they time out one by one
+// instead of churning the cap (each newcomer closing an idle one).
+func defaultMaxConnections() int {
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		return 1024
+	}
+	return int(min(max(lim.Cur/2, 256), 8192))
+}
+
 // DefaultConfig returns the embedded defaults.
 func DefaultConfig() Config {
 	return Config{
@@ -85,7 +99,7 @@ func DefaultConfig() Config {
 		Auth:           "none",
 		ServiceAdmins:  nil,
 		MaxBodyBytes:   8 << 20,
-		MaxConnections: 1024,
+		MaxConnections: defaultMaxConnections(),
 		LogLevel:       "info",
 		AnonymousUser:  api.AnonymousUser,
 
@@ -174,7 +188,7 @@ func settings(c *Config) []setting {
 			c.MaxBodyBytes = n
 			return nil
 		}},
-		{"max-connections", "SEMCAT_MAX_CONNECTIONS", "most client connections held open; at the cap a new one closes the longest idle", parseCount("max-connections", &c.MaxConnections)},
+		{"max-connections", "SEMCAT_MAX_CONNECTIONS", "most client connections held open (default: half the file-descriptor limit, 256 to 8192); at the cap a new one closes the longest idle", parseCount("max-connections", &c.MaxConnections)},
 		{"log-level", "SEMCAT_LOG_LEVEL", "debug, info, warn or error", func(c *Config, v string) error { c.LogLevel = v; return nil }},
 		{"anonymous-user", "SEMCAT_ANONYMOUS_USER", "with --auth none, the user of every request", func(c *Config, v string) error { c.AnonymousUser = v; return nil }},
 		{"jwt-hs256-secret-file", "SEMCAT_JWT_HS256_SECRET_FILE", "with --auth jwt, file holding the HS256 secret (at least 32 bytes)", func(c *Config, v string) error { c.JWTHS256SecretFile = v; return nil }},
