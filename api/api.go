@@ -313,11 +313,42 @@ func (h *handler) readyz(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// version answers in Gravitino's shape, {"version": {"version": "..."}}, so
-// that Gravitino clients can read it.
+// GravitinoAPIVersion is the version of Gravitino's REST API semcat
+// implements (SPEC §2.10): Gravitino's clients refuse a server whose
+// major.minor is below their own, and the reference client is 2.0.
+const GravitinoAPIVersion = "2.0.0"
+
+// version answers in Gravitino's shape, {"version": {"version",
+// "compileDate", "gitCommit"}}, which Gravitino's clients check before any
+// other call; semcat's own version is in semcatVersion.
 func (h *handler) version(w http.ResponseWriter, r *http.Request) error {
-	return ok(w, "version", map[string]string{"version": h.cfg.Version})
+	return ok(w, "version", map[string]string{
+		"version":       GravitinoAPIVersion,
+		"compileDate":   buildStamp.date,
+		"gitCommit":     buildStamp.commit,
+		"semcatVersion": h.cfg.Version,
+	})
 }
+
+// buildStamp is when and from which commit the binary was built, as the Go
+// toolchain recorded it, or "unknown" (a build outside a git checkout):
+// Gravitino's clients require both fields to be non-empty.
+var buildStamp = func() (stamp struct{ date, commit string }) {
+	stamp.date, stamp.commit = "unknown", "unknown"
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return stamp
+	}
+	for _, s := range info.Settings {
+		switch {
+		case s.Key == "vcs.time" && s.Value != "":
+			stamp.date = s.Value
+		case s.Key == "vcs.revision" && s.Value != "":
+			stamp.commit = s.Value
+		}
+	}
+	return stamp
+}()
 
 func notFound(w http.ResponseWriter, r *http.Request) {
 	Error(w, r, semcat.Errorf(semcat.ENOTFOUND, "no such route: %s %s", r.Method, r.URL.EscapedPath()))

@@ -145,13 +145,15 @@ func TestResponseBodies(t *testing.T) {
 		}
 		return out
 	}
+	compileDate, gitCommit := api.BuildStamp()
 	tests := []struct {
 		method, target string
 		want           map[string]any
 	}{
 		{"GET", "/healthz", map[string]any{"status": "ok"}},
 		{"GET", "/readyz", map[string]any{"status": "ok"}},
-		{"GET", "/api/version", map[string]any{"code": 0.0, "version": map[string]any{"version": "1.2.3"}}},
+		{"GET", "/api/version", map[string]any{"code": 0.0, "version": map[string]any{
+			"version": api.GravitinoAPIVersion, "compileDate": compileDate, "gitCommit": gitCommit, "semcatVersion": "1.2.3"}}},
 		{"GET", "/api/metalakes", map[string]any{"code": 0.0, "metalakes": []any{}}},
 		// The store's order (byte order) is kept: "B" before "a".
 		{"GET", "/api/metalakes/m/catalogs", map[string]any{"code": 0.0, "identifiers": ids([]any{"m"}, "B", "a")}},

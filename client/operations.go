@@ -21,10 +21,11 @@ func (c *Client) Ready(ctx context.Context) error {
 	return err
 }
 
-// Version returns the server's version (GET /api/version).
+// Version returns the server's semcat version (GET /api/version; its
+// "version" field is the Gravitino API version, SPEC §2.10).
 func (c *Client) Version(ctx context.Context) (string, error) {
 	v, err := get[struct {
-		Version string `json:"version"`
+		Version string `json:"semcatVersion"`
 	}](ctx, c, request{method: http.MethodGet, path: "/api/version"}, "version")
 	return v.Version, err
 }
