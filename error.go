@@ -17,6 +17,8 @@ const (
 	ENOTEMPTY     = "not_empty"      // drop of a non-empty parent without force/cascade
 	ECONFLICT     = "conflict"       // concurrent modification (optimistic lock)
 	EUNSUPPORTED  = "unsupported"    // operation unsupported for the catalog type
+	ENOTINUSE     = "not_in_use"     // an operation under a disabled metalake or catalog
+	EINUSE        = "in_use"         // drop of an enabled metalake or catalog without force
 	ETOOLARGE     = "too_large"      // request body over the configured limit
 	EMEDIATYPE    = "media_type"     // a request body of a type the API does not take
 	ENOTCAUGHTUP  = "not_caught_up"  // search consistency wait timed out

@@ -54,7 +54,7 @@ func do(tb testing.TB, h http.Handler, method, target, body string, headers ...s
 
 // errBody is the decoded body of an error response.
 func errBody(code int, typ, message string) map[string]any {
-	return map[string]any{"code": float64(code), "type": typ, "message": message}
+	return map[string]any{"code": float64(code), "type": typ, "message": message, "stack": []any{}}
 }
 
 // TestRoutes checks that every route calls its service with the arguments
@@ -392,7 +392,7 @@ func TestAuthenticate(t *testing.T) {
 			t.Errorf("user = %q, want alice", f.user)
 		}
 		res := do(t, api.NewHandler(services(f), cfg), "GET", "/api/metalakes/m", "")
-		if diff := cmp.Diff(errBody(1000, "UnauthorizedException", "authentication required"), res.body); diff != "" || res.status != 401 {
+		if diff := cmp.Diff(errBody(1011, "UnauthorizedException", "authentication required"), res.body); diff != "" || res.status != 401 {
 			t.Errorf("no user: status %d, body (-want +got):\n%s", res.status, diff)
 		}
 	})
@@ -403,7 +403,7 @@ func TestAuthenticate(t *testing.T) {
 		}}
 		h := api.NewHandler(services(f), cfg)
 		res := do(t, h, "GET", "/api/metalakes/m", "")
-		if diff := cmp.Diff(errBody(1000, "UnauthorizedException", "invalid bearer token"), res.body); diff != "" || res.status != 401 {
+		if diff := cmp.Diff(errBody(1011, "UnauthorizedException", "invalid bearer token"), res.body); diff != "" || res.status != 401 {
 			t.Errorf("status %d, body (-want +got):\n%s", res.status, diff)
 		}
 		if c := f.lastCall(); c != "" {

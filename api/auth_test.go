@@ -241,8 +241,8 @@ func TestAuthenticator(t *testing.T) {
 				}
 				return
 			}
-			if status != http.StatusUnauthorized || body["code"] != float64(1000) || body["type"] != "UnauthorizedException" {
-				t.Fatalf("got %d %v, want 401 with code 1000 UnauthorizedException", status, body)
+			if status != http.StatusUnauthorized || body["code"] != float64(1011) || body["type"] != "UnauthorizedException" {
+				t.Fatalf("got %d %v, want 401 with code 1011 UnauthorizedException", status, body)
 			}
 			msg, _ := body["message"].(string)
 			if !strings.Contains(msg, tt.wantErr) {

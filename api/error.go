@@ -23,13 +23,15 @@ type errorClass struct {
 // not listed here is an internal error.
 var errorTable = map[string]errorClass{
 	semcat.EINVALID:      {http.StatusBadRequest, 1001, named("IllegalArgumentException")},
-	semcat.EUNAUTHORIZED: {http.StatusUnauthorized, 1000, named("UnauthorizedException")},
+	semcat.EUNAUTHORIZED: {http.StatusUnauthorized, 1011, named("UnauthorizedException")},
 	semcat.EFORBIDDEN:    {http.StatusForbidden, 1008, named("ForbiddenException")},
 	semcat.ENOTFOUND:     {http.StatusNotFound, 1003, noSuch},
 	semcat.EEXISTS:       {http.StatusConflict, 1004, alreadyExists},
 	semcat.ENOTEMPTY:     {http.StatusConflict, 1005, named("NonEmptyEntityException")},
 	semcat.ECONFLICT:     {http.StatusConflict, 1012, named("ConcurrentModificationException")},
-	semcat.EUNSUPPORTED:  {http.StatusNotImplemented, 1006, named("UnsupportedOperationException")},
+	semcat.EUNSUPPORTED:  {http.StatusMethodNotAllowed, 1006, named("UnsupportedOperationException")},
+	semcat.ENOTINUSE:     {http.StatusConflict, 1009, notInUse},
+	semcat.EINUSE:        {http.StatusConflict, 1010, inUse},
 	semcat.ETOOLARGE:     {http.StatusRequestEntityTooLarge, 1001, named("IllegalArgumentException")},
 	semcat.EMEDIATYPE:    {http.StatusUnsupportedMediaType, 1001, named("IllegalArgumentException")},
 	semcat.ENOTCAUGHTUP:  {http.StatusServiceUnavailable, 1013, named("IndexNotCaughtUpException")},
@@ -85,20 +87,36 @@ func alreadyExists(kind semcat.EntityKind) string {
 	return kind.Title() + "AlreadyExistsException"
 }
 
-// errorBody is the JSON body of every error response.
+// notInUse names the exception of an operation under a disabled metalake
+// or catalog: CatalogNotInUseException.
+func notInUse(kind semcat.EntityKind) string {
+	return kind.Title() + "NotInUseException"
+}
+
+// inUse names the exception of a drop of an enabled metalake or catalog
+// without force: MetalakeInUseException.
+func inUse(kind semcat.EntityKind) string {
+	return kind.Title() + "InUseException"
+}
+
+// errorBody is the JSON body of every error response. Stack is Gravitino's
+// field, always empty: the official client builds an exception's message
+// from the message and the stack, and a body without it gives an empty
+// message.
 type errorBody struct {
-	Code    int    `json:"code"`
-	Type    string `json:"type"`
-	Message string `json:"message"`
+	Code    int      `json:"code"`
+	Type    string   `json:"type"`
+	Message string   `json:"message"`
+	Stack   []string `json:"stack"`
 }
 
 // classify returns the wire form of err and whether it is internal.
 func classify(err error) (errorBody, int, bool) {
 	class, ok := errorTable[semcat.ErrorCode(err)]
 	if !ok {
-		return errorBody{Code: internalError.code, Type: internalError.typ(""), Message: internalMessage}, internalError.status, true
+		return errorBody{Code: internalError.code, Type: internalError.typ(""), Message: internalMessage, Stack: []string{}}, internalError.status, true
 	}
-	return errorBody{Code: class.code, Type: class.typ(semcat.ErrorEntity(err)), Message: semcat.ErrorMessage(err)}, class.status, false
+	return errorBody{Code: class.code, Type: class.typ(semcat.ErrorEntity(err)), Message: semcat.ErrorMessage(err), Stack: []string{}}, class.status, false
 }
 
 // Error writes err as an error response: the status, code and type of its

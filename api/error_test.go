@@ -30,7 +30,7 @@ func TestErrorTable(t *testing.T) {
 		wantLogged bool
 	}{
 		{semcat.Errorf(semcat.EINVALID, "name: bad"), 400, errBody(1001, "IllegalArgumentException", "name: bad"), false},
-		{semcat.Errorf(semcat.EUNAUTHORIZED, "who are you"), 401, errBody(1000, "UnauthorizedException", "who are you"), false},
+		{semcat.Errorf(semcat.EUNAUTHORIZED, "who are you"), 401, errBody(1011, "UnauthorizedException", "who are you"), false},
 		{semcat.Errorf(semcat.EFORBIDDEN, "no"), 403, errBody(1008, "ForbiddenException", "no"), false},
 		{semcat.NotFound(semcat.KindMetalake, "no metalake"), 404, errBody(1003, "NoSuchMetalakeException", "no metalake"), false},
 		{semcat.NotFound(semcat.KindSchema, "no schema"), 404, errBody(1003, "NoSuchSchemaException", "no schema"), false},
@@ -42,7 +42,7 @@ func TestErrorTable(t *testing.T) {
 		{semcat.Errorf(semcat.EEXISTS, "exists"), 409, errBody(1004, "EntityAlreadyExistsException", "exists"), false},
 		{semcat.Errorf(semcat.ENOTEMPTY, "has schemas"), 409, errBody(1005, "NonEmptyEntityException", "has schemas"), false},
 		{semcat.Errorf(semcat.ECONFLICT, "changed"), 409, errBody(1012, "ConcurrentModificationException", "changed"), false},
-		{semcat.Errorf(semcat.EUNSUPPORTED, "not relational"), 501, errBody(1006, "UnsupportedOperationException", "not relational"), false},
+		{semcat.Errorf(semcat.EUNSUPPORTED, "not relational"), 405, errBody(1006, "UnsupportedOperationException", "not relational"), false},
 		{semcat.Errorf(semcat.ETOOLARGE, "too big"), 413, errBody(1001, "IllegalArgumentException", "too big"), false},
 		{semcat.Errorf(semcat.ENOTCAUGHTUP, "index behind"), 503, errBody(1013, "IndexNotCaughtUpException", "index behind"), false},
 		{semcat.Errorf(semcat.EUNAVAILABLE, "starting"), 503, errBody(1013, "ServiceUnavailableException", "starting"), false},

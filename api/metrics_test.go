@@ -106,7 +106,7 @@ func TestSchemaMetricDiscovery(t *testing.T) {
 	}{
 		{"/api/metalakes/m/catalogs/rel/schemas/nope/semantic-model-metrics", 404, "NoSuchSchemaException"},
 		{"/api/metalakes/m/catalogs/nope/schemas/sales/semantic-model-metrics", 404, "NoSuchCatalogException"},
-		{"/api/metalakes/m/catalogs/files/schemas/any/semantic-model-metrics", 501, "UnsupportedOperationException"},
+		{"/api/metalakes/m/catalogs/files/schemas/any/semantic-model-metrics", 405, "UnsupportedOperationException"},
 		{path + "?details=yes", 400, "IllegalArgumentException"},
 	} {
 		status, _, resp := c.Do("GET", tt.path, nil)

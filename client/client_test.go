@@ -356,7 +356,7 @@ func TestTables(t *testing.T) {
 		t.Errorf("400 message %q does not start with the JSON path", semcat.ErrorMessage(err))
 	}
 
-	// Tables live only in relational catalogs: 501/1006.
+	// Tables live only in relational catalogs: 405/1006.
 	wrote(c.CreateCatalog(ctx, "m", semcat.CatalogCreate{Name: "files", Type: semcat.CatalogFileset})).must(t)
 	_, err = c.ListTables(ctx, semcat.Namespace{Metalake: "m", Catalog: "files", Schema: "x"})
 	wantCode(t, "tables of a fileset catalog", err, semcat.EUNSUPPORTED, client.ErrUnsupported)
@@ -677,7 +677,7 @@ func TestAccessControl(t *testing.T) {
 		t.Error("a member's search failed")
 	}
 
-	// Without credentials: 401/1000.
+	// Without credentials: 401/1011.
 	anonymous := newClient(t, s.url)
 	_, err = anonymous.ListMetalakes(ctx)
 	wantCode(t, "no credentials", err, semcat.EUNAUTHORIZED, client.ErrUnauthorized)

@@ -20,6 +20,8 @@ var (
 	ErrNotEmpty      = &semcat.Error{Code: semcat.ENOTEMPTY}
 	ErrConflict      = &semcat.Error{Code: semcat.ECONFLICT}
 	ErrUnsupported   = &semcat.Error{Code: semcat.EUNSUPPORTED}
+	ErrNotInUse      = &semcat.Error{Code: semcat.ENOTINUSE}
+	ErrInUse         = &semcat.Error{Code: semcat.EINUSE}
 	ErrTooLarge      = &semcat.Error{Code: semcat.ETOOLARGE}
 	ErrNotCaughtUp   = &semcat.Error{Code: semcat.ENOTCAUGHTUP}
 	ErrDeadline      = &semcat.Error{Code: semcat.EDEADLINE}
@@ -28,7 +30,6 @@ var (
 
 // codes maps the Gravitino error codes of SPEC §2 back to semcat's.
 var codes = map[int]string{
-	1000: semcat.EUNAUTHORIZED,
 	1001: semcat.EINVALID,
 	1002: semcat.EINTERNAL,
 	1003: semcat.ENOTFOUND,
@@ -36,6 +37,9 @@ var codes = map[int]string{
 	1005: semcat.ENOTEMPTY,
 	1006: semcat.EUNSUPPORTED,
 	1008: semcat.EFORBIDDEN,
+	1009: semcat.ENOTINUSE,
+	1010: semcat.EINUSE,
+	1011: semcat.EUNAUTHORIZED,
 	1012: semcat.ECONFLICT,
 	1013: semcat.ENOTCAUGHTUP,
 }
@@ -47,9 +51,8 @@ var statusCodes = map[int]string{
 	http.StatusUnauthorized:          semcat.EUNAUTHORIZED,
 	http.StatusForbidden:             semcat.EFORBIDDEN,
 	http.StatusNotFound:              semcat.ENOTFOUND,
-	http.StatusMethodNotAllowed:      semcat.EINVALID,
+	http.StatusMethodNotAllowed:      semcat.EUNSUPPORTED,
 	http.StatusRequestEntityTooLarge: semcat.ETOOLARGE,
-	http.StatusNotImplemented:        semcat.EUNSUPPORTED,
 }
 
 // entityKinds are the kinds an exception name can be about.

@@ -94,7 +94,7 @@ func NewServer(svc Services, cfg Config) *mcp.Server {
 // mounted at /mcp. It is stateless: every HTTP request is authenticated
 // with user (nil means every request is AnonymousUser) and its tool calls
 // act as that user; a request that fails authentication gets the REST API's
-// error body (401 with code 1000 for an EUNAUTHORIZED error) and never reaches
+// error body (401 with code 1011 for an EUNAUTHORIZED error) and never reaches
 // the server.
 //
 // Requests that arrive on a loopback address with a non-loopback Host header
@@ -212,7 +212,7 @@ var httpErrors = map[string]struct {
 	code   int
 	typ    string
 }{
-	semcat.EUNAUTHORIZED: {http.StatusUnauthorized, 1000, "UnauthorizedException"},
+	semcat.EUNAUTHORIZED: {http.StatusUnauthorized, 1011, "UnauthorizedException"},
 	semcat.EFORBIDDEN:    {http.StatusForbidden, 1008, "ForbiddenException"},
 	semcat.EINVALID:      {http.StatusBadRequest, 1001, "IllegalArgumentException"},
 }
@@ -220,10 +220,11 @@ var httpErrors = map[string]struct {
 // writeHTTPError answers a request whose authentication failed.
 func writeHTTPError(w http.ResponseWriter, logger *slog.Logger, err error) {
 	body := struct {
-		Code    int    `json:"code"`
-		Type    string `json:"type"`
-		Message string `json:"message"`
-	}{1002, "InternalError", "internal server error"}
+		Code    int      `json:"code"`
+		Type    string   `json:"type"`
+		Message string   `json:"message"`
+		Stack   []string `json:"stack"`
+	}{1002, "InternalError", "internal server error", []string{}}
 	status := http.StatusInternalServerError
 	if class, ok := httpErrors[semcat.ErrorCode(err)]; ok {
 		status, body.Code, body.Type, body.Message = class.status, class.code, class.typ, semcat.ErrorMessage(err)

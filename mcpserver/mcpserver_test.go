@@ -759,7 +759,7 @@ func TestHTTPUnauthenticated(t *testing.T) {
 	if resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("status %d, want 401", resp.StatusCode)
 	}
-	if diff := cmp.Diff(decode(t, `{"code": 1000, "type": "UnauthorizedException", "message": "missing or malformed Authorization header"}`), decode(t, string(got))); diff != "" {
+	if diff := cmp.Diff(decode(t, `{"code": 1011, "type": "UnauthorizedException", "message": "missing or malformed Authorization header", "stack": []}`), decode(t, string(got))); diff != "" {
 		t.Errorf("body (-want +got):\n%s", diff)
 	}
 

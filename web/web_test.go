@@ -232,7 +232,7 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.mu.Unlock()
 
 	if f.needAuth.Load() && r.Header.Get("Authorization") != "Basic "+base64.StdEncoding.EncodeToString([]byte("alice:")) {
-		apiError(w, http.StatusUnauthorized, 1000, "UnauthorizedException", "missing credentials: send HTTP Basic authentication")
+		apiError(w, http.StatusUnauthorized, 1011, "UnauthorizedException", "missing credentials: send HTTP Basic authentication")
 		return
 	}
 	if r.Method != http.MethodGet {
