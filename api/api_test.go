@@ -75,6 +75,9 @@ func TestRoutes(t *testing.T) {
 		{"DELETE", "/api/metalakes/m", "", nil, "DropMetalake m force=false", true},
 		{"DELETE", "/api/metalakes/m?force=true", "", nil, "DropMetalake m force=true", true},
 		{"DELETE", "/api/metalakes/missing?force=false", "", nil, "DropMetalake missing force=false", false},
+		// Python's spelling of a boolean, which the Gravitino client sends.
+		{"DELETE", "/api/metalakes/m?force=True", "", nil, "DropMetalake m force=true", true},
+		{"DELETE", "/api/metalakes/m?force=False", "", nil, "DropMetalake m force=false", true},
 		{"GET", "/api/metalakes/a%2Fb", "", nil, "GetMetalake a/b", false},
 
 		{"POST", "/api/metalakes/m/catalogs", `{"name":"c","type":"relational"}`, nil, "CreateCatalog m c relational", true},
@@ -89,6 +92,7 @@ func TestRoutes(t *testing.T) {
 		{"GET", schemaPath, "", nil, "GetSchema m/c s", false},
 		{"PUT", schemaPath, `{"updates":[{"@type":"removeProperty","property":"k"}]}`, nil, "AlterSchema m/c s removeProperty", true},
 		{"DELETE", schemaPath + "?cascade=true", "", nil, "DropSchema m/c s cascade=true", true},
+		{"DELETE", schemaPath + "?cascade=TRUE", "", nil, "DropSchema m/c s cascade=true", true},
 
 		{"POST", schemaPath + "/tables", `{"name":"t","columns":[{"name":"id","type":"long","nullable":false}]}`, nil, "CreateTable m/c/s t", true},
 		{"GET", schemaPath + "/tables", "", nil, "ListTables m/c/s", false},
@@ -268,12 +272,12 @@ func TestParameters(t *testing.T) {
 		method, target string
 		wantMessage    string
 	}{
-		{"DELETE", "/api/metalakes/m?force=yes", "force: expected true or false, got 'yes'"},
-		{"DELETE", "/api/metalakes/m?force=", "force: expected true or false, got ''"},
+		{"DELETE", "/api/metalakes/m?force=yes", "force: expected true or false (in any letter case), got 'yes'"},
+		{"DELETE", "/api/metalakes/m?force=", "force: expected true or false (in any letter case), got ''"},
 		{"DELETE", "/api/metalakes/m?force=true&force=false", "force: query parameter given more than once"},
-		{"DELETE", "/api/metalakes/m/catalogs/c?force=1", "force: expected true or false, got '1'"},
-		{"DELETE", schemaPath + "?cascade=TRUE", "cascade: expected true or false, got 'TRUE'"},
-		{"GET", "/api/metalakes/m/catalogs?details=yes", "details: expected true or false, got 'yes'"},
+		{"DELETE", "/api/metalakes/m/catalogs/c?force=1", "force: expected true or false (in any letter case), got '1'"},
+		{"DELETE", schemaPath + "?cascade=yes", "cascade: expected true or false (in any letter case), got 'yes'"},
+		{"GET", "/api/metalakes/m/catalogs?details=yes", "details: expected true or false (in any letter case), got 'yes'"},
 		{"GET", "/api/metalakes/m/catalogs?details=%zz", "details: malformed percent-encoding in the query parameter"},
 		{"GET", "/api/metalakes/m/catalogs?de%zztails=true", "malformed query string: cannot decode the parameter name 'de%zztails'"},
 		{"GET", "/api/metalakes/m/search?query=x&tag=pii%ZZ", "tag: malformed percent-encoding in the query parameter"},

@@ -88,7 +88,7 @@ func TestEventsOverHTTP(t *testing.T) {
 			Metalake: "m", Identifier: []string{"m", "rel", "sales", "a/b"}, Error: "table 'm.rel.sales.a/b' does not exist", ErrorCode: semcat.ENOTFOUND}},
 		{"invalid argument", "DELETE", "/api/metalakes/m/catalogs/rel?force=maybe", nil, 400, semcat.Event{Operation: "dropCatalog",
 			Phase: semcat.EventFailure, Metalake: "m", Identifier: []string{"m", "rel"},
-			Error: "force: expected true or false, got 'maybe'", ErrorCode: semcat.EINVALID}},
+			Error: "force: expected true or false (in any letter case), got 'maybe'", ErrorCode: semcat.EINVALID}},
 		{"list above metalakes", "GET", "/api/metalakes", nil, 200, semcat.Event{Operation: "listMetalakes", Phase: semcat.EventSuccess,
 			ResultCount: intPtr(1)}},
 		{"details listing", "GET", "/api/metalakes/m/catalogs?details=true", nil, 200, semcat.Event{Operation: "listCatalogs",

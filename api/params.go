@@ -109,12 +109,12 @@ func boolParam(r *http.Request, name string) (bool, error) {
 	switch {
 	case len(vs) == 0:
 		return false, nil
-	case vs[0] == "true":
+	case strings.EqualFold(vs[0], "true"):
 		return true, nil
-	case vs[0] == "false":
+	case strings.EqualFold(vs[0], "false"):
 		return false, nil
 	}
-	return false, semcat.Errorf(semcat.EINVALID, "%s: expected true or false, got '%s'", name, vs[0])
+	return false, semcat.Errorf(semcat.EINVALID, "%s: expected true or false (in any letter case), got '%s'", name, vs[0])
 }
 
 // ifMatch reads the If-Match header of a semantic model alter or drop: the
