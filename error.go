@@ -138,3 +138,13 @@ func NoSuchTable(ns Namespace, name string) error {
 func NoSuchSemanticModel(ns Namespace, name string) error {
 	return NotFound(KindSemanticModel, "semantic model '%s.%s.%s.%s' does not exist", ns.Metalake, ns.Catalog, ns.Schema, name)
 }
+
+// MetalakeNotInUse is the error of an operation under a disabled metalake.
+func MetalakeNotInUse(name string) error {
+	return &Error{Code: ENOTINUSE, Entity: KindMetalake, Message: fmt.Sprintf("metalake '%s' is disabled (in-use is false); enable it first", name)}
+}
+
+// CatalogNotInUse is the error of an operation under a disabled catalog.
+func CatalogNotInUse(metalake, name string) error {
+	return &Error{Code: ENOTINUSE, Entity: KindCatalog, Message: fmt.Sprintf("catalog '%s.%s' is disabled (in-use is false); enable it first", metalake, name)}
+}

@@ -144,7 +144,7 @@ func (h *handler) routes() []route {
 		catalog  = metalake + "/catalogs/{catalog}"
 		schema   = catalog + "/schemas/{schema}"
 	)
-	get, post, put, del := http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete
+	get, post, put, del, patch := http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodPatch
 	return append([]route{
 		{"getVersion", get, "/api/version", h.version},
 
@@ -153,12 +153,14 @@ func (h *handler) routes() []route {
 		{"loadMetalake", get, metalake, h.loadMetalake},
 		{"alterMetalake", put, metalake, h.alterMetalake},
 		{"dropMetalake", del, metalake, h.dropMetalake},
+		{"setMetalakeInUse", patch, metalake, h.setMetalakeInUse},
 
 		{"createCatalog", post, metalake + "/catalogs", h.createCatalog},
 		{"listCatalogs", get, metalake + "/catalogs", h.listCatalogs},
 		{"loadCatalog", get, catalog, h.loadCatalog},
 		{"alterCatalog", put, catalog, h.alterCatalog},
 		{"dropCatalog", del, catalog, h.dropCatalog},
+		{"setCatalogInUse", patch, catalog, h.setCatalogInUse},
 
 		{"createSchema", post, catalog + "/schemas", h.createSchema},
 		{"listSchemas", get, catalog + "/schemas", h.listSchemas},
@@ -357,7 +359,7 @@ func notFound(w http.ResponseWriter, r *http.Request) {
 // methodNotAllowed answers 405 with an Allow header listing the methods the
 // path does support.
 func methodNotAllowed(router *mux.Router) http.Handler {
-	methods := []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete}
+	methods := []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodPatch}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var allowed []string
 		for _, m := range methods {

@@ -50,6 +50,10 @@ func (authFakeMetalakes) DropMetalake(context.Context, string, bool) (bool, semc
 	return false, semcat.Position{}, semcat.Errorf(semcat.EUNSUPPORTED, "not in this fake")
 }
 
+func (authFakeMetalakes) SetMetalakeInUse(context.Context, string, bool) (semcat.Position, error) {
+	return semcat.Position{}, semcat.Errorf(semcat.EUNSUPPORTED, "not in this fake")
+}
+
 // testSecret is an HS256 key of the minimum length.
 var testSecret = []byte("0123456789abcdef0123456789abcdef")
 

@@ -94,3 +94,20 @@ func (h *handler) dropCatalog(w http.ResponseWriter, r *http.Request) error {
 	}
 	return written(w, pos, "dropped", dropped)
 }
+
+// setCatalogInUse serves PATCH {"inUse": bool}: enable or disable.
+func (h *handler) setCatalogInUse(w http.ResponseWriter, r *http.Request) error {
+	n, err := pathNames(r, "metalake", "catalog")
+	if err != nil {
+		return err
+	}
+	inUse, err := h.decodeInUse(w, r)
+	if err != nil {
+		return err
+	}
+	pos, err := h.svc.Catalogs.SetCatalogInUse(r.Context(), n[0], n[1], inUse)
+	if err != nil {
+		return err
+	}
+	return writtenNothing(w, pos)
+}

@@ -102,11 +102,25 @@ func (f *fake) DropMetalake(ctx context.Context, name string, force bool) (bool,
 	return dropped, pos, nil
 }
 
+func (f *fake) SetMetalakeInUse(ctx context.Context, name string, inUse bool) (semcat.Position, error) {
+	if err := f.call(ctx, "SetMetalakeInUse %s %v", name, inUse); err != nil {
+		return semcat.Position{}, err
+	}
+	return f.pos, nil
+}
+
 func (f *fake) CreateCatalog(ctx context.Context, metalake string, req semcat.CatalogCreate) (*semcat.Catalog, semcat.Position, error) {
-	if err := f.call(ctx, "CreateCatalog %s %s %s", metalake, req.Name, req.Type); err != nil {
+	if err := f.call(ctx, "CreateCatalog %s %s %s %s", metalake, req.Name, req.Type, req.ProviderOrDefault()); err != nil {
 		return nil, semcat.Position{}, err
 	}
-	return &semcat.Catalog{Name: req.Name, Type: req.Type, Properties: props}, f.pos, nil
+	return &semcat.Catalog{Name: req.Name, Type: req.Type, Provider: req.ProviderOrDefault(), Properties: props}, f.pos, nil
+}
+
+func (f *fake) SetCatalogInUse(ctx context.Context, metalake, name string, inUse bool) (semcat.Position, error) {
+	if err := f.call(ctx, "SetCatalogInUse %s %s %v", metalake, name, inUse); err != nil {
+		return semcat.Position{}, err
+	}
+	return f.pos, nil
 }
 
 func (f *fake) GetCatalog(ctx context.Context, metalake, name string) (*semcat.Catalog, error) {

@@ -73,3 +73,32 @@ func (h *handler) dropMetalake(w http.ResponseWriter, r *http.Request) error {
 	}
 	return written(w, pos, "dropped", dropped)
 }
+
+// setMetalakeInUse serves PATCH {"inUse": bool}: enable or disable.
+func (h *handler) setMetalakeInUse(w http.ResponseWriter, r *http.Request) error {
+	name, err := pathName(r, "metalake")
+	if err != nil {
+		return err
+	}
+	inUse, err := h.decodeInUse(w, r)
+	if err != nil {
+		return err
+	}
+	pos, err := h.svc.Metalakes.SetMetalakeInUse(r.Context(), name, inUse)
+	if err != nil {
+		return err
+	}
+	return writtenNothing(w, pos)
+}
+
+// decodeInUse reads the body of a PATCH of a metalake or catalog.
+func (h *handler) decodeInUse(w http.ResponseWriter, r *http.Request) (bool, error) {
+	var req semcat.InUseRequest
+	if err := h.decode(w, r, &req); err != nil {
+		return false, err
+	}
+	if req.InUse == nil {
+		return false, semcat.Errorf(semcat.EINVALID, "inUse: required (true to enable, false to disable)")
+	}
+	return *req.InUse, nil
+}

@@ -949,6 +949,10 @@ func TestOpenAPIValidatesResponses(t *testing.T) {
 	admin.call(ok, "GET", ml+"/catalogs?details=true", nil)
 	admin.call(ok, "GET", rel, nil)
 	admin.call(ok, "PUT", ml+"/catalogs/files", `{"updates":[{"@type":"updateComment","newComment":null}]}`)
+	admin.call(ok, "POST", ml+"/catalogs", `{"name":"pg","type":"RELATIONAL","provider":"jdbc-postgresql","comment":null}`)
+	admin.call(ok, "PATCH", ml+"/catalogs/pg", `{"inUse":false}`)
+	admin.call(http.StatusConflict, "PUT", ml+"/catalogs/pg", `{"updates":[{"@type":"updateComment","newComment":"x"}]}`)
+	admin.call(ok, "DELETE", ml+"/catalogs/pg", nil)
 	admin.call(ok, "POST", rel+"/schemas", `{"name":"sales","properties":{"domain":"finance"}}`)
 	admin.call(ok, "POST", rel+"/schemas", `{"name":"tmp"}`)
 	admin.call(ok, "GET", rel+"/schemas", nil)
@@ -1133,6 +1137,8 @@ func TestOpenAPIValidatesResponses(t *testing.T) {
 	admin.call(ok, "DELETE", sales+"?cascade=true", nil)
 	admin.call(ok, "DELETE", rel+"?force=true", nil)
 	admin.call(ok, "DELETE", ml+"?force=true", nil)
+	admin.call(http.StatusConflict, "DELETE", "/api/metalakes/m3", nil)
+	admin.call(ok, "PATCH", "/api/metalakes/m3", `{"inUse":false}`)
 	admin.call(ok, "DELETE", "/api/metalakes/m3", nil)
 
 	// A server whose database is gone: 500, and /readyz 503.

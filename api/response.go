@@ -65,6 +65,16 @@ func written(w http.ResponseWriter, pos semcat.Position, key string, v any) erro
 	return nil
 }
 
+// writtenNothing writes the success of a write that answers nothing but
+// {"code": 0}, as Gravitino's PATCH of a metalake or catalog does.
+func writtenNothing(w http.ResponseWriter, pos semcat.Position) error {
+	if !pos.IsZero() {
+		w.Header().Set(PositionHeader, pos.String())
+	}
+	writeBody(w, http.StatusOK, []byte(`{"code":0}`))
+	return nil
+}
+
 // identifiers turns names, in the order the store listed them (by name, byte
 // order), into name identifiers under the namespace.
 func identifiers(ns semcat.Namespace, names []string) []semcat.NameIdentifier {

@@ -312,8 +312,14 @@ func TestErrorsOverHTTP(t *testing.T) {
 		{"POST", salesPath + "/tables", `{"name":"orders","columns":[]}`, 409, 1004, "TableAlreadyExistsException"},
 		{"POST", salesPath + "/semantic-models", modelBody, 409, 1004, "SemanticModelAlreadyExistsException"},
 		{"DELETE", "/api/metalakes/m/catalogs/rel/schemas/sales", nil, 409, 1005, "NonEmptyEntityException"},
-		{"DELETE", "/api/metalakes/m/catalogs/rel?force=false", nil, 409, 1005, "NonEmptyEntityException"},
-		{"DELETE", "/api/metalakes/m", nil, 409, 1005, "NonEmptyEntityException"},
+		{"DELETE", "/api/metalakes/m/catalogs/rel?force=false", nil, 409, 1010, "CatalogInUseException"},
+		{"DELETE", "/api/metalakes/m", nil, 409, 1010, "MetalakeInUseException"},
+		{"PATCH", "/api/metalakes/m/catalogs/rel", `{"inUse":"no"}`, 400, 1001, "IllegalArgumentException"},
+		{"PATCH", "/api/metalakes/m/catalogs/rel", `{}`, 400, 1001, "IllegalArgumentException"},
+		{"PATCH", "/api/metalakes/m/catalogs/nope", `{"inUse":false}`, 404, 1003, "NoSuchCatalogException"},
+		{"PUT", "/api/metalakes/m/catalogs/rel", `{"updates":[{"@type":"setProperty","property":"in-use","value":"false"}]}`, 400, 1001, "IllegalArgumentException"},
+		{"POST", "/api/metalakes/m/catalogs", `{"name":"c3","type":"relational","properties":{"in-use":"false"}}`, 400, 1001, "IllegalArgumentException"},
+		{"POST", "/api/metalakes/m/catalogs", `{"name":"c3","type":"relational","provider":""}`, 400, 1001, "IllegalArgumentException"},
 		{"GET", "/api/metalakes/m/catalogs/files/schemas/any/tables", nil, 405, 1006, "UnsupportedOperationException"},
 		{"POST", "/api/metalakes/m/catalogs/files/schemas/any/semantic-models", `{"name":"x","definition":{"datasets":[{"name":"d","source":{"namespace":["a","b"],"name":"t"}}]}}`, 405, 1006, "UnsupportedOperationException"},
 		{"POST", "/api/metalakes", `{"name":"big","comment":"` + strings.Repeat("x", 5000) + `"}`, 413, 1001, "IllegalArgumentException"},
@@ -329,6 +335,72 @@ func TestErrorsOverHTTP(t *testing.T) {
 		if msg, _ := resp["message"].(string); msg == "" {
 			t.Errorf("%s %s: no message", tt.method, tt.path)
 		}
+	}
+}
+
+// TestInUseOverHTTP checks Gravitino's enable/disable of metalakes and
+// catalogs (SPEC §2.10): the in-use property, NotInUse below a disabled
+// one, InUse on dropping an enabled one, and force.
+func TestInUseOverHTTP(t *testing.T) {
+	t.Parallel()
+	c, _ := newStoreServer(t, api.Config{})
+	wantErr := func(method, path string, body any, status int, code float64, typ string) {
+		t.Helper()
+		got, _, resp := c.Do(method, path, body)
+		if got != status || resp["code"] != code || resp["type"] != typ || resp["message"] == "" {
+			t.Errorf("%s %s: got %d %v, want %d/%v %s with a message", method, path, got, resp, status, code, typ)
+		}
+	}
+	inUse := func(path, key, want string) {
+		t.Helper()
+		_, resp := c.MustOK("GET", path, nil)
+		if got := resp[key].(map[string]any)["properties"].(map[string]any)["in-use"]; got != want {
+			t.Errorf("%s: in-use %v, want %s", path, got, want)
+		}
+	}
+	const rel = "/api/metalakes/m/catalogs/rel"
+	inUse("/api/metalakes/m", "metalake", "true")
+	inUse(rel, "catalog", "true")
+
+	hdr, resp := c.MustOK("PATCH", rel, `{"inUse":false}`)
+	if len(resp) != 1 || resp["code"] != 0.0 || hdr.Get(api.PositionHeader) == "" {
+		t.Errorf("disable: %v, position %q", resp, hdr.Get(api.PositionHeader))
+	}
+	c.MustOK("PATCH", rel, `{"inUse":false}`) // already disabled: fine
+	inUse(rel, "catalog", "false")
+	// Below a disabled catalog nothing works, and the catalog itself cannot
+	// be altered; it can be loaded, listed, enabled and dropped.
+	wantErr("GET", rel+"/schemas", nil, 409, 1009, "CatalogNotInUseException")
+	wantErr("GET", salesPath+"/tables/orders", nil, 409, 1009, "CatalogNotInUseException")
+	wantErr("POST", rel+"/schemas", `{"name":"s2"}`, 409, 1009, "CatalogNotInUseException")
+	wantErr("PUT", rel, `{"updates":[{"@type":"updateComment","newComment":"x"}]}`, 409, 1009, "CatalogNotInUseException")
+	// Disabled, but not empty: force is still needed.
+	wantErr("DELETE", rel, nil, 409, 1005, "NonEmptyEntityException")
+	c.MustOK("PATCH", rel, `{"inUse":true}`)
+	c.MustOK("GET", salesPath+"/tables/orders", nil)
+
+	// A disabled metalake: its catalogs are out of reach, it can still be
+	// loaded and listed.
+	c.MustOK("PATCH", "/api/metalakes/m", `{"inUse":false}`)
+	inUse("/api/metalakes/m", "metalake", "false")
+	wantErr("GET", "/api/metalakes/m/catalogs", nil, 409, 1009, "MetalakeNotInUseException")
+	wantErr("GET", rel, nil, 409, 1009, "MetalakeNotInUseException")
+	wantErr("PATCH", rel, `{"inUse":false}`, 409, 1009, "MetalakeNotInUseException")
+	wantErr("PUT", "/api/metalakes/m", `{"updates":[{"@type":"updateComment","newComment":"x"}]}`, 409, 1009, "MetalakeNotInUseException")
+	wantErr("DELETE", "/api/metalakes/m", nil, 409, 1005, "NonEmptyEntityException")
+	c.MustOK("PATCH", "/api/metalakes/m", `{"inUse":true}`)
+
+	// force drops an enabled catalog with everything in it.
+	_, resp = c.MustOK("DELETE", rel+"?force=true", nil)
+	if resp["dropped"] != true {
+		t.Errorf("force drop: %v", resp)
+	}
+	wantErr("GET", rel, nil, 404, 1003, "NoSuchCatalogException")
+	// An empty, disabled catalog drops without force.
+	c.MustOK("POST", "/api/metalakes/m/catalogs", `{"name":"empty","type":"relational"}`)
+	c.MustOK("PATCH", "/api/metalakes/m/catalogs/empty", `{"inUse":false}`)
+	if _, resp := c.MustOK("DELETE", "/api/metalakes/m/catalogs/empty", nil); resp["dropped"] != true {
+		t.Errorf("drop of a disabled empty catalog: %v", resp)
 	}
 }
 

@@ -23,17 +23,23 @@ func TestDropNonEmptyNeedsForceOrCascade(t *testing.T) {
 	tests := []struct {
 		name      string
 		drop      func(s *catalogdb.Store, force bool) (bool, semcat.Position, error)
-		leftAlive map[string]int // live rows after a forced drop
+		disable   func(s *catalogdb.Store, inUse bool) (semcat.Position, error) // nil: the entity cannot be disabled
+		leftAlive map[string]int                                                // live rows after a forced drop
 	}{
 		{"schema", func(s *catalogdb.Store, f bool) (bool, semcat.Position, error) {
 			return s.DropSchema(ctx, relNS, "sales", f)
-		},
+		}, nil,
 			map[string]int{"metalake_meta": 1, "catalog_meta": 2, "schema_meta": 0, "table_meta": 0, "semantic_model_meta": 0, "semantic_model_metric_meta": 0}},
 		{"catalog", func(s *catalogdb.Store, f bool) (bool, semcat.Position, error) {
 			return s.DropCatalog(ctx, "m", "rel", f)
+		}, func(s *catalogdb.Store, inUse bool) (semcat.Position, error) {
+			return s.SetCatalogInUse(ctx, "m", "rel", inUse)
 		},
 			map[string]int{"metalake_meta": 1, "catalog_meta": 1, "schema_meta": 0, "table_meta": 0, "semantic_model_meta": 0, "semantic_model_version_info": 0}},
 		{"metalake", func(s *catalogdb.Store, f bool) (bool, semcat.Position, error) { return s.DropMetalake(ctx, "m", f) },
+			func(s *catalogdb.Store, inUse bool) (semcat.Position, error) {
+				return s.SetMetalakeInUse(ctx, "m", inUse)
+			},
 			map[string]int{"metalake_meta": 0, "catalog_meta": 0, "schema_meta": 0, "table_meta": 0, "semantic_model_metric_meta": 0, "tag_meta": 0}},
 	}
 	for _, tt := range tests {
@@ -45,6 +51,17 @@ func TestDropNonEmptyNeedsForceOrCascade(t *testing.T) {
 			must(t, w(s.CreateTag(ctx, "m", semcat.TagCreate{Name: "pii"})))
 			outbox := count(t, s, `SELECT count(*) FROM outbox`)
 
+			if tt.disable != nil {
+				// Enabled: refused as in use, whatever it holds.
+				dropped, pos, err := tt.drop(s, false)
+				if semcat.ErrorCode(err) != semcat.EINUSE || dropped || !pos.IsZero() {
+					t.Fatalf("drop of an enabled %s without force: %v %v, want EINUSE", tt.name, dropped, err)
+				}
+				if _, err := tt.disable(s, false); err != nil {
+					t.Fatal(err)
+				}
+				outbox = count(t, s, `SELECT count(*) FROM outbox`)
+			}
 			dropped, pos, err := tt.drop(s, false)
 			if semcat.ErrorCode(err) != semcat.ENOTEMPTY || dropped || !pos.IsZero() {
 				t.Fatalf("drop without force: %v %v, want ENOTEMPTY", dropped, err)
@@ -53,6 +70,12 @@ func TestDropNonEmptyNeedsForceOrCascade(t *testing.T) {
 				t.Fatal("a refused drop changed something")
 			}
 
+			if tt.disable != nil {
+				// force drops an enabled one too.
+				if _, err := tt.disable(s, true); err != nil {
+					t.Fatal(err)
+				}
+			}
 			dropped, pos, err = tt.drop(s, true)
 			if err != nil || !dropped || pos.IsZero() {
 				t.Fatalf("drop with force: %v %v %v", dropped, pos, err)

@@ -2,6 +2,7 @@ package catalogdb
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/jackc/pgx/v5"
 
@@ -9,7 +10,7 @@ import (
 )
 
 func metalakeFromRow(r *namedRow) *semcat.Metalake {
-	return &semcat.Metalake{ID: r.ID, Name: r.Name, Comment: r.Comment, Properties: r.Properties, Audit: r.Audit}
+	return &semcat.Metalake{ID: r.ID, Name: r.Name, Comment: r.Comment, Properties: semcat.WithInUse(r.Properties, r.InUse), Audit: r.Audit, InUse: r.InUse}
 }
 
 func noSuchMetalake(name string) error {
@@ -23,7 +24,7 @@ func (s *Store) CreateMetalake(ctx context.Context, req semcat.MetalakeCreate) (
 	}
 	var out *semcat.Metalake
 	pos, err := s.write(ctx, func(tx *writeTx) error {
-		r := &namedRow{Name: req.Name, Comment: req.Comment, Properties: props(cloneProps(req.Properties)), Audit: semcat.NewAudit(actor(ctx), s.Now())}
+		r := &namedRow{Name: req.Name, Comment: req.Comment, Properties: props(cloneProps(req.Properties)), Audit: semcat.NewAudit(actor(ctx), s.Now()), InUse: true}
 		if err := metalakes.insert(ctx, tx, r, nil, "metalake"); err != nil {
 			return err
 		}
@@ -55,9 +56,9 @@ func (s *Store) ListMetalakes(ctx context.Context) ([]*semcat.Metalake, error) {
 	return out, nil
 }
 
-// AlterMetalake applies updates to a metalake, all or nothing.
+// AlterMetalake applies updates to an enabled metalake, all or nothing.
 func (s *Store) AlterMetalake(ctx context.Context, name string, updates []semcat.Update) (*semcat.Metalake, semcat.Position, error) {
-	if err := semcat.ValidateUpdates(updates, semcat.CommonUpdates...); err != nil {
+	if err := semcat.ValidateToggledUpdates(updates); err != nil {
 		return nil, semcat.Position{}, err
 	}
 	var out *semcat.Metalake
@@ -65,6 +66,9 @@ func (s *Store) AlterMetalake(ctx context.Context, name string, updates []semcat
 		r, err := metalakes.get(ctx, tx, 0, name, updateLock, noSuchMetalake(name))
 		if err != nil {
 			return err
+		}
+		if !r.InUse {
+			return semcat.MetalakeNotInUse(name)
 		}
 		if err := s.alterNamed(ctx, tx, metalakes, r, updates, "metalake"); err != nil {
 			return err
@@ -75,8 +79,22 @@ func (s *Store) AlterMetalake(ctx context.Context, name string, updates []semcat
 	return out, pos, err
 }
 
-// DropMetalake drops a metalake; with force, everything in it goes in the
-// same transaction. A missing metalake is not an error: dropped is false.
+// SetMetalakeInUse enables or disables a metalake.
+func (s *Store) SetMetalakeInUse(ctx context.Context, name string, inUse bool) (semcat.Position, error) {
+	return s.write(ctx, func(tx *writeTx) error {
+		r, err := metalakes.get(ctx, tx, 0, name, updateLock, noSuchMetalake(name))
+		if err != nil || r.InUse == inUse {
+			return err
+		}
+		return s.setInUse(ctx, tx, metalakes, r, inUse)
+	})
+}
+
+// DropMetalake drops a metalake: a disabled one, or with force an enabled
+// one too; with force, everything in it goes in the same transaction.
+// Without force, an enabled metalake is EINUSE and one with catalogs
+// ENOTEMPTY, as in Gravitino. A missing metalake is not an error: dropped
+// is false.
 func (s *Store) DropMetalake(ctx context.Context, name string, force bool) (bool, semcat.Position, error) {
 	dropped := false
 	pos, err := s.write(ctx, func(tx *writeTx) error {
@@ -87,6 +105,10 @@ func (s *Store) DropMetalake(ctx context.Context, name string, force bool) (bool
 		} else if err != nil {
 			return err
 		}
+		if r.InUse && !force {
+			return &semcat.Error{Code: semcat.EINUSE, Entity: semcat.KindMetalake,
+				Message: fmt.Sprintf("metalake '%s' is in use; disable it first or use force=true", name)}
+		}
 		if !force {
 			if err := requireEmpty(ctx, tx, "catalog_meta", "metalake_id", r.ID, "metalake '%s' has catalogs; drop them first or use force=true", name); err != nil {
 				return err
@@ -94,7 +116,7 @@ func (s *Store) DropMetalake(ctx context.Context, name string, force bool) (bool
 		}
 		now := s.nowMillis()
 		for _, table := range []string{"catalog_meta", "schema_meta", "table_meta", "semantic_model_meta",
-			"semantic_model_version_info", "semantic_model_metric_meta", "tag_meta", "user_meta", "role_meta"} {
+			"semantic_model_version_info", "semantic_model_metric_meta", "tag_meta", "user_meta", "group_meta", "role_meta"} {
 			if err := softDelete(ctx, tx, table, "metalake_id", r.ID, now); err != nil {
 				return err
 			}

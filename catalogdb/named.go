@@ -36,21 +36,34 @@ type namedRow struct {
 	Properties map[string]string
 	Audit      semcat.Audit
 	Extra      string // the catalog type, for catalogs
+	Provider   string // for catalogs
+	InUse      bool   // for metalakes and catalogs
+}
+
+// toggles reports whether the entities of n can be disabled (SPEC §2.10).
+func (n named) toggles() bool {
+	return n.kind == semcat.KindMetalake || n.kind == semcat.KindCatalog
 }
 
 func (n named) columns() string {
 	cols := fmt.Sprintf("%s, %s, comment, properties, audit_info", n.id, n.name)
 	if n.kind == semcat.KindCatalog {
-		cols += ", type"
+		cols += ", type, provider"
+	}
+	if n.toggles() {
+		cols += ", in_use"
 	}
 	return cols
 }
 
 func (n named) scan(row pgx.Row) (*namedRow, error) {
-	r := &namedRow{}
+	r := &namedRow{InUse: true}
 	dest := []any{&r.ID, &r.Name, &r.Comment, &r.Properties, &r.Audit}
 	if n.kind == semcat.KindCatalog {
-		dest = append(dest, &r.Extra)
+		dest = append(dest, &r.Extra, &r.Provider)
+	}
+	if n.toggles() {
+		dest = append(dest, &r.InUse)
 	}
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
@@ -120,8 +133,8 @@ func (n named) insert(ctx context.Context, q querier, r *namedRow, ids map[strin
 	cols := []string{n.name, "comment", "properties", "audit_info"}
 	args := []any{r.Name, r.Comment, props(r.Properties), r.Audit}
 	if n.kind == semcat.KindCatalog {
-		cols = append(cols, "type")
-		args = append(args, r.Extra)
+		cols = append(cols, "type", "provider")
+		args = append(args, r.Extra, r.Provider)
 	}
 	for c, v := range ids {
 		cols = append(cols, c)

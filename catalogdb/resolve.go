@@ -35,26 +35,38 @@ type path struct {
 	schemaID    int64
 }
 
+// resolveMetalake finds a live, enabled metalake: everything below a
+// metalake is resolved through here, so a disabled one refuses it all
+// (ENOTINUSE, SPEC §2.10).
 func (s *Store) resolveMetalake(ctx context.Context, q querier, name, lock string) (int64, error) {
 	var id int64
-	err := q.QueryRow(ctx, `SELECT metalake_id FROM metalake_meta WHERE metalake_name = $1 AND deleted_at = 0`+lock, name).Scan(&id)
-	if errors.Is(err, pgx.ErrNoRows) {
+	var inUse bool
+	err := q.QueryRow(ctx, `SELECT metalake_id, in_use FROM metalake_meta WHERE metalake_name = $1 AND deleted_at = 0`+lock, name).Scan(&id, &inUse)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
 		return 0, semcat.NoSuchMetalake(name)
+	case err == nil && !inUse:
+		return 0, semcat.MetalakeNotInUse(name)
 	}
 	return id, err
 }
 
-// resolveCatalog finds a live catalog; lock applies to the catalog row.
+// resolveCatalog finds a live, enabled catalog of an enabled metalake; lock
+// applies to the catalog row.
 func (s *Store) resolveCatalog(ctx context.Context, q querier, ns semcat.Namespace, lock string) (path, error) {
 	var p path
 	var err error
 	if p.metalakeID, err = s.resolveMetalake(ctx, q, ns.Metalake, noLock); err != nil {
 		return p, err
 	}
-	err = q.QueryRow(ctx, `SELECT catalog_id, type FROM catalog_meta
-		WHERE metalake_id = $1 AND catalog_name = $2 AND deleted_at = 0`+lock, p.metalakeID, ns.Catalog).Scan(&p.catalogID, &p.catalogType)
-	if errors.Is(err, pgx.ErrNoRows) {
+	var inUse bool
+	err = q.QueryRow(ctx, `SELECT catalog_id, type, in_use FROM catalog_meta
+		WHERE metalake_id = $1 AND catalog_name = $2 AND deleted_at = 0`+lock, p.metalakeID, ns.Catalog).Scan(&p.catalogID, &p.catalogType, &inUse)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
 		return p, semcat.NoSuchCatalog(ns.Metalake, ns.Catalog)
+	case err == nil && !inUse:
+		return p, semcat.CatalogNotInUse(ns.Metalake, ns.Catalog)
 	}
 	return p, err
 }
@@ -67,7 +79,7 @@ func (s *Store) resolveCatalog(ctx context.Context, q querier, ns semcat.Namespa
 // the metalake, locking only the schema row (a write below a schema makes
 // this lookup before anything else: one round trip, not three). When that
 // finds nothing, the path is resolved level by level to report which part
-// is missing, or that the catalog is not relational.
+// is missing or disabled, or that the catalog is not relational.
 func (s *Store) resolveSchema(ctx context.Context, q querier, ns semcat.Namespace, lock, relationalFor string) (path, error) {
 	var p path
 	lockOf := ""
@@ -76,9 +88,9 @@ func (s *Store) resolveSchema(ctx context.Context, q querier, ns semcat.Namespac
 	}
 	err := q.QueryRow(ctx, `SELECT m.metalake_id, c.catalog_id, c.type, s.schema_id
 		FROM metalake_meta m
-		JOIN catalog_meta c ON c.metalake_id = m.metalake_id AND c.catalog_name = $2 AND c.deleted_at = 0
+		JOIN catalog_meta c ON c.metalake_id = m.metalake_id AND c.catalog_name = $2 AND c.deleted_at = 0 AND c.in_use
 		JOIN schema_meta s ON s.catalog_id = c.catalog_id AND s.schema_name = $3 AND s.deleted_at = 0
-		WHERE m.metalake_name = $1 AND m.deleted_at = 0`+lockOf,
+		WHERE m.metalake_name = $1 AND m.deleted_at = 0 AND m.in_use`+lockOf,
 		ns.Metalake, ns.Catalog, ns.Schema).Scan(&p.metalakeID, &p.catalogID, &p.catalogType, &p.schemaID)
 	switch {
 	case err == nil:

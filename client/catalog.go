@@ -70,3 +70,12 @@ func (c *Client) DropCatalog(ctx context.Context, metalake, name string, force b
 	}
 	return write[bool](ctx, c, request{method: http.MethodDelete, path: p, query: trueParam("force", force)}, "dropped")
 }
+
+// SetCatalogInUse enables or disables a catalog (SPEC §2.10).
+func (c *Client) SetCatalogInUse(ctx context.Context, metalake, name string, inUse bool) (semcat.Position, error) {
+	p, err := catalogPath(metalake, name)
+	if err != nil {
+		return semcat.Position{}, err
+	}
+	return writeNothing(ctx, c, request{method: http.MethodPatch, path: p, body: semcat.InUseRequest{InUse: &inUse}})
+}

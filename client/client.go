@@ -250,6 +250,16 @@ func write[T any](ctx context.Context, c *Client, r request, key string) (T, sem
 	return out, pos, nil
 }
 
+// writeNothing sends r, whose answer is just {"code": 0}, and returns its
+// position.
+func writeNothing(ctx context.Context, c *Client, r request) (semcat.Position, error) {
+	rep, err := c.do(ctx, r)
+	if err != nil {
+		return semcat.Position{}, err
+	}
+	return rep.position()
+}
+
 // names returns the names of an identifier list, in the server's order.
 func names(ids []semcat.NameIdentifier) []string {
 	out := make([]string, len(ids))

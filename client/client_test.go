@@ -34,11 +34,13 @@ func TestMain(m *testing.M) {
 // routeMethods names the client method of every route of api.Routes. A new
 // route fails TestEveryRouteHasAMethod until it has a method listed here.
 var routeMethods = map[string]string{
-	"healthz":    "Health",
-	"readyz":     "Ready",
-	"getOpenAPI": "OpenAPI",
-	"getVersion": "Version",
-	"reindex":    "Reindex",
+	"healthz":          "Health",
+	"readyz":           "Ready",
+	"getOpenAPI":       "OpenAPI",
+	"getVersion":       "Version",
+	"setMetalakeInUse": "SetMetalakeInUse",
+	"setCatalogInUse":  "SetCatalogInUse",
+	"reindex":          "Reindex",
 
 	"getReindexProgress": "ReindexProgress",
 
@@ -162,6 +164,11 @@ func read[T any](v T, err error) answer[T] { return answer[T]{v: v, err: err} }
 
 func wrote[T any](v T, pos semcat.Position, err error) answer[T] {
 	return answer[T]{v: v, pos: pos, err: err, write: true}
+}
+
+// wrote1 is wrote for a write that returns only its position.
+func wrote1(pos semcat.Position, err error) answer[struct{}] {
+	return answer[struct{}]{pos: pos, err: err, write: true}
 }
 
 // must fails the test on an error, or on a write without a position, and
@@ -290,13 +297,25 @@ func TestMetalakesCatalogsSchemas(t *testing.T) {
 	if dropped := wrote(c.DropSchema(ctx, rel, "b", true)).must(t); !dropped {
 		t.Error("DropSchema with cascade: not dropped")
 	}
+	// An enabled catalog needs force (409/1010); a disabled one with
+	// schemas, too (409/1005).
+	_, _, err = c.DropCatalog(ctx, "m", "rel", false)
+	wantCode(t, "drop enabled catalog", err, semcat.EINUSE, client.ErrInUse)
+	wrote1(c.SetCatalogInUse(ctx, "m", "rel", false)).must(t)
+	if cat, err := c.GetCatalog(ctx, "m", "rel"); err != nil || cat.InUse || cat.Properties[semcat.PropertyInUse] != "false" {
+		t.Errorf("disabled catalog: %+v %v", cat, err)
+	}
+	_, err = c.ListSchemas(ctx, semcat.Namespace{Metalake: "m", Catalog: "rel"})
+	wantCode(t, "list schemas of a disabled catalog", err, semcat.ENOTINUSE, client.ErrNotInUse)
 	_, _, err = c.DropCatalog(ctx, "m", "rel", false)
 	wantCode(t, "drop non-empty catalog", err, semcat.ENOTEMPTY, client.ErrNotEmpty)
+	wrote1(c.SetCatalogInUse(ctx, "m", "rel", true)).must(t)
 	if dropped := wrote(c.DropCatalog(ctx, "m", "rel", true)).must(t); !dropped {
 		t.Error("DropCatalog with force: not dropped")
 	}
+	wrote1(c.SetCatalogInUse(ctx, "m", "files", false)).must(t)
 	if dropped := wrote(c.DropCatalog(ctx, "m", "files", false)).must(t); !dropped {
-		t.Error("DropCatalog of an empty catalog: not dropped")
+		t.Error("DropCatalog of an empty, disabled catalog: not dropped")
 	}
 	// Dropping what does not exist answers false, not an error.
 	if dropped, _, err := c.DropCatalog(ctx, "m", "files", false); err != nil || dropped {

@@ -46,3 +46,12 @@ func (c *Client) DropMetalake(ctx context.Context, name string, force bool) (boo
 	}
 	return write[bool](ctx, c, request{method: http.MethodDelete, path: p, query: trueParam("force", force)}, "dropped")
 }
+
+// SetMetalakeInUse enables or disables a metalake (SPEC §2.10).
+func (c *Client) SetMetalakeInUse(ctx context.Context, name string, inUse bool) (semcat.Position, error) {
+	p, err := child("/api/metalakes", name)
+	if err != nil {
+		return semcat.Position{}, err
+	}
+	return writeNothing(ctx, c, request{method: http.MethodPatch, path: p, body: semcat.InUseRequest{InUse: &inUse}})
+}

@@ -190,7 +190,7 @@ func getCatalog(ctx context.Context, cmd *command, c *apiclient.Client, id []str
 		return orJSON(cmd, cat, err)
 	}
 	return printFields(cmd.stdout, append([]string{"catalog", strings.Join(id, "."), "type", string(cat.Type),
-		"comment", deref(cat.Comment), "properties", formatProperties(cat.Properties)}, auditFields(cat.Audit)...)...)
+		"provider", cat.Provider, "comment", deref(cat.Comment), "properties", formatProperties(cat.Properties)}, auditFields(cat.Audit)...)...)
 }
 
 func listSchemas(ctx context.Context, cmd *command, c *apiclient.Client, parent []string) error {

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -185,7 +186,8 @@ func TestCommandLine(t *testing.T) {
 		if out := mustCLI(t, env, "schemas", "get", "demo.warehouse.sales"); !strings.Contains(out, "schema:   demo.warehouse.sales") {
 			t.Errorf("schemas get:\n%s", out)
 		}
-		if out := mustCLI(t, env, "catalogs", "get", "hr"); !strings.Contains(out, "type:     relational") {
+		if out := mustCLI(t, env, "catalogs", "get", "hr"); !regexp.MustCompile(`(?m)^type: +relational\nprovider: +semcat\n`).MatchString(out) ||
+			!regexp.MustCompile(`(?m)^properties: +in-use=true$`).MatchString(out) {
 			t.Errorf("catalogs get:\n%s", out)
 		}
 		if out := mustCLI(t, env, "metalakes", "list"); !strings.HasPrefix(out, "NAME  COMMENT\ndemo  ") {

@@ -88,6 +88,22 @@ func (s *Service) DropMetalake(ctx context.Context, name string, force bool) (bo
 	return s.inner.DropMetalake(ctx, name, force)
 }
 
+// SetMetalakeInUse: the metalake's owner.
+func (s *Service) SetMetalakeInUse(ctx context.Context, name string, inUse bool) (semcat.Position, error) {
+	if err := s.check(ctx, semcat.Namespace{Metalake: name}, owns(metalakeLevel...), inUseVerb(inUse)+" metalake '"+name+"'"); err != nil {
+		return semcat.Position{}, err
+	}
+	return s.inner.SetMetalakeInUse(ctx, name, inUse)
+}
+
+// inUseVerb names what setting in-use does, for a refusal's message.
+func inUseVerb(inUse bool) string {
+	if inUse {
+		return "enable"
+	}
+	return "disable"
+}
+
 func catalogNS(metalake, name string) semcat.Namespace {
 	return semcat.Namespace{Metalake: metalake, Catalog: name}
 }
@@ -149,6 +165,14 @@ func (s *Service) DropCatalog(ctx context.Context, metalake, name string, force 
 		return false, semcat.Position{}, err
 	}
 	return s.inner.DropCatalog(ctx, metalake, name, force)
+}
+
+// SetCatalogInUse: owners of the metalake or catalog.
+func (s *Service) SetCatalogInUse(ctx context.Context, metalake, name string, inUse bool) (semcat.Position, error) {
+	if err := s.check(ctx, catalogNS(metalake, name), owns(catalogLevels...), inUseVerb(inUse)+" catalog '"+name+"'"); err != nil {
+		return semcat.Position{}, err
+	}
+	return s.inner.SetCatalogInUse(ctx, metalake, name, inUse)
 }
 
 func schemaNS(ns semcat.Namespace, name string) semcat.Namespace {

@@ -33,7 +33,7 @@ class SemcatError(Exception):
     """A request to semcat failed.
 
     Attributes:
-        code: the server's error code (1000-1013), or None when the server
+        code: the server's error code (1001-1013), or None when the server
             did not answer with an error body (network failure, a proxy's
             HTML page, ...).
         type: the server's exception name, e.g. ``NoSuchSchemaException``.
@@ -83,9 +83,9 @@ class SemcatError(Exception):
 
 
 class UnauthorizedError(SemcatError):
-    """401, code 1000: missing or invalid credentials."""
+    """401, code 1011: missing or invalid credentials."""
 
-    CODE = 1000
+    CODE = 1011
 
 
 class IllegalArgumentError(SemcatError):
@@ -119,7 +119,7 @@ class NonEmptyError(SemcatError):
 
 
 class UnsupportedError(SemcatError):
-    """501, code 1006: unsupported for the catalog type."""
+    """405, code 1006: unsupported for the catalog type."""
 
     CODE = 1006
 
@@ -128,6 +128,18 @@ class ForbiddenError(SemcatError):
     """403, code 1008: the caller may not do this."""
 
     CODE = 1008
+
+
+class NotInUseError(SemcatError):
+    """409, code 1009: an operation under a disabled metalake or catalog."""
+
+    CODE = 1009
+
+
+class InUseError(SemcatError):
+    """409, code 1010: drop of an enabled metalake or catalog without force."""
+
+    CODE = 1010
 
 
 class ConcurrentModificationError(SemcatError):
@@ -159,6 +171,8 @@ _BY_CODE: Dict[int, Type[SemcatError]] = {
         NonEmptyError,
         UnsupportedError,
         ForbiddenError,
+        NotInUseError,
+        InUseError,
         ConcurrentModificationError,
         IndexNotCaughtUpError,
     )
@@ -172,8 +186,8 @@ _BY_STATUS: Dict[int, Type[SemcatError]] = {
     403: ForbiddenError,
     404: NotFoundError,
     413: IllegalArgumentError,
+    405: UnsupportedError,
     500: InternalError,
-    501: UnsupportedError,
 }
 
 

@@ -367,7 +367,7 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(cm.exception.type, "NoSuchSchemaException")
         with self.assertRaises(UnsupportedError) as cm2:
             self.c.list_metric_infos((self.fx.metalake, "files", "raw"))
-        self.assertEqual((cm2.exception.code, cm2.exception.status), (1006, 501))
+        self.assertEqual((cm2.exception.code, cm2.exception.status), (1006, 405))
 
     def test_demo_metricflow_metrics(self) -> None:
         ids = self.c.list_metrics("demo.warehouse.main")
@@ -716,7 +716,7 @@ class TransportTest(unittest.TestCase):
 
     def test_error_classes(self) -> None:
         classes = {
-            1000: semcat.UnauthorizedError,
+            1011: semcat.UnauthorizedError,
             1001: semcat.IllegalArgumentError,
             1002: semcat.InternalError,
             1003: semcat.NotFoundError,
@@ -724,6 +724,8 @@ class TransportTest(unittest.TestCase):
             1005: semcat.NonEmptyError,
             1006: semcat.UnsupportedError,
             1008: semcat.ForbiddenError,
+            1009: semcat.NotInUseError,
+            1010: semcat.InUseError,
             1012: semcat.ConcurrentModificationError,
             1013: semcat.IndexNotCaughtUpError,
         }
