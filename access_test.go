@@ -119,7 +119,7 @@ func TestRoleCreateValidate(t *testing.T) {
 		{semcat.RoleCreate{Name: "r", SecurableObjects: []semcat.SecurableObject{{FullName: "c", Type: "BUCKET",
 			Privileges: []semcat.PrivilegeGrant{{Name: semcat.UseCatalog, Condition: semcat.Allow}}}}}, "securableObjects[0].type:"},
 		{semcat.RoleCreate{Name: "r", SecurableObjects: []semcat.SecurableObject{{FullName: "c.s", Type: "SCHEMA",
-			Privileges: []semcat.PrivilegeGrant{{Name: semcat.CreateCatalog, Condition: semcat.Allow}}}}}, "securableObjects[0].privileges[0].name: CREATE_CATALOG cannot be bound on a SCHEMA"},
+			Privileges: []semcat.PrivilegeGrant{{Name: semcat.CreateCatalog, Condition: semcat.Allow}}}}}, "securableObjects[0].privileges[0].name: create_catalog cannot be bound on a schema"},
 		{semcat.RoleCreate{Name: "r", SecurableObjects: []semcat.SecurableObject{{FullName: "c", Type: "CATALOG",
 			Privileges: []semcat.PrivilegeGrant{{Name: semcat.UseCatalog, Condition: "MAYBE"}}}}}, "securableObjects[0].privileges[0].condition:"},
 		{semcat.RoleCreate{Name: "r", SecurableObjects: []semcat.SecurableObject{{FullName: "c", Type: "CATALOG",

@@ -25,6 +25,7 @@ const (
 	KindTag           EntityKind = "tag"
 	KindUser          EntityKind = "user"
 	KindRole          EntityKind = "role"
+	KindGroup         EntityKind = "group"
 )
 
 // Title returns the kind as it appears in exception names ("SemanticModel").
@@ -48,6 +49,8 @@ func (k EntityKind) Title() string {
 		return "User"
 	case KindRole:
 		return "Role"
+	case KindGroup:
+		return "Group"
 	}
 	return "Entity"
 }

@@ -36,6 +36,10 @@ type Error struct {
 	Code    string
 	Entity  EntityKind
 	Message string
+	// Type, when set, is the exception name the API reports, for the
+	// errors Gravitino names apart from their code's class
+	// (IllegalPrivilegeException, NoSuchMetadataObjectException, ...).
+	Type string
 }
 
 // Error implements the error interface.

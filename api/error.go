@@ -116,7 +116,12 @@ func classify(err error) (errorBody, int, bool) {
 	if !ok {
 		return errorBody{Code: internalError.code, Type: internalError.typ(""), Message: internalMessage, Stack: []string{}}, internalError.status, true
 	}
-	return errorBody{Code: class.code, Type: class.typ(semcat.ErrorEntity(err)), Message: semcat.ErrorMessage(err), Stack: []string{}}, class.status, false
+	typ := class.typ(semcat.ErrorEntity(err))
+	var e *semcat.Error
+	if errors.As(err, &e) && e.Type != "" {
+		typ = e.Type
+	}
+	return errorBody{Code: class.code, Type: typ, Message: semcat.ErrorMessage(err), Stack: []string{}}, class.status, false
 }
 
 // Error writes err as an error response: the status, code and type of its

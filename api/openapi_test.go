@@ -669,7 +669,7 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 	// handlers read.
 	wantQuery := map[string][]string{
 		"dropMetalake": {"force"}, "dropCatalog": {"force"}, "dropSchema": {"cascade"},
-		"listCatalogs": {"details"}, "listSemanticModelMetrics": {"details"},
+		"listCatalogs": {"details"}, "listUsers": {"details"}, "listGroups": {"details"}, "listSemanticModelMetrics": {"details"},
 		"search": {"catalog", "cursor", "facetSize", "facets", "limit", "minPosition", "offset", "query", "schema", "scope", "sort", "tag", "type", "waitMs"},
 	}
 	wantHeaders := map[string][]string{"alterSemanticModel": {"If-Match"}, "dropSemanticModel": {"If-Match"}}
@@ -1025,6 +1025,24 @@ func TestOpenAPIValidatesResponses(t *testing.T) {
 	admin.call(ok, "PUT", ml+"/owners/table/rel.sales.customers", `{"name":"bob","type":"USER"}`)
 	admin.call(ok, "GET", ml+"/owners/table/rel.sales.customers", nil)
 	admin.call(ok, "GET", ml+"/owners/metalake/m", nil)
+	admin.call(ok, "GET", ml+"/users", nil)
+	admin.call(ok, "GET", ml+"/users?details=True", nil)
+	admin.call(ok, "POST", ml+"/users", `{"name":"carol"}`)
+	admin.call(ok, "DELETE", ml+"/users/carol", nil)
+	admin.call(ok, "POST", ml+"/groups", `{"name":"eng"}`)
+	admin.call(ok, "GET", ml+"/groups", nil)
+	admin.call(ok, "GET", ml+"/groups?details=true", nil)
+	admin.call(ok, "GET", ml+"/groups/eng", nil)
+	admin.call(ok, "PUT", ml+"/permissions/groups/eng/grant", `{"roleNames":["analyst"]}`)
+	admin.call(ok, "PUT", ml+"/permissions/groups/eng/revoke", `{"roleNames":["analyst"]}`)
+	admin.call(ok, "PUT", ml+"/owners/catalog/rel", `{"name":"eng","type":"GROUP"}`)
+	admin.call(ok, "DELETE", ml+"/groups/eng", nil)
+	admin.call(ok, "POST", ml+"/roles", `{"name":"tmp","properties":{"k":"v"},"securableObjects":[]}`)
+	admin.call(ok, "GET", ml+"/roles", nil)
+	admin.call(ok, "PUT", ml+"/permissions/roles/tmp/schema/rel.sales/grant", `{"privileges":[{"name":"use_schema","condition":"allow"}]}`)
+	admin.call(ok, "GET", ml+"/objects/schema/rel.sales/roles", nil)
+	admin.call(ok, "PUT", ml+"/permissions/roles/tmp/schema/rel.sales/revoke", `{"privileges":[{"name":"use_schema","condition":"allow"}]}`)
+	admin.call(ok, "DELETE", ml+"/roles/tmp", nil)
 	bob.call(ok, "GET", sales+"/tables", nil)
 	bob.call(ok, "GET", sales+"/semantic-model-metrics", nil)
 
@@ -1074,7 +1092,7 @@ func TestOpenAPIValidatesResponses(t *testing.T) {
 
 	// Every documented closed request body is closed on the server, too.
 	names := map[string]string{"metalake": "m", "catalog": "rel", "schema": "sales", "table": "orders", "model": "sales",
-		"tag": "pii", "user": "bob", "role": "analyst", "type": "table", "fullName": "rel.sales.orders"}
+		"tag": "pii", "user": "bob", "group": "eng", "role": "analyst", "type": "table", "fullName": "rel.sales.orders"}
 	for _, op := range doc.list {
 		if doc.requestSchema(op) == nil {
 			continue
@@ -1197,8 +1215,9 @@ func TestOpenAPIValidator(t *testing.T) {
 		{"AIContext", `null`, nil},
 		{"AIContext", `{"synonyms":["a"],"anything":{"else":1}}`, nil},
 		{"AIContext", `["a"]`, []string{"matches no oneOf branch"}},
-		{"OwnerResponse", `{"code":0,"owner":null}`, nil},
-		{"OwnerResponse", `{"code":0,"owner":{"name":"bob","type":"GROUP"}}`, []string{"matches no oneOf branch"}},
+		{"OwnerResponse", `{"code":0}`, nil},
+		{"OwnerResponse", `{"code":0,"owner":{"name":"bob","type":"group"}}`, nil},
+		{"OwnerResponse", `{"code":0,"owner":{"name":"bob","type":"robot"}}`, []string{"does not match"}},
 		{"Definition", `{"datasets":[]}`, []string{"0 items, want at least 1"}},
 		{"Definition", `{"datasets":[{"name":"d","source":{"namespace":["c","s"],"name":"t"}}],"metrics":null,"bogus":1}`, []string{`member "bogus" is not allowed`}},
 		{"CommonUpdate", `{"@type":"replaceColumns","columns":[]}`, []string{"matches no oneOf branch"}},

@@ -18,31 +18,11 @@ var _ semcat.AccessControlService = (*Store)(nil)
 // object starts with no bindings and no owner. object_type holds the
 // lower-case entity kind, as in tag_relation.
 
-// ownerTypeUser is the only owner type: owners are users of the metalake.
-const ownerTypeUser = "USER"
-
-func noSuchUser(metalake, name string) error {
-	return semcat.NotFound(semcat.KindUser, "user '%s.%s' does not exist", metalake, name)
-}
+// ownerTypeUser is the owner type of the creator, who owns what it creates.
+const ownerTypeUser = semcat.OwnerUser
 
 func noSuchRole(metalake, name string) error {
 	return semcat.NotFound(semcat.KindRole, "role '%s.%s' does not exist", metalake, name)
-}
-
-// getUser loads a live user with its role names in byte order.
-func getUser(ctx context.Context, q querier, metalakeID int64, metalake, name, lock string) (*semcat.User, error) {
-	u := &semcat.User{}
-	err := q.QueryRow(ctx, `SELECT user_id, user_name, audit_info FROM user_meta
-		WHERE metalake_id = $1 AND user_name = $2 AND deleted_at = 0`+lock, metalakeID, name).Scan(&u.ID, &u.Name, &u.Audit)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, noSuchUser(metalake, name)
-	} else if err != nil {
-		return nil, err
-	}
-	u.Roles, err = listNames(ctx, q, `SELECT r.role_name FROM user_role ur
-		JOIN role_meta r ON r.role_id = ur.role_id AND r.deleted_at = 0
-		WHERE ur.user_id = $1 ORDER BY r.role_name COLLATE "C"`, u.ID)
-	return u, err
 }
 
 // roleIDs resolves role names to ids; any missing role is ENOTFOUND.
@@ -73,89 +53,6 @@ func validateRoleNames(names []string) error {
 	return nil
 }
 
-// CreateUser adds a user to a metalake.
-func (s *Store) CreateUser(ctx context.Context, metalake string, req semcat.UserCreate) (*semcat.User, semcat.Position, error) {
-	if err := semcat.ValidateName("name", req.Name); err != nil {
-		return nil, semcat.Position{}, err
-	}
-	var out *semcat.User
-	pos, err := s.write(ctx, func(tx *writeTx) error {
-		mid, err := s.resolveMetalake(ctx, tx, metalake, shareLock)
-		if err != nil {
-			return err
-		}
-		u := &semcat.User{Name: req.Name, Roles: []string{}, Audit: semcat.NewAudit(actor(ctx), s.Now())}
-		err = tx.QueryRow(ctx, `INSERT INTO user_meta (user_name, metalake_id, audit_info) VALUES ($1, $2, $3) RETURNING user_id`,
-			u.Name, mid, u.Audit).Scan(&u.ID)
-		if uniqueViolation(err) {
-			return semcat.AlreadyExists(semcat.KindUser, "user '%s.%s' already exists", metalake, u.Name)
-		} else if err != nil {
-			return err
-		}
-		out = u
-		return tx.emit(ctx, semcat.KindUser, u.ID, opUpsert)
-	})
-	return out, pos, err
-}
-
-// GetUser loads a user with the names of its roles in byte order.
-func (s *Store) GetUser(ctx context.Context, metalake, name string) (*semcat.User, error) {
-	var out *semcat.User
-	err := s.read(ctx, func(tx pgx.Tx) error {
-		mid, err := s.resolveMetalake(ctx, tx, metalake, noLock)
-		if err != nil {
-			return err
-		}
-		out, err = getUser(ctx, tx, mid, metalake, name, noLock)
-		return err
-	})
-	return out, err
-}
-
-// GrantRoles grants roles to a user; granting a role twice is fine. The user
-// must exist, and so must every role.
-func (s *Store) GrantRoles(ctx context.Context, metalake, user string, roles []string) (*semcat.User, semcat.Position, error) {
-	return s.changeRoles(ctx, metalake, user, roles, `INSERT INTO user_role (user_id, role_id)
-		SELECT $1, unnest($2::bigint[]) ON CONFLICT DO NOTHING`)
-}
-
-// RevokeRoles revokes roles from a user; revoking a role the user does not
-// have is fine. The user must exist, and so must every role.
-func (s *Store) RevokeRoles(ctx context.Context, metalake, user string, roles []string) (*semcat.User, semcat.Position, error) {
-	return s.changeRoles(ctx, metalake, user, roles, `DELETE FROM user_role WHERE user_id = $1 AND role_id = ANY($2::bigint[])`)
-}
-
-// changeRoles resolves the user and the roles, runs change with the user id
-// and the role ids, and returns the user afterwards.
-func (s *Store) changeRoles(ctx context.Context, metalake, user string, roles []string, change string) (*semcat.User, semcat.Position, error) {
-	if err := validateRoleNames(roles); err != nil {
-		return nil, semcat.Position{}, err
-	}
-	var out *semcat.User
-	pos, err := s.write(ctx, func(tx *writeTx) error {
-		mid, err := s.resolveMetalake(ctx, tx, metalake, shareLock)
-		if err != nil {
-			return err
-		}
-		u, err := getUser(ctx, tx, mid, metalake, user, updateLock)
-		if err != nil {
-			return err
-		}
-		ids, err := roleIDs(ctx, tx, mid, metalake, roles, shareLock)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, change, u.ID, ids); err != nil {
-			return err
-		}
-		if out, err = getUser(ctx, tx, mid, metalake, user, noLock); err != nil {
-			return err
-		}
-		return tx.emit(ctx, semcat.KindUser, u.ID, opUpsert)
-	})
-	return out, pos, err
-}
-
 // resolveSecurable finds the id of a live object a role or an owner can
 // refer to: the metalake itself (named by its own name) or a catalog,
 // schema, table or semantic model of it.
@@ -175,33 +72,11 @@ func (s *Store) resolveSecurable(ctx context.Context, q querier, metalake string
 // atPath prefixes the JSON path of a validation error with the path of the
 // value it is about; other errors pass through.
 func atPath(prefix string, err error) error {
-	if semcat.ErrorCode(err) != semcat.EINVALID {
+	var e *semcat.Error
+	if !errors.As(err, &e) || e.Code != semcat.EINVALID || strings.HasPrefix(e.Message, prefix) {
 		return err
 	}
-	return semcat.Errorf(semcat.EINVALID, "%s.%s", prefix, semcat.ErrorMessage(err))
-}
-
-// checkRepeatedPrivileges rejects a privilege listed twice for the same
-// object, even with the same condition: which of two conflicting conditions
-// was meant cannot be guessed, so neither wins.
-func checkRepeatedPrivileges(objects []semcat.SecurableObject) error {
-	type key struct {
-		typ       semcat.ObjectType
-		fullName  string
-		privilege semcat.Privilege
-	}
-	seen := map[key]string{}
-	for i, o := range objects {
-		for j, g := range o.Privileges {
-			p := fmt.Sprintf("securableObjects[%d].privileges[%d]", i, j)
-			k := key{o.Type, o.FullName, g.Name}
-			if first, ok := seen[k]; ok {
-				return semcat.Errorf(semcat.EINVALID, "%s.name: %s on %s '%s' is already listed at %s", p, g.Name, o.Type, o.FullName, first)
-			}
-			seen[k] = p
-		}
-	}
-	return nil
+	return &semcat.Error{Code: semcat.EINVALID, Type: e.Type, Message: prefix + "." + e.Message}
 }
 
 // CreateRole creates a role and binds its privileges. Every object must
@@ -210,9 +85,6 @@ func checkRepeatedPrivileges(objects []semcat.SecurableObject) error {
 // is returned as GetRole returns it.
 func (s *Store) CreateRole(ctx context.Context, metalake string, req semcat.RoleCreate) (*semcat.Role, semcat.Position, error) {
 	if err := req.Validate(); err != nil {
-		return nil, semcat.Position{}, err
-	}
-	if err := checkRepeatedPrivileges(req.SecurableObjects); err != nil {
 		return nil, semcat.Position{}, err
 	}
 	var out *semcat.Role
@@ -226,9 +98,13 @@ func (s *Store) CreateRole(ctx context.Context, metalake string, req semcat.Role
 		var ids []int64
 		for i, o := range req.SecurableObjects {
 			kind, _ := o.Type.Kind() // checked by Validate
-			id, err := s.resolveSecurable(ctx, tx, metalake, mid, semcat.ObjectRef{Type: kind, FullName: o.FullName}, shareLock)
-			if err != nil {
-				return atPath(fmt.Sprintf("securableObjects[%d]", i), err)
+			at := fmt.Sprintf("securableObjects[%d]", i)
+			id, err := s.resolveBindable(ctx, tx, metalake, mid, semcat.ObjectRef{Type: kind, FullName: o.FullName}, at, o.Privileges)
+			if semcat.ErrorCode(err) == semcat.ENOTFOUND {
+				// Gravitino: IllegalMetadataObjectException, a 400.
+				return &semcat.Error{Code: semcat.EINVALID, Type: "IllegalMetadataObjectException", Entity: semcat.ErrorEntity(err), Message: at + ": " + semcat.ErrorMessage(err)}
+			} else if err != nil {
+				return atPath(at, err)
 			}
 			for _, g := range o.Privileges {
 				types = append(types, string(kind))
@@ -237,9 +113,9 @@ func (s *Store) CreateRole(ctx context.Context, metalake string, req semcat.Role
 				conditions = append(conditions, string(g.Condition))
 			}
 		}
-		r := &semcat.Role{Name: req.Name, Audit: semcat.NewAudit(actor(ctx), s.Now())}
-		err = tx.QueryRow(ctx, `INSERT INTO role_meta (role_name, metalake_id, audit_info) VALUES ($1, $2, $3) RETURNING role_id`,
-			r.Name, mid, r.Audit).Scan(&r.ID)
+		r := &semcat.Role{Name: req.Name, Properties: props(cloneProps(req.Properties)), Audit: semcat.NewAudit(actor(ctx), s.Now())}
+		err = tx.QueryRow(ctx, `INSERT INTO role_meta (role_name, metalake_id, audit_info, properties) VALUES ($1, $2, $3, $4) RETURNING role_id`,
+			r.Name, mid, r.Audit, r.Properties).Scan(&r.ID)
 		if uniqueViolation(err) {
 			return semcat.AlreadyExists(semcat.KindRole, "role '%s.%s' already exists", metalake, r.Name)
 		} else if err != nil {
@@ -270,19 +146,191 @@ func (s *Store) GetRole(ctx context.Context, metalake, name string) (*semcat.Rol
 		if err != nil {
 			return err
 		}
-		r := &semcat.Role{}
-		err = tx.QueryRow(ctx, `SELECT role_id, role_name, audit_info FROM role_meta
-			WHERE metalake_id = $1 AND role_name = $2 AND deleted_at = 0`, mid, name).Scan(&r.ID, &r.Name, &r.Audit)
+		out, err = getRole(ctx, tx, mid, metalake, name, noLock)
+		return err
+	})
+	return out, err
+}
+
+// getRole loads a live role with its securable objects.
+func getRole(ctx context.Context, q querier, metalakeID int64, metalake, name, lock string) (*semcat.Role, error) {
+	r := &semcat.Role{}
+	err := q.QueryRow(ctx, `SELECT role_id, role_name, audit_info, properties FROM role_meta
+		WHERE metalake_id = $1 AND role_name = $2 AND deleted_at = 0`+lock, metalakeID, name).Scan(&r.ID, &r.Name, &r.Audit, &r.Properties)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, noSuchRole(metalake, name)
+	} else if err != nil {
+		return nil, err
+	}
+	r.Properties = props(r.Properties)
+	r.SecurableObjects, err = roleObjects(ctx, q, r.ID)
+	return r, err
+}
+
+// ListRoles lists the role names of a metalake in byte order.
+func (s *Store) ListRoles(ctx context.Context, metalake string) ([]string, error) {
+	var out []string
+	err := s.read(ctx, func(tx pgx.Tx) error {
+		mid, err := s.resolveMetalake(ctx, tx, metalake, noLock)
+		if err != nil {
+			return err
+		}
+		out, err = listNames(ctx, tx, `SELECT role_name FROM role_meta WHERE metalake_id = $1 AND deleted_at = 0
+			ORDER BY role_name COLLATE "C"`, mid)
+		return err
+	})
+	return out, err
+}
+
+// DeleteRole drops a role: no user or group holds it any more and its
+// bindings go with it. False if there was no such role.
+func (s *Store) DeleteRole(ctx context.Context, metalake, name string) (bool, semcat.Position, error) {
+	if err := semcat.ValidateName("role", name); err != nil {
+		return false, semcat.Position{}, err
+	}
+	deleted := false
+	pos, err := s.write(ctx, func(tx *writeTx) error {
+		deleted = false
+		mid, err := s.resolveMetalake(ctx, tx, metalake, shareLock)
+		if err != nil {
+			return err
+		}
+		var id int64
+		err = tx.QueryRow(ctx, `UPDATE role_meta SET deleted_at = $3 WHERE metalake_id = $1 AND role_name = $2 AND deleted_at = 0
+			RETURNING role_id`, mid, name, s.nowMillis()).Scan(&id)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return noSuchRole(metalake, name)
+			return nil
 		} else if err != nil {
 			return err
 		}
-		if r.SecurableObjects, err = roleObjects(ctx, tx, r.ID); err != nil {
+		for _, q := range []string{`DELETE FROM user_role WHERE role_id = $1`, `DELETE FROM group_role WHERE role_id = $1`,
+			`DELETE FROM role_privilege WHERE role_id = $1`} {
+			if _, err := tx.Exec(ctx, q, id); err != nil {
+				return err
+			}
+		}
+		deleted = true
+		return tx.emit(ctx, semcat.KindRole, id, opDelete)
+	})
+	return deleted, pos, err
+}
+
+// resolveBindable resolves the object privileges are bound on and checks
+// that each privilege about one type of catalog is bound in such a catalog.
+func (s *Store) resolveBindable(ctx context.Context, q querier, metalake string, metalakeID int64, obj semcat.ObjectRef, at string, privileges []semcat.PrivilegeGrant) (int64, error) {
+	if obj.Type != semcat.KindCatalog && obj.Type != semcat.KindSchema {
+		return s.resolveSecurable(ctx, q, metalake, metalakeID, obj, shareLock)
+	}
+	p, id, err := s.resolveObjectPath(ctx, q, metalake, obj, shareLock)
+	if err != nil {
+		return 0, err
+	}
+	catalog, _, _ := strings.Cut(obj.FullName, ".")
+	for j, g := range privileges {
+		if err := semcat.CheckPrivilegeCatalogType(fmt.Sprintf("%s.privileges[%d]", at, j), g.Name, catalog, p.catalogType); err != nil {
+			return 0, err
+		}
+	}
+	return id, nil
+}
+
+// noSuchMetadataObject is Gravitino's error for an object of a grant or an
+// owner that does not exist.
+func noSuchMetadataObject(err error) error {
+	if semcat.ErrorCode(err) != semcat.ENOTFOUND {
+		return err
+	}
+	return &semcat.Error{Code: semcat.ENOTFOUND, Type: "NoSuchMetadataObjectException", Entity: semcat.ErrorEntity(err), Message: semcat.ErrorMessage(err)}
+}
+
+// GrantPrivileges binds privileges on one object to a role, in addition
+// to what the role binds there; what it binds already is left as is. A
+// privilege bound with the other condition is IllegalPrivilegeException.
+func (s *Store) GrantPrivileges(ctx context.Context, metalake, role string, obj semcat.ObjectRef, privileges []semcat.PrivilegeGrant) (*semcat.Role, semcat.Position, error) {
+	return s.changePrivileges(ctx, metalake, role, obj, privileges, true)
+}
+
+// RevokePrivileges unbinds privileges (name and condition) on one object
+// from a role; unbinding what is not bound changes nothing.
+func (s *Store) RevokePrivileges(ctx context.Context, metalake, role string, obj semcat.ObjectRef, privileges []semcat.PrivilegeGrant) (*semcat.Role, semcat.Position, error) {
+	return s.changePrivileges(ctx, metalake, role, obj, privileges, false)
+}
+
+func (s *Store) changePrivileges(ctx context.Context, metalake, role string, obj semcat.ObjectRef, privileges []semcat.PrivilegeGrant, grant bool) (*semcat.Role, semcat.Position, error) {
+	if err := semcat.ValidateSecurable("request", semcat.ObjectType(strings.ToUpper(string(obj.Type))), obj.FullName, privileges); err != nil {
+		return nil, semcat.Position{}, err
+	}
+	var out *semcat.Role
+	pos, err := s.write(ctx, func(tx *writeTx) error {
+		mid, err := s.resolveMetalake(ctx, tx, metalake, shareLock)
+		if err != nil {
 			return err
 		}
-		out = r
-		return nil
+		id, err := s.resolveBindable(ctx, tx, metalake, mid, obj, "request", privileges)
+		if err != nil {
+			return noSuchMetadataObject(err)
+		}
+		r, err := getRole(ctx, tx, mid, metalake, role, updateLock)
+		if err != nil {
+			return err
+		}
+		var names, conditions []string
+		for _, g := range privileges {
+			names = append(names, string(g.Name))
+			conditions = append(conditions, string(g.Condition))
+		}
+		if grant {
+			var conflict string
+			err := tx.QueryRow(ctx, `SELECT privilege FROM role_privilege p JOIN unnest($4::text[], $5::text[]) AS g(name, cond)
+				ON p.privilege = g.name AND p.condition <> g.cond
+				WHERE p.role_id = $1 AND p.object_type = $2 AND p.object_id = $3 LIMIT 1`,
+				r.ID, string(obj.Type), id, names, conditions).Scan(&conflict)
+			if err == nil {
+				return &semcat.Error{Code: semcat.EINVALID, Type: "IllegalPrivilegeException",
+					Message: fmt.Sprintf("role '%s' binds %s on %s '%s' with the other condition; revoke it first", role, strings.ToLower(conflict), obj.Type, obj.FullName)}
+			} else if !errors.Is(err, pgx.ErrNoRows) {
+				return err
+			}
+			_, err = tx.Exec(ctx, `INSERT INTO role_privilege (role_id, object_type, object_id, privilege, condition)
+				SELECT $1, $2, $3, * FROM unnest($4::text[], $5::text[]) ON CONFLICT DO NOTHING`,
+				r.ID, string(obj.Type), id, names, conditions)
+			if err != nil {
+				return err
+			}
+		} else if _, err := tx.Exec(ctx, `DELETE FROM role_privilege p USING unnest($4::text[], $5::text[]) AS g(name, cond)
+				WHERE p.role_id = $1 AND p.object_type = $2 AND p.object_id = $3 AND p.privilege = g.name AND p.condition = g.cond`,
+			r.ID, string(obj.Type), id, names, conditions); err != nil {
+			return err
+		}
+		r.Audit.Touch(actor(ctx), s.Now())
+		if _, err := tx.Exec(ctx, `UPDATE role_meta SET audit_info = $2 WHERE role_id = $1`, r.ID, r.Audit); err != nil {
+			return err
+		}
+		if out, err = getRole(ctx, tx, mid, metalake, role, noLock); err != nil {
+			return err
+		}
+		return tx.emit(ctx, semcat.KindRole, r.ID, opUpsert)
+	})
+	return out, pos, err
+}
+
+// ObjectRoles lists the roles that bind privileges on exactly this object,
+// by name.
+func (s *Store) ObjectRoles(ctx context.Context, metalake string, obj semcat.ObjectRef) ([]string, error) {
+	var out []string
+	err := s.read(ctx, func(tx pgx.Tx) error {
+		mid, err := s.resolveMetalake(ctx, tx, metalake, noLock)
+		if err != nil {
+			return err
+		}
+		id, err := s.resolveSecurable(ctx, tx, metalake, mid, obj, noLock)
+		if err != nil {
+			return noSuchMetadataObject(err)
+		}
+		out, err = listNames(ctx, tx, `SELECT DISTINCT r.role_name COLLATE "C" FROM role_privilege p
+			JOIN role_meta r ON r.role_id = p.role_id AND r.deleted_at = 0
+			WHERE p.object_type = $1 AND p.object_id = $2 ORDER BY 1`, string(obj.Type), id)
+		return err
 	})
 	return out, err
 }
@@ -341,10 +389,10 @@ func roleObjects(ctx context.Context, q querier, roleID int64) ([]semcat.Securab
 	return out, rows.Err()
 }
 
-// validateOwner checks an owner: a valid user name and type USER.
+// validateOwner checks an owner: a valid name and type user or group.
 func validateOwner(o semcat.Owner) error {
-	if o.Type != ownerTypeUser {
-		return semcat.Errorf(semcat.EINVALID, "type: owner type must be USER, got '%s'", o.Type)
+	if o.Type != semcat.OwnerUser && o.Type != semcat.OwnerGroup {
+		return semcat.Errorf(semcat.EINVALID, "type: owner type must be user or group, got '%s'", strings.ToLower(o.Type))
 	}
 	return semcat.ValidateName("name", o.Name)
 }
@@ -379,7 +427,7 @@ func (t *writeTx) emitCreated(ctx context.Context, metalakeID int64, kind semcat
 	})
 }
 
-// SetOwner makes an existing user of the metalake the owner of the
+// SetOwner makes an existing user or group of the metalake the owner of the
 // metalake itself or of one of its catalogs, schemas, tables or semantic
 // models.
 func (s *Store) SetOwner(ctx context.Context, metalake string, obj semcat.ObjectRef, owner semcat.Owner) (semcat.Position, error) {
@@ -393,12 +441,20 @@ func (s *Store) SetOwner(ctx context.Context, metalake string, obj semcat.Object
 		}
 		id, err := s.resolveSecurable(ctx, tx, metalake, mid, obj, shareLock)
 		if err != nil {
+			return noSuchMetadataObject(err)
+		}
+		p := userPrincipals
+		if owner.Type == semcat.OwnerGroup {
+			p = groupPrincipals
+		}
+		if _, err := p.get(ctx, tx, mid, metalake, owner.Name, shareLock); err != nil {
+			if semcat.ErrorCode(err) == semcat.ENOTFOUND {
+				// Gravitino names this one NotFoundException.
+				return &semcat.Error{Code: semcat.ENOTFOUND, Type: "NotFoundException", Entity: semcat.ErrorEntity(err), Message: semcat.ErrorMessage(err)}
+			}
 			return err
 		}
-		if _, err := getUser(ctx, tx, mid, metalake, owner.Name, shareLock); err != nil {
-			return err
-		}
-		if err := setOwner(ctx, tx, mid, obj.Type, id, owner.Name); err != nil {
+		if _, err := tx.Exec(ctx, setOwnerSQL, mid, string(obj.Type), id, owner.Type, owner.Name); err != nil {
 			return err
 		}
 		return tx.emit(ctx, obj.Type, id, opUpsert)
@@ -416,7 +472,7 @@ func (s *Store) GetOwner(ctx context.Context, metalake string, obj semcat.Object
 		}
 		id, err := s.resolveSecurable(ctx, tx, metalake, mid, obj, noLock)
 		if err != nil {
-			return err
+			return noSuchMetadataObject(err)
 		}
 		o := &semcat.Owner{}
 		err = tx.QueryRow(ctx, `SELECT owner_name, owner_type FROM owner_meta WHERE object_type = $1 AND object_id = $2`,

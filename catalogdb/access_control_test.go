@@ -53,7 +53,7 @@ func TestAccessControlRoundTrip(t *testing.T) {
 		object("TABLE", "rel.sales.customers", grant(semcat.SelectTable, semcat.Allow)),
 		object("CATALOG", "rel", grant(semcat.CreateSchema, semcat.Allow)), // merged with the other "rel"
 	}}
-	want := &semcat.Role{Name: "analyst", SecurableObjects: []semcat.SecurableObject{
+	want := &semcat.Role{Name: "analyst", Properties: map[string]string{}, SecurableObjects: []semcat.SecurableObject{
 		object("METALAKE", "m", grant(semcat.CreateCatalog, semcat.Deny)),
 		object("CATALOG", "rel", grant(semcat.CreateSchema, semcat.Allow), grant(semcat.UseCatalog, semcat.Allow)),
 		object("SCHEMA", "rel.sales", grant(semcat.UseSchema, semcat.Allow)),
@@ -165,20 +165,20 @@ func TestCreateRoleFailures(t *testing.T) {
 		metalake string
 		req      semcat.RoleCreate
 		code     string
-		kind     semcat.EntityKind // for ENOTFOUND and EEXISTS
+		kind     semcat.EntityKind // for ENOTFOUND, EEXISTS and a missing object (EINVALID, IllegalMetadataObjectException)
 		prefix   string            // of the message, for EINVALID
 	}{
 		{"missing metalake", "nope", semcat.RoleCreate{Name: "r"}, semcat.ENOTFOUND, semcat.KindMetalake, ""},
 		{"missing catalog", "m", semcat.RoleCreate{Name: "r", SecurableObjects: []semcat.SecurableObject{
-			useRel, object("CATALOG", "nope", grant(semcat.UseCatalog, semcat.Allow))}}, semcat.ENOTFOUND, semcat.KindCatalog, ""},
+			useRel, object("CATALOG", "nope", grant(semcat.UseCatalog, semcat.Allow))}}, semcat.EINVALID, semcat.KindCatalog, ""},
 		{"missing schema", "m", semcat.RoleCreate{Name: "r", SecurableObjects: []semcat.SecurableObject{
-			useRel, object("SCHEMA", "rel.nope", grant(semcat.UseSchema, semcat.Allow))}}, semcat.ENOTFOUND, semcat.KindSchema, ""},
+			useRel, object("SCHEMA", "rel.nope", grant(semcat.UseSchema, semcat.Allow))}}, semcat.EINVALID, semcat.KindSchema, ""},
 		{"missing table", "m", semcat.RoleCreate{Name: "r", SecurableObjects: []semcat.SecurableObject{
-			useRel, object("TABLE", "rel.sales.nope", grant(semcat.SelectTable, semcat.Allow))}}, semcat.ENOTFOUND, semcat.KindTable, ""},
+			useRel, object("TABLE", "rel.sales.nope", grant(semcat.SelectTable, semcat.Allow))}}, semcat.EINVALID, semcat.KindTable, ""},
 		{"missing model", "m", semcat.RoleCreate{Name: "r", SecurableObjects: []semcat.SecurableObject{
-			useRel, object("SEMANTIC_MODEL", "rel.sales.nope", grant(semcat.SelectSemanticModel, semcat.Allow))}}, semcat.ENOTFOUND, semcat.KindSemanticModel, ""},
+			useRel, object("SEMANTIC_MODEL", "rel.sales.nope", grant(semcat.SelectSemanticModel, semcat.Allow))}}, semcat.EINVALID, semcat.KindSemanticModel, ""},
 		{"table in a missing catalog", "m", semcat.RoleCreate{Name: "r", SecurableObjects: []semcat.SecurableObject{
-			object("TABLE", "nope.sales.orders", grant(semcat.SelectTable, semcat.Allow))}}, semcat.ENOTFOUND, semcat.KindCatalog, ""},
+			object("TABLE", "nope.sales.orders", grant(semcat.SelectTable, semcat.Allow))}}, semcat.EINVALID, semcat.KindCatalog, ""},
 		{"not bindable", "m", semcat.RoleCreate{Name: "r", SecurableObjects: []semcat.SecurableObject{
 			object("TABLE", "rel.sales.orders", grant(semcat.CreateTable, semcat.Allow))}}, semcat.EINVALID, "", "securableObjects[0].privileges[0].name: "},
 		{"unknown privilege", "m", semcat.RoleCreate{Name: "r", SecurableObjects: []semcat.SecurableObject{
@@ -241,8 +241,9 @@ func TestGrantFailures(t *testing.T) {
 			code     string
 			kind     semcat.EntityKind
 		}{
-			{"missing role", "m", "bob", []string{"nope"}, semcat.ENOTFOUND, semcat.KindRole},
-			{"one of two roles missing", "m", "bob", []string{"reader", "nope"}, semcat.ENOTFOUND, semcat.KindRole},
+			// Gravitino: IllegalRoleException, a 400.
+			{"missing role", "m", "bob", []string{"nope"}, semcat.EINVALID, semcat.KindRole},
+			{"one of two roles missing", "m", "bob", []string{"reader", "nope"}, semcat.EINVALID, semcat.KindRole},
 			{"missing user", "m", "carol", []string{"reader"}, semcat.ENOTFOUND, semcat.KindUser},
 			{"missing metalake", "nope", "bob", []string{"reader"}, semcat.ENOTFOUND, semcat.KindMetalake},
 			{"no roles", "m", "bob", nil, semcat.EINVALID, ""},
@@ -318,7 +319,8 @@ func TestOwners(t *testing.T) {
 		kind  semcat.EntityKind
 	}{
 		{"not a user", objects[1], semcat.Owner{Name: "dave", Type: "USER"}, semcat.ENOTFOUND, semcat.KindUser},
-		{"group owner", objects[1], semcat.Owner{Name: "bob", Type: "GROUP"}, semcat.EINVALID, ""},
+		{"not a group", objects[1], semcat.Owner{Name: "bob", Type: "GROUP"}, semcat.ENOTFOUND, semcat.KindGroup},
+		{"not an owner type", objects[1], semcat.Owner{Name: "bob", Type: "ROLE"}, semcat.EINVALID, ""},
 		{"bad owner name", objects[1], semcat.Owner{Name: "", Type: "USER"}, semcat.EINVALID, ""},
 		{"missing table", semcat.ObjectRef{Type: semcat.KindTable, FullName: "rel.sales.nope"}, bob, semcat.ENOTFOUND, semcat.KindTable},
 		{"missing schema", semcat.ObjectRef{Type: semcat.KindSchema, FullName: "rel.nope"}, bob, semcat.ENOTFOUND, semcat.KindSchema},

@@ -62,6 +62,7 @@ type PurgeStats struct {
 	Metalakes        int64
 	Tags             int64
 	Users            int64
+	Groups           int64
 	Roles            int64
 }
 
@@ -155,12 +156,16 @@ func (s *Store) Purge(ctx context.Context, p RetentionPolicy) (PurgeStats, error
 		{table: "user_meta", id: "user_id", arg: cutoff, count: &st.Users,
 			candidates: expired("user_meta", "user_id"),
 			dependents: append(detach(semcat.KindUser), `DELETE FROM user_role WHERE user_id = ANY($1)`)},
+		{table: "group_meta", id: "group_id", arg: cutoff, count: &st.Groups,
+			candidates: expired("group_meta", "group_id"),
+			dependents: append(detach(semcat.KindGroup), `DELETE FROM group_role WHERE group_id = ANY($1)`)},
 		{table: "role_meta", id: "role_id", arg: cutoff, count: &st.Roles,
 			candidates: expired("role_meta", "role_id"),
-			dependents: append(detach(semcat.KindRole), `DELETE FROM user_role WHERE role_id = ANY($1)`, `DELETE FROM role_privilege WHERE role_id = ANY($1)`)},
+			dependents: append(detach(semcat.KindRole), `DELETE FROM user_role WHERE role_id = ANY($1)`,
+				`DELETE FROM group_role WHERE role_id = ANY($1)`, `DELETE FROM role_privilege WHERE role_id = ANY($1)`)},
 		{table: "metalake_meta", id: "metalake_id", arg: cutoff, count: &st.Metalakes,
 			candidates: expired("metalake_meta", "metalake_id", "catalog_meta", "schema_meta", "table_meta",
-				"semantic_model_meta", "tag_meta", "user_meta", "role_meta"),
+				"semantic_model_meta", "tag_meta", "user_meta", "group_meta", "role_meta"),
 			// Owners of everything in the metalake, the metalake's own included.
 			dependents: append(detach(semcat.KindMetalake), `DELETE FROM owner_meta WHERE metalake_id = ANY($1)`)},
 	}

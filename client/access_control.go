@@ -2,7 +2,11 @@ package client
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
+	"net/url"
+	"strings"
 
 	"github.com/semcat/semcat"
 )
@@ -92,5 +96,150 @@ func (c *Client) GetOwner(ctx context.Context, metalake string, obj semcat.Objec
 	if err != nil {
 		return nil, err
 	}
-	return get[*semcat.Owner](ctx, c, request{method: http.MethodGet, path: p}, "owner")
+	rep, err := c.do(ctx, request{method: http.MethodGet, path: p})
+	if err != nil {
+		return nil, err
+	}
+	// No owner: the answer is just {"code": 0}.
+	var body map[string]json.RawMessage
+	if err := json.Unmarshal(rep.body, &body); err != nil {
+		return nil, fmt.Errorf("client: the answer is not a JSON object: %w", err)
+	}
+	if _, ok := body["owner"]; !ok {
+		return nil, nil
+	}
+	o, err := member[*semcat.Owner](rep, "owner")
+	if o != nil {
+		o.Type = strings.ToUpper(o.Type) // written in lower case
+	}
+	return o, err
+}
+
+// metalakeChild is the path of name in a collection of a metalake.
+func metalakeChild(metalake, collection, name string) (string, error) {
+	p, err := metalakePath(metalake)
+	if err != nil {
+		return "", err
+	}
+	return child(p+"/"+collection, name)
+}
+
+// ListUsers lists the users of a metalake with their roles.
+func (c *Client) ListUsers(ctx context.Context, metalake string) ([]*semcat.User, error) {
+	p, err := metalakePath(metalake)
+	if err != nil {
+		return nil, err
+	}
+	return get[[]*semcat.User](ctx, c, request{method: http.MethodGet, path: p + "/users", query: trueParam("details", true)}, "users")
+}
+
+// DeleteUser removes a user; false if there was none.
+func (c *Client) DeleteUser(ctx context.Context, metalake, name string) (bool, semcat.Position, error) {
+	p, err := metalakeChild(metalake, "users", name)
+	if err != nil {
+		return false, semcat.Position{}, err
+	}
+	return write[bool](ctx, c, request{method: http.MethodDelete, path: p}, "removed")
+}
+
+// CreateGroup adds a group to a metalake.
+func (c *Client) CreateGroup(ctx context.Context, metalake string, req semcat.GroupCreate) (*semcat.Group, semcat.Position, error) {
+	p, err := metalakePath(metalake)
+	if err != nil {
+		return nil, semcat.Position{}, err
+	}
+	return write[*semcat.Group](ctx, c, request{method: http.MethodPost, path: p + "/groups", body: req}, "group")
+}
+
+// GetGroup loads a group with the roles granted to it.
+func (c *Client) GetGroup(ctx context.Context, metalake, name string) (*semcat.Group, error) {
+	p, err := metalakeChild(metalake, "groups", name)
+	if err != nil {
+		return nil, err
+	}
+	return get[*semcat.Group](ctx, c, request{method: http.MethodGet, path: p}, "group")
+}
+
+// ListGroups lists the groups of a metalake with their roles.
+func (c *Client) ListGroups(ctx context.Context, metalake string) ([]*semcat.Group, error) {
+	p, err := metalakePath(metalake)
+	if err != nil {
+		return nil, err
+	}
+	return get[[]*semcat.Group](ctx, c, request{method: http.MethodGet, path: p + "/groups", query: trueParam("details", true)}, "groups")
+}
+
+// DeleteGroup removes a group; false if there was none.
+func (c *Client) DeleteGroup(ctx context.Context, metalake, name string) (bool, semcat.Position, error) {
+	p, err := metalakeChild(metalake, "groups", name)
+	if err != nil {
+		return false, semcat.Position{}, err
+	}
+	return write[bool](ctx, c, request{method: http.MethodDelete, path: p}, "removed")
+}
+
+// ListRoles lists the role names of a metalake.
+func (c *Client) ListRoles(ctx context.Context, metalake string) ([]string, error) {
+	p, err := metalakePath(metalake)
+	if err != nil {
+		return nil, err
+	}
+	return get[[]string](ctx, c, request{method: http.MethodGet, path: p + "/roles"}, "names")
+}
+
+// DeleteRole drops a role; false if there was none.
+func (c *Client) DeleteRole(ctx context.Context, metalake, name string) (bool, semcat.Position, error) {
+	p, err := metalakeChild(metalake, "roles", name)
+	if err != nil {
+		return false, semcat.Position{}, err
+	}
+	return write[bool](ctx, c, request{method: http.MethodDelete, path: p}, "dropped")
+}
+
+// GrantRolesToGroup grants roles to a group.
+func (c *Client) GrantRolesToGroup(ctx context.Context, metalake, group string, roles []string) (*semcat.Group, semcat.Position, error) {
+	return c.changeGroupRoles(ctx, metalake, group, "grant", roles)
+}
+
+// RevokeRolesFromGroup revokes roles from a group.
+func (c *Client) RevokeRolesFromGroup(ctx context.Context, metalake, group string, roles []string) (*semcat.Group, semcat.Position, error) {
+	return c.changeGroupRoles(ctx, metalake, group, "revoke", roles)
+}
+
+func (c *Client) changeGroupRoles(ctx context.Context, metalake, group, change string, roles []string) (*semcat.Group, semcat.Position, error) {
+	p, err := metalakeChild(metalake, "permissions/groups", group)
+	if err != nil {
+		return nil, semcat.Position{}, err
+	}
+	return write[*semcat.Group](ctx, c, request{method: http.MethodPut, path: p + "/" + change, body: semcat.RoleNames{RoleNames: roles}}, "group")
+}
+
+// GrantPrivileges binds privileges on one object to a role.
+func (c *Client) GrantPrivileges(ctx context.Context, metalake, role string, obj semcat.ObjectRef, privileges []semcat.PrivilegeGrant) (*semcat.Role, semcat.Position, error) {
+	return c.changePrivileges(ctx, metalake, role, obj, "grant", privileges)
+}
+
+// RevokePrivileges unbinds privileges on one object from a role.
+func (c *Client) RevokePrivileges(ctx context.Context, metalake, role string, obj semcat.ObjectRef, privileges []semcat.PrivilegeGrant) (*semcat.Role, semcat.Position, error) {
+	return c.changePrivileges(ctx, metalake, role, obj, "revoke", privileges)
+}
+
+func (c *Client) changePrivileges(ctx context.Context, metalake, role string, obj semcat.ObjectRef, change string, privileges []semcat.PrivilegeGrant) (*semcat.Role, semcat.Position, error) {
+	if role == "" {
+		return nil, semcat.Position{}, semcat.Errorf(semcat.EINVALID, "role: a name is required")
+	}
+	p, err := objectPath(metalake, "permissions/roles/"+url.PathEscape(role), obj)
+	if err != nil {
+		return nil, semcat.Position{}, err
+	}
+	return write[*semcat.Role](ctx, c, request{method: http.MethodPut, path: p + "/" + change, body: semcat.PrivilegesRequest{Privileges: privileges}}, "role")
+}
+
+// ObjectRoles lists the roles that bind privileges on exactly an object.
+func (c *Client) ObjectRoles(ctx context.Context, metalake string, obj semcat.ObjectRef) ([]string, error) {
+	p, err := objectPath(metalake, "objects", obj)
+	if err != nil {
+		return nil, err
+	}
+	return get[[]string](ctx, c, request{method: http.MethodGet, path: p + "/roles"}, "names")
 }

@@ -34,13 +34,26 @@ func TestMain(m *testing.M) {
 // routeMethods names the client method of every route of api.Routes. A new
 // route fails TestEveryRouteHasAMethod until it has a method listed here.
 var routeMethods = map[string]string{
-	"healthz":          "Health",
-	"readyz":           "Ready",
-	"getOpenAPI":       "OpenAPI",
-	"getVersion":       "Version",
-	"setMetalakeInUse": "SetMetalakeInUse",
-	"setCatalogInUse":  "SetCatalogInUse",
-	"reindex":          "Reindex",
+	"healthz":              "Health",
+	"readyz":               "Ready",
+	"getOpenAPI":           "OpenAPI",
+	"getVersion":           "Version",
+	"setMetalakeInUse":     "SetMetalakeInUse",
+	"setCatalogInUse":      "SetCatalogInUse",
+	"listUsers":            "ListUsers",
+	"removeUser":           "DeleteUser",
+	"createGroup":          "CreateGroup",
+	"listGroups":           "ListGroups",
+	"loadGroup":            "GetGroup",
+	"removeGroup":          "DeleteGroup",
+	"listRoles":            "ListRoles",
+	"deleteRole":           "DeleteRole",
+	"grantRolesToGroup":    "GrantRolesToGroup",
+	"revokeRolesFromGroup": "RevokeRolesFromGroup",
+	"grantPrivileges":      "GrantPrivileges",
+	"revokePrivileges":     "RevokePrivileges",
+	"listObjectRoles":      "ObjectRoles",
+	"reindex":              "Reindex",
 
 	"getReindexProgress": "ReindexProgress",
 

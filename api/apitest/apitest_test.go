@@ -41,7 +41,7 @@ func TestClient(t *testing.T) {
 	}
 
 	status, _, resp := c.Do("POST", "/api/metalakes", `{"name":"n","bogus":true}`, "X-Request-Id", "1")
-	want := map[string]any{"code": 1001.0, "type": "IllegalArgumentException", "message": "bogus: unknown field"}
+	want := map[string]any{"code": 1001.0, "type": "IllegalArgumentException", "message": "bogus: unknown field", "stack": []any{}}
 	if diff := cmp.Diff(want, resp); diff != "" || status != http.StatusBadRequest {
 		t.Errorf("raw body: status %d, body (-want +got):\n%s", status, diff)
 	}

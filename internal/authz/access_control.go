@@ -86,3 +86,107 @@ func (s *Service) GetOwner(ctx context.Context, metalake string, obj semcat.Obje
 	}
 	return s.inner.GetOwner(ctx, metalake, obj)
 }
+
+// ListUsers: who may manage grants.
+func (s *Service) ListUsers(ctx context.Context, metalake string) ([]*semcat.User, error) {
+	if err := s.manageGrants(ctx, metalake); err != nil {
+		return nil, err
+	}
+	return s.inner.ListUsers(ctx, metalake)
+}
+
+// DeleteUser: who may manage grants.
+func (s *Service) DeleteUser(ctx context.Context, metalake, name string) (bool, semcat.Position, error) {
+	if err := s.manageGrants(ctx, metalake); err != nil {
+		return false, semcat.Position{}, err
+	}
+	return s.inner.DeleteUser(ctx, metalake, name)
+}
+
+// CreateGroup: who may manage grants.
+func (s *Service) CreateGroup(ctx context.Context, metalake string, req semcat.GroupCreate) (*semcat.Group, semcat.Position, error) {
+	if err := s.manageGrants(ctx, metalake); err != nil {
+		return nil, semcat.Position{}, err
+	}
+	return s.inner.CreateGroup(ctx, metalake, req)
+}
+
+// GetGroup: who may manage grants.
+func (s *Service) GetGroup(ctx context.Context, metalake, name string) (*semcat.Group, error) {
+	if err := s.manageGrants(ctx, metalake); err != nil {
+		return nil, err
+	}
+	return s.inner.GetGroup(ctx, metalake, name)
+}
+
+// ListGroups: who may manage grants.
+func (s *Service) ListGroups(ctx context.Context, metalake string) ([]*semcat.Group, error) {
+	if err := s.manageGrants(ctx, metalake); err != nil {
+		return nil, err
+	}
+	return s.inner.ListGroups(ctx, metalake)
+}
+
+// DeleteGroup: who may manage grants.
+func (s *Service) DeleteGroup(ctx context.Context, metalake, name string) (bool, semcat.Position, error) {
+	if err := s.manageGrants(ctx, metalake); err != nil {
+		return false, semcat.Position{}, err
+	}
+	return s.inner.DeleteGroup(ctx, metalake, name)
+}
+
+// ListRoles: who may manage grants.
+func (s *Service) ListRoles(ctx context.Context, metalake string) ([]string, error) {
+	if err := s.manageGrants(ctx, metalake); err != nil {
+		return nil, err
+	}
+	return s.inner.ListRoles(ctx, metalake)
+}
+
+// DeleteRole: who may manage grants.
+func (s *Service) DeleteRole(ctx context.Context, metalake, name string) (bool, semcat.Position, error) {
+	if err := s.manageGrants(ctx, metalake); err != nil {
+		return false, semcat.Position{}, err
+	}
+	return s.inner.DeleteRole(ctx, metalake, name)
+}
+
+// GrantRolesToGroup: who may manage grants.
+func (s *Service) GrantRolesToGroup(ctx context.Context, metalake, group string, roles []string) (*semcat.Group, semcat.Position, error) {
+	if err := s.manageGrants(ctx, metalake); err != nil {
+		return nil, semcat.Position{}, err
+	}
+	return s.inner.GrantRolesToGroup(ctx, metalake, group, roles)
+}
+
+// RevokeRolesFromGroup: who may manage grants.
+func (s *Service) RevokeRolesFromGroup(ctx context.Context, metalake, group string, roles []string) (*semcat.Group, semcat.Position, error) {
+	if err := s.manageGrants(ctx, metalake); err != nil {
+		return nil, semcat.Position{}, err
+	}
+	return s.inner.RevokeRolesFromGroup(ctx, metalake, group, roles)
+}
+
+// GrantPrivileges: who may manage grants.
+func (s *Service) GrantPrivileges(ctx context.Context, metalake, role string, obj semcat.ObjectRef, privileges []semcat.PrivilegeGrant) (*semcat.Role, semcat.Position, error) {
+	if err := s.manageGrants(ctx, metalake); err != nil {
+		return nil, semcat.Position{}, err
+	}
+	return s.inner.GrantPrivileges(ctx, metalake, role, obj, privileges)
+}
+
+// RevokePrivileges: who may manage grants.
+func (s *Service) RevokePrivileges(ctx context.Context, metalake, role string, obj semcat.ObjectRef, privileges []semcat.PrivilegeGrant) (*semcat.Role, semcat.Position, error) {
+	if err := s.manageGrants(ctx, metalake); err != nil {
+		return nil, semcat.Position{}, err
+	}
+	return s.inner.RevokePrivileges(ctx, metalake, role, obj, privileges)
+}
+
+// ObjectRoles: who may manage grants.
+func (s *Service) ObjectRoles(ctx context.Context, metalake string, obj semcat.ObjectRef) ([]string, error) {
+	if err := s.manageGrants(ctx, metalake); err != nil {
+		return nil, err
+	}
+	return s.inner.ObjectRoles(ctx, metalake, obj)
+}

@@ -1,0 +1,359 @@
+"""The official Apache Gravitino Python client against a live semcat
+(SPEC §2.10), with the client's default settings: its version check on.
+
+Run by TestGravitinoClient (cmd/semcat/gravitino_test.go), which starts
+semcat and sets GRAVITINO_URI, and puts the client of
+../shared/gravitino-client on sys.path.
+"""
+
+import os
+import unittest
+import uuid
+
+from gravitino import Catalog, GravitinoAdminClient, GravitinoClient
+from gravitino.auth.simple_auth_provider import SimpleAuthProvider
+from gravitino.api.authorization.owner import Owner
+from gravitino.api.authorization.privileges import Privileges
+from gravitino.api.authorization.securable_objects import SecurableObjects
+from gravitino.api.catalog_change import CatalogChange
+from gravitino.api.metadata_object import MetadataObject
+from gravitino.api.metadata_objects import MetadataObjects
+from gravitino.api.metalake_change import MetalakeChange
+from gravitino.api.schema_change import SchemaChange
+from gravitino.exceptions.base import (
+    CatalogAlreadyExistsException,
+    CatalogInUseException,
+    CatalogNotInUseException,
+    ForbiddenException,
+    GroupAlreadyExistsException,
+    IllegalArgumentException,
+    IllegalMetadataObjectException,
+    IllegalPrivilegeException,
+    IllegalRoleException,
+    MetalakeAlreadyExistsException,
+    MetalakeInUseException,
+    MetalakeNotInUseException,
+    NoSuchCatalogException,
+    NoSuchGroupException,
+    NoSuchMetadataObjectException,
+    NoSuchMetalakeException,
+    NoSuchRoleException,
+    NoSuchSchemaException,
+    NoSuchUserException,
+    NotEmptyException,
+    NotFoundException,
+    NotInUseException,
+    RESTException,
+    RoleAlreadyExistsException,
+    SchemaAlreadyExistsException,
+    UserAlreadyExistsException,
+)
+
+URI = os.environ["GRAVITINO_URI"]
+
+
+def unique(prefix):
+    return prefix + "_" + uuid.uuid4().hex[:8]
+
+
+class GravitinoTest(unittest.TestCase):
+    """Each test gets its own metalake, dropped with force afterwards."""
+
+    def setUp(self):
+        self.admin = GravitinoAdminClient(uri=URI)  # checks the server's version
+        self.ml = unique("ml")
+        self.admin.create_metalake(self.ml, "test metalake", {"team": "data"})
+        self.client = GravitinoClient(uri=URI, metalake_name=self.ml)
+
+    def tearDown(self):
+        self.admin.drop_metalake(self.ml, force=True)
+
+    def assertRaisesWithMessage(self, exc, text, fn, *args, **kwargs):
+        """fn raises exc, whose message holds text (the client builds
+        messages from the error body's message and stack)."""
+        with self.assertRaises(exc) as cm:
+            fn(*args, **kwargs)
+        self.assertIn(text, str(cm.exception))
+        return cm.exception
+
+    def relational(self, name="rel"):
+        return self.client.create_catalog(name, Catalog.Type.RELATIONAL, "jdbc-postgresql", "a catalog", {"k": "v"})
+
+
+class TestVersion(unittest.TestCase):
+    def test_server_version(self):
+        admin = GravitinoAdminClient(uri=URI)
+        v = admin.get_server_version()
+        self.assertGreaterEqual(v.major, 1)
+        self.assertTrue(v.compile_date)
+        self.assertTrue(v.git_commit)
+
+
+class TestMetalakes(GravitinoTest):
+    def test_load_list(self):
+        ml = self.admin.load_metalake(self.ml)
+        self.assertEqual(ml.name(), self.ml)
+        self.assertEqual(ml.comment(), "test metalake")
+        self.assertEqual(ml.properties(), {"team": "data", "in-use": "true"})
+        self.assertEqual(ml.audit_info().creator(), "anonymous")
+        self.assertIn(self.ml, [m.name() for m in self.admin.list_metalakes()])
+
+    def test_alter(self):
+        new = unique("ml2")
+        ml = self.admin.alter_metalake(
+            self.ml,
+            MetalakeChange.rename(new),
+            MetalakeChange.update_comment("new comment"),
+            MetalakeChange.set_property("k", "v"),
+            MetalakeChange.remove_property("team"),
+        )
+        self.ml = new
+        self.assertEqual(ml.name(), new)
+        self.assertEqual(ml.comment(), "new comment")
+        self.assertEqual(ml.properties().get("k"), "v")
+        self.assertNotIn("team", ml.properties())
+
+    def test_errors(self):
+        self.assertRaisesWithMessage(MetalakeAlreadyExistsException, self.ml, self.admin.create_metalake, self.ml, "", {})
+        self.assertRaisesWithMessage(NoSuchMetalakeException, "does not exist", self.admin.load_metalake, unique("nope"))
+        self.assertFalse(self.admin.drop_metalake(unique("nope")))
+
+    def test_disable_enable_drop(self):
+        # An enabled metalake is in use: no drop without force.
+        self.assertRaisesWithMessage(MetalakeInUseException, "in use", self.admin.drop_metalake, self.ml)
+        self.admin.disable_metalake(self.ml)
+        self.admin.disable_metalake(self.ml)  # already disabled: fine
+        self.assertEqual(self.admin.load_metalake(self.ml).properties()["in-use"], "false")
+        self.assertRaisesWithMessage(
+            MetalakeNotInUseException, "disabled", self.admin.alter_metalake, self.ml, MetalakeChange.update_comment("x")
+        )
+        # Below a disabled metalake nothing works.
+        self.assertRaisesWithMessage(NotInUseException, "disabled", self.client.list_catalogs)
+        self.admin.enable_metalake(self.ml)
+        self.assertEqual(self.client.list_catalogs(), [])
+        # A disabled metalake with catalogs still needs force.
+        self.relational()
+        self.admin.disable_metalake(self.ml)
+        self.assertRaisesWithMessage(NotEmptyException, "has catalogs", self.admin.drop_metalake, self.ml)
+        self.assertTrue(self.admin.drop_metalake(self.ml, force=True))
+        self.assertRaises(NoSuchMetalakeException, self.admin.load_metalake, self.ml)
+        self.admin.create_metalake(self.ml, "", {})  # for tearDown
+
+
+class TestCatalogs(GravitinoTest):
+    def test_create_load_list(self):
+        cat = self.relational()
+        self.assertEqual(cat.name(), "rel")
+        self.assertEqual(cat.type(), Catalog.Type.RELATIONAL)
+        self.assertEqual(cat.provider(), "jdbc-postgresql")
+        self.assertEqual(cat.properties(), {"k": "v", "in-use": "true"})
+        loaded = self.client.load_catalog("rel")
+        self.assertEqual((loaded.name(), loaded.comment(), loaded.provider()), ("rel", "a catalog", "jdbc-postgresql"))
+        self.assertEqual(loaded.audit_info().creator(), "anonymous")
+        self.client.create_catalog("files", Catalog.Type.FILESET, None, None, {"location": "/tmp/x"})
+        self.assertEqual(self.client.list_catalogs(), ["files", "rel"])
+        infos = {c.name(): c for c in self.client.list_catalogs_info()}
+        self.assertEqual(infos["files"].type(), Catalog.Type.FILESET)
+        self.assertEqual(infos["files"].provider(), "semcat")
+
+    def test_alter(self):
+        self.relational()
+        cat = self.client.alter_catalog(
+            "rel",
+            CatalogChange.rename("rel2"),
+            CatalogChange.update_comment(None),
+            CatalogChange.set_property("a", "b"),
+            CatalogChange.remove_property("k"),
+        )
+        self.assertEqual(cat.name(), "rel2")
+        self.assertIsNone(cat.comment())
+        self.assertEqual(cat.properties(), {"a": "b", "in-use": "true"})
+
+    def test_errors(self):
+        self.relational()
+        self.assertRaisesWithMessage(CatalogAlreadyExistsException, "already exists", self.relational)
+        self.assertRaisesWithMessage(NoSuchCatalogException, "does not exist", self.client.load_catalog, "nope")
+        self.assertFalse(self.client.drop_catalog("nope"))
+
+    def test_disable_enable_drop(self):
+        cat = self.relational()
+        cat.as_schemas().create_schema("s", None, {})
+        self.assertRaisesWithMessage(CatalogInUseException, "in use", self.client.drop_catalog, "rel")
+        self.client.disable_catalog("rel")
+        self.assertEqual(self.client.load_catalog("rel").properties()["in-use"], "false")
+        self.assertRaisesWithMessage(
+            CatalogNotInUseException, "disabled", self.client.alter_catalog, "rel", CatalogChange.update_comment("x")
+        )
+        self.assertRaisesWithMessage(CatalogNotInUseException, "disabled", cat.as_schemas().list_schemas)
+        self.assertRaisesWithMessage(NotEmptyException, "has schemas", self.client.drop_catalog, "rel")
+        self.client.enable_catalog("rel")
+        self.assertEqual(cat.as_schemas().list_schemas(), ["s"])
+        self.assertTrue(self.client.drop_catalog("rel", force=True))
+        self.assertRaises(NoSuchCatalogException, self.client.load_catalog, "rel")
+
+
+class TestSchemas(GravitinoTest):
+    def test_schemas(self):
+        schemas = self.relational().as_schemas()
+        s = schemas.create_schema("sales", "the sales", {"domain": "finance"})
+        self.assertEqual((s.name(), s.comment(), s.properties()), ("sales", "the sales", {"domain": "finance"}))
+        self.assertTrue(schemas.schema_exists("sales"))
+        self.assertFalse(schemas.schema_exists("nope"))
+        self.assertEqual(schemas.list_schemas(), ["sales"])
+        s = schemas.alter_schema("sales", SchemaChange.set_property("k", "v"), SchemaChange.remove_property("domain"))
+        self.assertEqual(s.properties(), {"k": "v"})
+        self.assertEqual(schemas.load_schema("sales").properties(), {"k": "v"})
+        self.assertRaisesWithMessage(SchemaAlreadyExistsException, "already exists", schemas.create_schema, "sales", None, {})
+        self.assertRaisesWithMessage(NoSuchSchemaException, "does not exist", schemas.load_schema, "nope")
+        self.assertTrue(schemas.drop_schema("sales", False))
+        self.assertFalse(schemas.drop_schema("sales", False))
+
+
+class TestUsersGroupsRoles(GravitinoTest):
+    def test_users(self):
+        u = self.client.add_user("alice")
+        self.assertEqual((u.name(), u.roles()), ("alice", []))
+        self.assertEqual(self.client.get_user("alice").name(), "alice")
+        self.client.add_user("bob")
+        self.assertEqual(self.client.list_user_names(), ["alice", "bob"])
+        self.assertEqual([x.name() for x in self.client.list_users()], ["alice", "bob"])
+        self.assertRaisesWithMessage(UserAlreadyExistsException, "already exists", self.client.add_user, "alice")
+        self.assertTrue(self.client.remove_user("alice"))
+        self.assertFalse(self.client.remove_user("alice"))
+        self.assertRaisesWithMessage(NoSuchUserException, "does not exist", self.client.get_user, "alice")
+
+    def test_groups(self):
+        g = self.client.add_group("eng")
+        self.assertEqual(g.name(), "eng")
+        self.assertEqual(self.client.get_group("eng").name(), "eng")
+        self.assertEqual(self.client.list_group_names(), ["eng"])
+        self.assertEqual([x.name() for x in self.client.list_groups()], ["eng"])
+        self.assertRaisesWithMessage(GroupAlreadyExistsException, "already exists", self.client.add_group, "eng")
+        self.assertTrue(self.client.remove_group("eng"))
+        self.assertFalse(self.client.remove_group("eng"))
+        self.assertRaisesWithMessage(NoSuchGroupException, "does not exist", self.client.get_group, "eng")
+
+    def test_roles_and_grants(self):
+        cat = self.relational()
+        cat.as_schemas().create_schema("sales", None, {})
+        objects = [
+            SecurableObjects.of_metalake(self.ml, [Privileges.allow("USE_CATALOG")]),
+            SecurableObjects.of_catalog("rel", [Privileges.allow("USE_CATALOG"), Privileges.deny("CREATE_SCHEMA")]),
+        ]
+        role = self.client.create_role("analyst", {"k": "v"}, objects)
+        self.assertEqual(role.name(), "analyst")
+        self.assertEqual(role.properties(), {"k": "v"})
+        got = {o.full_name(): sorted((p.name().name, p.condition().name) for p in o.privileges()) for o in role.securable_objects()}
+        self.assertEqual(got, {self.ml: [("USE_CATALOG", "ALLOW")], "rel": [("CREATE_SCHEMA", "DENY"), ("USE_CATALOG", "ALLOW")]})
+        self.assertEqual(self.client.get_role("analyst").name(), "analyst")
+        self.client.create_role("empty")
+        self.assertEqual(self.client.list_role_names(), ["analyst", "empty"])
+        self.assertRaisesWithMessage(RoleAlreadyExistsException, "already exists", self.client.create_role, "empty")
+        self.assertRaisesWithMessage(NoSuchRoleException, "does not exist", self.client.get_role, "nope")
+
+        # Roles to users and groups: granting twice and revoking what is not
+        # held are fine; a missing role is IllegalRoleException.
+        self.client.add_user("alice")
+        self.assertEqual(self.client.grant_roles_to_user(["analyst"], "alice").roles(), ["analyst"])
+        self.assertEqual(self.client.grant_roles_to_user(["analyst", "empty"], "alice").roles(), ["analyst", "empty"])
+        self.assertEqual(self.client.revoke_roles_from_user(["empty"], "alice").roles(), ["analyst"])
+        self.assertEqual(self.client.revoke_roles_from_user(["empty"], "alice").roles(), ["analyst"])
+        self.assertRaisesWithMessage(IllegalRoleException, "does not exist", self.client.grant_roles_to_user, ["nope"], "alice")
+        self.assertRaisesWithMessage(NoSuchUserException, "does not exist", self.client.grant_roles_to_user, ["analyst"], "carol")
+        self.client.add_group("eng")
+        self.assertEqual(self.client.grant_roles_to_group(["analyst"], "eng").roles(), ["analyst"])
+        self.assertEqual(self.client.revoke_roles_from_group(["analyst"], "eng").roles(), [])
+        self.assertRaisesWithMessage(NoSuchGroupException, "does not exist", self.client.grant_roles_to_group, ["analyst"], "ops")
+
+        # Privileges to roles.
+        schema = SecurableObjects.of_schema(SecurableObjects.of_catalog("rel", []), "sales", [])
+        r = self.client.grant_privileges_to_role("empty", schema, [Privileges.allow("USE_SCHEMA"), Privileges.allow("SELECT_TABLE")])
+        got = [sorted(p.name().name for p in o.privileges()) for o in r.securable_objects() if o.full_name() == "rel.sales"]
+        self.assertEqual(got, [["SELECT_TABLE", "USE_SCHEMA"]])
+        r = self.client.revoke_privileges_from_role("empty", schema, [Privileges.allow("SELECT_TABLE")])
+        got = [sorted(p.name().name for p in o.privileges()) for o in r.securable_objects() if o.full_name() == "rel.sales"]
+        self.assertEqual(got, [["USE_SCHEMA"]])
+        r = self.client.revoke_privileges_from_role("empty", schema, [Privileges.allow("USE_SCHEMA")])
+        self.assertEqual([o.full_name() for o in r.securable_objects()], [])
+        self.assertRaisesWithMessage(
+            IllegalPrivilegeException, "fileset", self.client.grant_privileges_to_role, "empty", schema, [Privileges.allow("READ_FILESET")]
+        )
+        missing = SecurableObjects.of_catalog("nope", [])
+        self.assertRaisesWithMessage(
+            NoSuchMetadataObjectException, "does not exist", self.client.grant_privileges_to_role, "empty", missing, [Privileges.allow("USE_CATALOG")]
+        )
+        self.assertRaisesWithMessage(
+            IllegalMetadataObjectException, "does not exist", self.client.create_role, "r2", None,
+            [SecurableObjects.of_catalog("nope", [Privileges.allow("USE_CATALOG")])],
+        )
+
+        # Deleting a role takes it from its holders.
+        self.assertTrue(self.client.delete_role("analyst"))
+        self.assertFalse(self.client.delete_role("analyst"))
+        self.assertEqual(self.client.get_user("alice").roles(), [])
+
+
+class TestOwners(GravitinoTest):
+    def test_owners(self):
+        self.relational()
+        ml_obj = MetadataObjects.of([self.ml], MetadataObject.Type.METALAKE)
+        cat_obj = MetadataObjects.of(["rel"], MetadataObject.Type.CATALOG)
+        # The creator owns what it creates.
+        owner = self.client.get_owner(ml_obj)
+        self.assertEqual((owner.name(), owner.type()), ("anonymous", Owner.Type.USER))
+        self.assertEqual(self.client.get_owner(cat_obj).name(), "anonymous")
+        self.client.add_user("alice")
+        self.client.set_owner(cat_obj, "alice", Owner.Type.USER)
+        owner = self.client.get_owner(cat_obj)
+        self.assertEqual((owner.name(), owner.type()), ("alice", Owner.Type.USER))
+        self.client.add_group("eng")
+        self.client.set_owner(cat_obj, "eng", Owner.Type.GROUP)
+        self.assertEqual(self.client.get_owner(cat_obj).type(), Owner.Type.GROUP)
+        # Removing the owning group leaves the object without an owner.
+        self.client.remove_group("eng")
+        self.assertIsNone(self.client.get_owner(cat_obj))
+        self.assertRaisesWithMessage(
+            NoSuchMetadataObjectException, "does not exist", self.client.get_owner, MetadataObjects.of(["nope"], MetadataObject.Type.CATALOG)
+        )
+        self.assertRaisesWithMessage(NotFoundException, "does not exist", self.client.set_owner, ml_obj, "nobody", Owner.Type.USER)
+        # The owner of the metalake cannot be removed.
+        self.client.set_owner(ml_obj, "alice", Owner.Type.USER)
+        self.assertRaisesWithMessage(IllegalArgumentException, "owns metalake", self.client.remove_user, "alice")
+
+
+@unittest.skipUnless(os.environ.get("GRAVITINO_AUTH_URI"), "needs a semcat with --auth simple --authorization")
+class TestAuthentication(unittest.TestCase):
+    """A semcat with --auth simple, --authorization and service admin
+    "admin": the client's SimpleAuthProvider sends GRAVITINO_USER."""
+
+    uri = os.environ.get("GRAVITINO_AUTH_URI", "")
+
+    def as_user(self, user):
+        os.environ["GRAVITINO_USER"] = user
+        return SimpleAuthProvider()
+
+    def test_unauthorized(self):
+        # No credentials: 401/1011, which the client reports as a
+        # RESTException with the server's message (as against Gravitino).
+        with self.assertRaises(RESTException) as cm:
+            GravitinoAdminClient(uri=self.uri)
+        self.assertIn("Authorization", str(cm.exception))
+
+    def test_forbidden(self):
+        admin = GravitinoAdminClient(uri=self.uri, auth_data_provider=self.as_user("admin"))
+        ml = unique("ml")
+        admin.create_metalake(ml, None, {})
+        try:
+            GravitinoClient(uri=self.uri, metalake_name=ml, auth_data_provider=self.as_user("admin")).add_user("bob")
+            bob = GravitinoClient(uri=self.uri, metalake_name=ml, auth_data_provider=self.as_user("bob"))
+            with self.assertRaises(ForbiddenException) as cm:
+                bob.create_catalog("rel", Catalog.Type.RELATIONAL, "hive", None, {})
+            self.assertIn("bob", str(cm.exception))
+            with self.assertRaises(ForbiddenException):
+                bob.add_user("carol")
+        finally:
+            admin.drop_metalake(ml, force=True)
+
+
+if __name__ == "__main__":
+    unittest.main()
