@@ -13,22 +13,49 @@ type Tag struct {
 	Name       string            `json:"name"`
 	Comment    *string           `json:"comment"`
 	Properties map[string]string `json:"properties"`
-	Audit      Audit             `json:"audit"`
+	// AllowedValues are the values an assignment of the tag may carry, as
+	// in Gravitino: absent (nil) any, [] none.
+	AllowedValues []string `json:"allowedValues,omitzero"`
+	Audit         Audit    `json:"audit"`
 }
 
 // TagCreate is the body of a tag creation request.
 type TagCreate struct {
-	Name       string            `json:"name"`
-	Comment    *string           `json:"comment"`
-	Properties map[string]string `json:"properties"`
+	Name          string            `json:"name"`
+	Comment       *string           `json:"comment"`
+	Properties    map[string]string `json:"properties"`
+	AllowedValues []string          `json:"allowedValues"`
 }
 
-// Validate checks the request.
+// MaxTagValueLength bounds a tag's allowed value, as in Gravitino.
+const MaxTagValueLength = 256
+
+// Validate checks the request and drops repeated allowed values.
 func (c *TagCreate) Validate() error {
 	if err := ValidateName("name", c.Name); err != nil {
 		return err
 	}
+	if c.AllowedValues != nil {
+		seen := map[string]bool{}
+		values := []string{}
+		for i, v := range c.AllowedValues {
+			if strings.TrimSpace(v) == "" || len([]rune(v)) > MaxTagValueLength {
+				return Errorf(EINVALID, "allowedValues[%d]: must be 1-%d characters, not blank", i, MaxTagValueLength)
+			}
+			if !seen[v] {
+				seen[v] = true
+				values = append(values, v)
+			}
+		}
+		c.AllowedValues = values
+	}
 	return ValidateProperties("properties", c.Properties)
+}
+
+// TaggedObject is an object a tag is attached to, as Gravitino lists it.
+type TaggedObject struct {
+	Type     EntityKind `json:"type"`
+	FullName string     `json:"fullName"`
 }
 
 // TagAssociation is the body of a request that changes an object's tags.
@@ -115,6 +142,13 @@ type TagService interface {
 	GetTag(ctx context.Context, metalake, name string) (*Tag, error)
 	ListTags(ctx context.Context, metalake string) ([]string, error)
 	DropTag(ctx context.Context, metalake, name string) (bool, Position, error)
+	// AlterTag applies rename, updateComment, setProperty and
+	// removeProperty updates, all or nothing.
+	AlterTag(ctx context.Context, metalake, name string, updates []Update) (*Tag, Position, error)
+	// ListTagInfos lists a metalake's tags in name order.
+	ListTagInfos(ctx context.Context, metalake string) ([]*Tag, error)
+	// TagObjects lists the objects a tag is attached to, by type and name.
+	TagObjects(ctx context.Context, metalake, name string) ([]TaggedObject, error)
 	ListObjectTags(ctx context.Context, metalake string, obj ObjectRef) ([]string, error)
 	AssociateTags(ctx context.Context, metalake string, obj ObjectRef, req TagAssociation) ([]string, Position, error)
 }

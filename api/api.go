@@ -191,8 +191,11 @@ func (h *handler) routes() []route {
 		{"listTags", get, metalake + "/tags", h.listTags},
 		{"loadTag", get, metalake + "/tags/{tag}", h.loadTag},
 		{"dropTag", del, metalake + "/tags/{tag}", h.dropTag},
+		{"alterTag", put, metalake + "/tags/{tag}", h.alterTag},
+		{"listTagObjects", get, metalake + "/tags/{tag}/objects", h.tagObjects},
 		{"listObjectTags", get, metalake + "/objects/{type}/{fullName}/tags", h.listObjectTags},
 		{"associateTags", post, metalake + "/objects/{type}/{fullName}/tags", h.associateTags},
+		{"loadObjectTag", get, metalake + "/objects/{type}/{fullName}/tags/{tag}", h.loadObjectTag},
 	}, h.accessControlRoutes()...)
 }
 

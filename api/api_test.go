@@ -69,6 +69,9 @@ func TestRoutes(t *testing.T) {
 		wantPos              bool
 	}{
 		{"POST", "/api/metalakes", `{"name":"m","comment":"c","properties":{"k":"v"}}`, nil, "CreateMetalake m", true},
+		{"PUT", "/api/metalakes/m/tags/t", `{"updates":[{"@type":"rename","newName":"u"}]}`, nil, "AlterTag m t rename", true},
+		{"GET", "/api/metalakes/m/tags?details=true", "", nil, "ListTagInfos m", false},
+		{"GET", "/api/metalakes/m/tags/t/objects", "", nil, "TagObjects m t", false},
 		{"GET", "/api/metalakes", "", nil, "ListMetalakes", false},
 		{"GET", "/api/metalakes/m", "", nil, "GetMetalake m", false},
 		{"PUT", "/api/metalakes/m", `{"updates":[{"@type":"rename","newName":"n"},{"@type":"updateComment","newComment":null}]}`, nil, "AlterMetalake m rename,updateComment", true},
@@ -366,7 +369,7 @@ func TestUnknownRoutes(t *testing.T) {
 		{"GET", "/", 404, errBody(1003, "NotFoundException", "no such route: GET /"), ""},
 		{"GET", "/api/metalakes/m/catalogs/c/schemas/s/views", 404, errBody(1003, "NotFoundException", "no such route: GET /api/metalakes/m/catalogs/c/schemas/s/views"), ""},
 		{"POST", "/api/metalakes/m", 405, errBody(1001, "IllegalArgumentException", "method POST is not allowed on /api/metalakes/m (allowed: GET, PUT, DELETE, PATCH)"), "GET, PUT, DELETE, PATCH"},
-		{"PUT", "/api/metalakes/m/tags/t", 405, errBody(1001, "IllegalArgumentException", "method PUT is not allowed on /api/metalakes/m/tags/t (allowed: GET, DELETE)"), "GET, DELETE"},
+		{"POST", "/api/metalakes/m/tags/t", 405, errBody(1001, "IllegalArgumentException", "method POST is not allowed on /api/metalakes/m/tags/t (allowed: GET, PUT, DELETE)"), "GET, PUT, DELETE"},
 		{"DELETE", "/api/metalakes", 405, errBody(1001, "IllegalArgumentException", "method DELETE is not allowed on /api/metalakes (allowed: GET, POST)"), "GET, POST"},
 		{"POST", "/healthz", 405, errBody(1001, "IllegalArgumentException", "method POST is not allowed on /healthz (allowed: GET)"), "GET"},
 	}

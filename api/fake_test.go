@@ -295,6 +295,27 @@ func (f *fake) DropTag(ctx context.Context, metalake, name string) (bool, semcat
 	return dropped, pos, nil
 }
 
+func (f *fake) AlterTag(ctx context.Context, metalake, name string, updates []semcat.Update) (*semcat.Tag, semcat.Position, error) {
+	if err := f.call(ctx, "AlterTag %s %s %s", metalake, name, updateTypes(updates)); err != nil {
+		return nil, semcat.Position{}, err
+	}
+	return &semcat.Tag{Name: name, Properties: props}, f.pos, nil
+}
+
+func (f *fake) ListTagInfos(ctx context.Context, metalake string) ([]*semcat.Tag, error) {
+	if err := f.call(ctx, "ListTagInfos %s", metalake); err != nil {
+		return nil, err
+	}
+	return []*semcat.Tag{{Name: "pii", Properties: props}}, nil
+}
+
+func (f *fake) TagObjects(ctx context.Context, metalake, name string) ([]semcat.TaggedObject, error) {
+	if err := f.call(ctx, "TagObjects %s %s", metalake, name); err != nil {
+		return nil, err
+	}
+	return []semcat.TaggedObject{{Type: semcat.KindTable, FullName: "c.s.t"}}, nil
+}
+
 func (f *fake) ListObjectTags(ctx context.Context, metalake string, obj semcat.ObjectRef) ([]string, error) {
 	return []string{"pii"}, f.call(ctx, "ListObjectTags %s %s %s", metalake, obj.Type, obj.FullName)
 }

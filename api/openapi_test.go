@@ -669,7 +669,7 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 	// handlers read.
 	wantQuery := map[string][]string{
 		"dropMetalake": {"force"}, "dropCatalog": {"force"}, "dropSchema": {"cascade"},
-		"listCatalogs": {"details"}, "listUsers": {"details"}, "listGroups": {"details"}, "listSemanticModelMetrics": {"details"},
+		"listCatalogs": {"details"}, "listUsers": {"details"}, "listGroups": {"details"}, "listTags": {"details"}, "listObjectTags": {"details"}, "listSemanticModelMetrics": {"details"},
 		"search": {"catalog", "cursor", "facetSize", "facets", "limit", "minPosition", "offset", "query", "schema", "scope", "sort", "tag", "type", "waitMs"},
 	}
 	wantHeaders := map[string][]string{"alterSemanticModel": {"If-Match"}, "dropSemanticModel": {"If-Match"}}
@@ -1049,6 +1049,9 @@ func TestOpenAPIValidatesResponses(t *testing.T) {
 	// Search: read-your-writes, facets, cursors, filters; and as bob, who
 	// sees tables but no models.
 	hdr, _ = admin.call(ok, "POST", ml+"/objects/table/rel.sales.orders/tags", `{"tagsToAdd":["pii"]}`)
+	admin.call(ok, "GET", ml+"/objects/table/rel.sales.orders/tags?details=true", nil)
+	admin.call(ok, "GET", ml+"/objects/table/rel.sales.orders/tags/pii", nil)
+	admin.call(http.StatusNotFound, "GET", ml+"/objects/table/rel.sales.customers/tags/pii", nil)
 	pos := hdr.Get(api.PositionHeader)
 	_, found := admin.call(ok, "GET", ml+"/search?query=EmpTel&facets=type,catalog,schema,tags&minPosition="+pos+"&waitMs=10000", nil)
 	if found["total"] == 0.0 {
@@ -1147,6 +1150,11 @@ func TestOpenAPIValidatesResponses(t *testing.T) {
 	}
 	bob.call(http.StatusForbidden, "GET", "/api/admin/reindex", nil)
 	admin.call(ok, "PUT", ml+"/permissions/users/bob/revoke", `{"roleNames":["analyst"]}`)
+	admin.call(ok, "GET", ml+"/tags?details=true", nil)
+	admin.call(ok, "GET", ml+"/tags/gold/objects", nil)
+	admin.call(ok, "PUT", ml+"/tags/gold", `{"updates":[{"@type":"setProperty","property":"k","value":"v"}]}`)
+	admin.call(ok, "POST", ml+"/tags", `{"name":"tier","allowedValues":["1","2","1"]}`)
+	admin.call(ok, "DELETE", ml+"/tags/tier", nil)
 	admin.call(ok, "DELETE", ml+"/tags/gold", nil)
 	admin.call(ok, "DELETE", ml+"/tags/gold", nil)
 	admin.call(ok, "DELETE", model, nil, "If-Match", etag)

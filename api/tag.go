@@ -2,6 +2,7 @@ package api
 
 import (
 	"net/http"
+	"slices"
 
 	"github.com/semcat/semcat"
 )
@@ -30,12 +31,54 @@ func (h *handler) listTags(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	details, err := boolParam(r, "details")
+	if err != nil {
+		return err
+	}
+	if details {
+		ts, err := h.svc.Tags.ListTagInfos(r.Context(), metalake)
+		if err != nil {
+			return err
+		}
+		RecordCount(r, len(ts))
+		return ok(w, "tags", nonNil(ts))
+	}
 	names, err := h.svc.Tags.ListTags(r.Context(), metalake)
 	if err != nil {
 		return err
 	}
 	RecordCount(r, len(names))
 	return ok(w, "names", nonNil(names))
+}
+
+func (h *handler) alterTag(w http.ResponseWriter, r *http.Request) error {
+	n, err := pathNames(r, "metalake", "tag")
+	if err != nil {
+		return err
+	}
+	updates, err := h.decodeUpdates(w, r, commonUpdates)
+	if err != nil {
+		return err
+	}
+	t, pos, err := h.svc.Tags.AlterTag(r.Context(), n[0], n[1], updates)
+	if err != nil {
+		return err
+	}
+	return written(w, pos, "tag", t)
+}
+
+// tagObjects answers {"metadataObjects": [{"type", "fullName"}]}.
+func (h *handler) tagObjects(w http.ResponseWriter, r *http.Request) error {
+	n, err := pathNames(r, "metalake", "tag")
+	if err != nil {
+		return err
+	}
+	objs, err := h.svc.Tags.TagObjects(r.Context(), n[0], n[1])
+	if err != nil {
+		return err
+	}
+	RecordCount(r, len(objs))
+	return ok(w, "metadataObjects", nonNil(objs))
 }
 
 func (h *handler) loadTag(w http.ResponseWriter, r *http.Request) error {
@@ -67,12 +110,66 @@ func (h *handler) listObjectTags(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	details, err := boolParam(r, "details")
+	if err != nil {
+		return err
+	}
 	names, err := h.svc.Tags.ListObjectTags(r.Context(), metalake, obj)
 	if err != nil {
 		return err
 	}
 	RecordCount(r, len(names))
-	return ok(w, "names", nonNil(names))
+	if !details {
+		return ok(w, "names", nonNil(names))
+	}
+	ts, err := h.objectTagInfos(r, metalake, names)
+	if err != nil {
+		return err
+	}
+	return ok(w, "tags", ts)
+}
+
+// objectTagInfos loads the tags of an object's tag names (?details=true).
+func (h *handler) objectTagInfos(r *http.Request, metalake string, names []string) ([]*semcat.Tag, error) {
+	out := make([]*semcat.Tag, 0, len(names))
+	for _, n := range names {
+		t, err := h.svc.Tags.GetTag(r.Context(), metalake, n)
+		if semcat.ErrorCode(err) == semcat.ENOTFOUND {
+			continue // dropped meanwhile
+		} else if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// loadObjectTag answers one tag of an object; a tag the object does not
+// carry is NoSuchTagException, as in Gravitino.
+func (h *handler) loadObjectTag(w http.ResponseWriter, r *http.Request) error {
+	metalake, obj, err := objectTarget(r)
+	if err != nil {
+		return err
+	}
+	tag, err := pathName(r, "tag")
+	if err != nil {
+		return err
+	}
+	names, err := h.svc.Tags.ListObjectTags(r.Context(), metalake, obj)
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(names, tag) {
+		return semcat.NotFound(semcat.KindTag, "tag '%s' is not attached to %s '%s'", tag, obj.Type, obj.FullName)
+	}
+	ts, err := h.objectTagInfos(r, metalake, []string{tag})
+	if err != nil {
+		return err
+	}
+	if len(ts) == 0 {
+		return semcat.NotFound(semcat.KindTag, "tag '%s.%s' does not exist", metalake, tag)
+	}
+	return ok(w, "tag", ts[0])
 }
 
 func (h *handler) associateTags(w http.ResponseWriter, r *http.Request) error {

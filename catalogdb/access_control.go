@@ -397,17 +397,9 @@ func validateOwner(o semcat.Owner) error {
 	return semcat.ValidateName("name", o.Name)
 }
 
-// setOwner makes user the owner of an object, replacing any previous owner.
-// The create methods call it for the creator, who need not be a user of the
-// metalake; SetOwner checks that first. It writes no outbox row: its
-// callers emit one for the object.
-func setOwner(ctx context.Context, tx *writeTx, metalakeID int64, kind semcat.EntityKind, id int64, user string) error {
-	_, err := tx.Exec(ctx, setOwnerSQL, metalakeID, string(kind), id, ownerTypeUser, user)
-	return err
-}
-
-// setOwnerSQL makes $5, a user ($4 = ownerTypeUser), the owner of the
-// object of kind $2 and id $3 in metalake $1.
+// setOwnerSQL makes $5, a user or group ($4 = its owner type), the owner
+// of the object of kind $2 and id $3 in metalake $1, replacing any previous
+// owner. It writes no outbox row: its callers emit one for the object.
 const setOwnerSQL = `INSERT INTO owner_meta (metalake_id, object_type, object_id, owner_type, owner_name)
 		VALUES ($1, $2, $3, $4, $5) ` + ownerReplaces
 

@@ -38,6 +38,8 @@ type namedRow struct {
 	Extra      string // the catalog type, for catalogs
 	Provider   string // for catalogs
 	InUse      bool   // for metalakes and catalogs
+	// AllowedValues, for tags: nil is any value.
+	AllowedValues []string
 }
 
 // toggles reports whether the entities of n can be disabled (SPEC §2.10).
@@ -53,6 +55,9 @@ func (n named) columns() string {
 	if n.toggles() {
 		cols += ", in_use"
 	}
+	if n.kind == semcat.KindTag {
+		cols += ", allowed_values"
+	}
 	return cols
 }
 
@@ -64,6 +69,9 @@ func (n named) scan(row pgx.Row) (*namedRow, error) {
 	}
 	if n.toggles() {
 		dest = append(dest, &r.InUse)
+	}
+	if n.kind == semcat.KindTag {
+		dest = append(dest, &r.AllowedValues)
 	}
 	if err := row.Scan(dest...); err != nil {
 		return nil, err
@@ -135,6 +143,14 @@ func (n named) insert(ctx context.Context, q querier, r *namedRow, ids map[strin
 	if n.kind == semcat.KindCatalog {
 		cols = append(cols, "type", "provider")
 		args = append(args, r.Extra, r.Provider)
+	}
+	if n.kind == semcat.KindTag {
+		values, err := jsonOrNull(r.AllowedValues)
+		if err != nil {
+			return err
+		}
+		cols = append(cols, "allowed_values")
+		args = append(args, values)
 	}
 	for c, v := range ids {
 		cols = append(cols, c)

@@ -11,7 +11,7 @@ import (
 )
 
 func tagFromRow(r *namedRow) *semcat.Tag {
-	return &semcat.Tag{ID: r.ID, Name: r.Name, Comment: r.Comment, Properties: r.Properties, Audit: r.Audit}
+	return &semcat.Tag{ID: r.ID, Name: r.Name, Comment: r.Comment, Properties: r.Properties, AllowedValues: r.AllowedValues, Audit: r.Audit}
 }
 
 func noSuchTag(metalake, name string) error {
@@ -29,7 +29,8 @@ func (s *Store) CreateTag(ctx context.Context, metalake string, req semcat.TagCr
 		if err != nil {
 			return err
 		}
-		r := &namedRow{Name: req.Name, Comment: req.Comment, Properties: props(cloneProps(req.Properties)), Audit: semcat.NewAudit(actor(ctx), s.Now())}
+		r := &namedRow{Name: req.Name, Comment: req.Comment, Properties: props(cloneProps(req.Properties)), Audit: semcat.NewAudit(actor(ctx), s.Now()),
+			AllowedValues: req.AllowedValues}
 		if err := tags.insert(ctx, tx, r, map[string]int64{"metalake_id": mid}, "tag"); err != nil {
 			return err
 		}
@@ -70,6 +71,113 @@ func (s *Store) ListTags(ctx context.Context, metalake string) ([]string, error)
 	})
 	return out, err
 }
+
+// ListTagInfos lists a metalake's tags in byte order of their names.
+func (s *Store) ListTagInfos(ctx context.Context, metalake string) ([]*semcat.Tag, error) {
+	var out []*semcat.Tag
+	err := s.read(ctx, func(tx pgx.Tx) error {
+		mid, err := s.resolveMetalake(ctx, tx, metalake, noLock)
+		if err != nil {
+			return err
+		}
+		rows, err := tags.list(ctx, tx, mid)
+		if err != nil {
+			return err
+		}
+		out = make([]*semcat.Tag, len(rows))
+		for i, r := range rows {
+			out[i] = tagFromRow(r)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// AlterTag applies updates to a tag, all or nothing. A rename carries the
+// tag's associations (they point at its id); every tagged object gets an
+// outbox row so that the index shows the new name.
+func (s *Store) AlterTag(ctx context.Context, metalake, name string, updates []semcat.Update) (*semcat.Tag, semcat.Position, error) {
+	if err := semcat.ValidateUpdates(updates, semcat.CommonUpdates...); err != nil {
+		return nil, semcat.Position{}, err
+	}
+	var out *semcat.Tag
+	pos, err := s.write(ctx, func(tx *writeTx) error {
+		mid, err := s.resolveMetalake(ctx, tx, metalake, shareLock)
+		if err != nil {
+			return err
+		}
+		r, err := tags.get(ctx, tx, mid, name, updateLock, noSuchTag(metalake, name))
+		if err != nil {
+			return err
+		}
+		if err := s.alterNamed(ctx, tx, tags, r, updates, "tag"); err != nil {
+			return err
+		}
+		if r.Name != name {
+			for _, kind := range []semcat.EntityKind{semcat.KindCatalog, semcat.KindSchema, semcat.KindTable, semcat.KindSemanticModel} {
+				if err := tx.emitQuery(ctx, kind, opUpsert, `SELECT object_id AS id FROM tag_relation WHERE tag_id = $1 AND object_type = $2`, r.ID, string(kind)); err != nil {
+					return err
+				}
+			}
+		}
+		out = tagFromRow(r)
+		return nil
+	})
+	return out, pos, err
+}
+
+// TagObjects lists the live objects a tag is attached to, by type (catalog,
+// schema, table, semantic model) and then full name.
+func (s *Store) TagObjects(ctx context.Context, metalake, name string) ([]semcat.TaggedObject, error) {
+	var out []semcat.TaggedObject
+	err := s.read(ctx, func(tx pgx.Tx) error {
+		mid, err := s.resolveMetalake(ctx, tx, metalake, noLock)
+		if err != nil {
+			return err
+		}
+		r, err := tags.get(ctx, tx, mid, name, noLock, noSuchTag(metalake, name))
+		if err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, tagObjectsSQL, r.ID)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		out = []semcat.TaggedObject{}
+		for rows.Next() {
+			var o semcat.TaggedObject
+			if err := rows.Scan(&o.Type, &o.FullName); err != nil {
+				return err
+			}
+			out = append(out, o)
+		}
+		return rows.Err()
+	})
+	return out, err
+}
+
+// tagObjectsSQL lists the live objects of tag $1 with their dotted names.
+const tagObjectsSQL = `
+SELECT object_type, full_name FROM (
+  SELECT r.object_type, CASE r.object_type
+    WHEN 'catalog' THEN (SELECT c.catalog_name FROM catalog_meta c WHERE c.catalog_id = r.object_id AND c.deleted_at = 0)
+    WHEN 'schema' THEN (SELECT c.catalog_name || '.' || s.schema_name FROM schema_meta s
+      JOIN catalog_meta c ON c.catalog_id = s.catalog_id AND c.deleted_at = 0
+      WHERE s.schema_id = r.object_id AND s.deleted_at = 0)
+    WHEN 'table' THEN (SELECT c.catalog_name || '.' || s.schema_name || '.' || t.table_name FROM table_meta t
+      JOIN schema_meta s ON s.schema_id = t.schema_id AND s.deleted_at = 0
+      JOIN catalog_meta c ON c.catalog_id = t.catalog_id AND c.deleted_at = 0
+      WHERE t.table_id = r.object_id AND t.deleted_at = 0)
+    WHEN 'semantic_model' THEN (SELECT c.catalog_name || '.' || s.schema_name || '.' || sm.semantic_model_name FROM semantic_model_meta sm
+      JOIN schema_meta s ON s.schema_id = sm.schema_id AND s.deleted_at = 0
+      JOIN catalog_meta c ON c.catalog_id = sm.catalog_id AND c.deleted_at = 0
+      WHERE sm.semantic_model_id = r.object_id AND sm.deleted_at = 0)
+    END AS full_name
+  FROM tag_relation r WHERE r.tag_id = $1
+) o
+WHERE full_name IS NOT NULL
+ORDER BY array_position(ARRAY['catalog', 'schema', 'table', 'semantic_model'], object_type), full_name COLLATE "C"`
 
 // DropTag drops a tag and removes it from every object; each of those
 // objects gets an outbox row because its tags changed.

@@ -53,6 +53,9 @@ var routeMethods = map[string]string{
 	"grantPrivileges":      "GrantPrivileges",
 	"revokePrivileges":     "RevokePrivileges",
 	"listObjectRoles":      "ObjectRoles",
+	"alterTag":             "AlterTag",
+	"listTagObjects":       "TagObjects",
+	"loadObjectTag":        "GetObjectTag",
 	"reindex":              "Reindex",
 
 	"getReindexProgress": "ReindexProgress",

@@ -80,3 +80,44 @@ func (c *Client) AssociateTags(ctx context.Context, metalake string, obj semcat.
 	}
 	return write[[]string](ctx, c, request{method: http.MethodPost, path: p + "/tags", body: req}, "names")
 }
+
+// AlterTag applies updates to a tag: rename, updateComment, setProperty,
+// removeProperty.
+func (c *Client) AlterTag(ctx context.Context, metalake, name string, updates []semcat.Update) (*semcat.Tag, semcat.Position, error) {
+	p, err := tagPath(metalake, name)
+	if err != nil {
+		return nil, semcat.Position{}, err
+	}
+	return write[*semcat.Tag](ctx, c, request{method: http.MethodPut, path: p, body: semcat.UpdatesRequest{Updates: updates}}, "tag")
+}
+
+// ListTagInfos lists a metalake's tags with their details.
+func (c *Client) ListTagInfos(ctx context.Context, metalake string) ([]*semcat.Tag, error) {
+	p, err := tagsPath(metalake)
+	if err != nil {
+		return nil, err
+	}
+	return get[[]*semcat.Tag](ctx, c, request{method: http.MethodGet, path: p, query: trueParam("details", true)}, "tags")
+}
+
+// TagObjects lists the objects a tag is attached to.
+func (c *Client) TagObjects(ctx context.Context, metalake, name string) ([]semcat.TaggedObject, error) {
+	p, err := tagPath(metalake, name)
+	if err != nil {
+		return nil, err
+	}
+	return get[[]semcat.TaggedObject](ctx, c, request{method: http.MethodGet, path: p + "/objects"}, "metadataObjects")
+}
+
+// GetObjectTag loads one tag of an object; ENOTFOUND if the object does
+// not carry it.
+func (c *Client) GetObjectTag(ctx context.Context, metalake string, obj semcat.ObjectRef, tag string) (*semcat.Tag, error) {
+	p, err := objectPath(metalake, "objects", obj)
+	if err != nil {
+		return nil, err
+	}
+	if p, err = child(p+"/tags", tag); err != nil {
+		return nil, err
+	}
+	return get[*semcat.Tag](ctx, c, request{method: http.MethodGet, path: p}, "tag")
+}

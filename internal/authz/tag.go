@@ -129,3 +129,43 @@ func (s *Service) ObjectMetadata(ctx context.Context, metalake string, obj semca
 	}
 	return s.inner.ObjectMetadata(ctx, metalake, obj)
 }
+
+// AlterTag: the metalake's owner.
+func (s *Service) AlterTag(ctx context.Context, metalake, name string, updates []semcat.Update) (*semcat.Tag, semcat.Position, error) {
+	if err := s.check(ctx, mlNS(metalake), owns(metalakeLevel...), "alter tags in '"+metalake+"'"); err != nil {
+		return nil, semcat.Position{}, err
+	}
+	return s.inner.AlterTag(ctx, metalake, name, updates)
+}
+
+// ListTagInfos: members of the metalake.
+func (s *Service) ListTagInfos(ctx context.Context, metalake string) ([]*semcat.Tag, error) {
+	if err := s.check(ctx, mlNS(metalake), isMember, "see tags of '"+metalake+"'"); err != nil {
+		return nil, err
+	}
+	return s.inner.ListTagInfos(ctx, metalake)
+}
+
+// TagObjects: members of the metalake, who see only the objects they may
+// see (SPEC §6: nothing invisible, ever).
+func (s *Service) TagObjects(ctx context.Context, metalake, name string) ([]semcat.TaggedObject, error) {
+	if err := s.check(ctx, mlNS(metalake), isMember, "see tags of '"+metalake+"'"); err != nil {
+		return nil, err
+	}
+	all, err := s.inner.TagObjects(ctx, metalake, name)
+	if err != nil {
+		return nil, err
+	}
+	out := []semcat.TaggedObject{}
+	for _, o := range all {
+		exists, err := s.checkSee(ctx, metalake, semcat.ObjectRef{Type: o.Type, FullName: o.FullName})
+		switch code := semcat.ErrorCode(err); {
+		case err == nil && exists:
+			out = append(out, o)
+		case code == semcat.ENOTFOUND || code == semcat.EFORBIDDEN || err == nil:
+		default:
+			return nil, err
+		}
+	}
+	return out, nil
+}

@@ -20,6 +20,7 @@ from gravitino.api.metadata_object import MetadataObject
 from gravitino.api.metadata_objects import MetadataObjects
 from gravitino.api.metalake_change import MetalakeChange
 from gravitino.api.schema_change import SchemaChange
+from gravitino.api.tag.tag_change import TagChange
 from gravitino.exceptions.base import (
     CatalogAlreadyExistsException,
     CatalogInUseException,
@@ -45,7 +46,9 @@ from gravitino.exceptions.base import (
     NotInUseException,
     RESTException,
     RoleAlreadyExistsException,
+    NoSuchTagException,
     SchemaAlreadyExistsException,
+    TagAlreadyExistsException,
     UserAlreadyExistsException,
 )
 
@@ -291,6 +294,47 @@ class TestUsersGroupsRoles(GravitinoTest):
         self.assertTrue(self.client.delete_role("analyst"))
         self.assertFalse(self.client.delete_role("analyst"))
         self.assertEqual(self.client.get_user("alice").roles(), [])
+
+
+class TestTags(GravitinoTest):
+    def test_tags(self):
+        t = self.client.create_tag("pii", "personal data", {"color": "red"})
+        self.assertEqual((t.name(), t.comment(), t.properties()), ("pii", "personal data", {"color": "red"}))
+        t = self.client.create_tag("tier", None, None, ["gold", "silver", "gold"])
+        self.assertEqual(t.allowed_values(), ["gold", "silver"])
+        self.assertEqual(self.client.get_tag("pii").comment(), "personal data")
+        self.assertEqual(self.client.list_tags(), ["pii", "tier"])
+        self.assertEqual([x.name() for x in self.client.list_tags_info()], ["pii", "tier"])
+        t = self.client.alter_tag(
+            "pii",
+            TagChange.rename("personal"),
+            TagChange.update_comment("renamed"),
+            TagChange.set_property("k", "v"),
+            TagChange.remove_property("color"),
+        )
+        self.assertEqual((t.name(), t.comment(), t.properties()), ("personal", "renamed", {"k": "v"}))
+        self.assertRaisesWithMessage(TagAlreadyExistsException, "already exists", self.client.create_tag, "tier", None, {})
+        self.assertRaisesWithMessage(NoSuchTagException, "does not exist", self.client.get_tag, "pii")
+        self.assertTrue(self.client.delete_tag("tier"))
+        self.assertFalse(self.client.delete_tag("tier"))
+
+    def test_associations(self):
+        cat = self.relational()
+        schema = cat.as_schemas().create_schema("sales", None, {})
+        self.client.create_tag("pii", None, {})
+        self.client.create_tag("gold", None, {})
+        self.assertEqual(cat.supports_tags().associate_tags(["pii", "gold"], None), ["gold", "pii"])
+        self.assertEqual(cat.supports_tags().list_tags(), ["gold", "pii"])
+        self.assertEqual(sorted(t.name() for t in cat.supports_tags().list_tags_info()), ["gold", "pii"])
+        self.assertEqual(cat.supports_tags().get_tag("pii").name(), "pii")
+        self.assertEqual(schema.supports_tags().associate_tags(["pii"], None), ["pii"])
+        self.assertEqual(cat.supports_tags().associate_tags(None, ["gold"]), ["pii"])
+        objects = self.client.get_tag("pii").associated_objects().objects()
+        self.assertEqual(sorted((o.type().value, o.name()) for o in objects), [("catalog", "rel"), ("schema", "sales")])
+        self.assertEqual(self.client.get_tag("pii").associated_objects().count(), 2)
+        # A dropped tag leaves every object.
+        self.assertTrue(self.client.delete_tag("pii"))
+        self.assertEqual(cat.supports_tags().list_tags(), [])
 
 
 class TestOwners(GravitinoTest):
