@@ -158,7 +158,7 @@ func (s *Service) TagObjects(ctx context.Context, metalake, name string) ([]semc
 	}
 	out := []semcat.TaggedObject{}
 	for _, o := range all {
-		exists, err := s.checkSee(ctx, metalake, semcat.ObjectRef{Type: o.Type, FullName: o.FullName})
+		exists, err := s.checkSee(ctx, metalake, semcat.ObjectRef(o))
 		switch code := semcat.ErrorCode(err); {
 		case err == nil && exists:
 			out = append(out, o)
