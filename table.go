@@ -27,6 +27,7 @@ type Table struct {
 	Columns    []Column          `json:"columns"`
 	Properties map[string]string `json:"properties"`
 	Audit      Audit             `json:"audit"`
+	TableLayout
 }
 
 // TableCreate is the body of a table creation request.
@@ -35,6 +36,7 @@ type TableCreate struct {
 	Comment    *string           `json:"comment"`
 	Columns    []Column          `json:"columns"`
 	Properties map[string]string `json:"properties"`
+	TableLayout
 }
 
 // Validate checks the request.
@@ -47,6 +49,9 @@ func (c *TableCreate) validateAt(path string) error {
 		return err
 	}
 	if err := ValidateColumns(path+"columns", c.Columns); err != nil {
+		return err
+	}
+	if err := c.TableLayout.validate(path); err != nil {
 		return err
 	}
 	return ValidateProperties(path+"properties", c.Properties)
@@ -106,6 +111,10 @@ type Column struct {
 	Type     *Type   `json:"type"`
 	Comment  *string `json:"comment,omitempty"`
 	Nullable *bool   `json:"nullable,omitempty"`
+	// AutoIncrement and DefaultValue are Gravitino's (SPEC §2.10), kept
+	// and returned as given.
+	AutoIncrement *bool        `json:"autoIncrement,omitempty"`
+	DefaultValue  *FunctionArg `json:"defaultValue,omitempty"`
 }
 
 // IsNullable reports the column's nullability (default true).
@@ -122,7 +131,18 @@ func (c Column) MarshalJSON() ([]byte, error) {
 		b = appendJSONString(b, *c.Comment)
 	}
 	b = append(b, `,"nullable":`...)
-	return append(strconv.AppendBool(b, c.IsNullable()), '}'), nil
+	b = strconv.AppendBool(b, c.IsNullable())
+	if c.AutoIncrement != nil && *c.AutoIncrement {
+		b = append(b, `,"autoIncrement":true`...)
+	}
+	if c.DefaultValue != nil {
+		v, err := json.Marshal(c.DefaultValue)
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(b, `,"defaultValue":`...), v...)
+	}
+	return append(b, '}'), nil
 }
 
 // Type is a column type: a primitive (Name set, e.g. "integer",
@@ -629,6 +649,7 @@ func ValidateColumns(path string, cols []Column) error {
 	}
 	seen := map[string]bool{}
 	leaves := 0
+	auto := ""
 	for i, c := range cols {
 		p := fmt.Sprintf("%s[%d]", path, i)
 		if err := ValidateName(p+".name", c.Name); err != nil {
@@ -643,6 +664,17 @@ func ValidateColumns(path string, cols []Column) error {
 		}
 		if err := validateType(p+".type", c.Type, 1, &leaves); err != nil {
 			return err
+		}
+		if c.DefaultValue != nil {
+			if err := c.DefaultValue.validate(p+".defaultValue", 0); err != nil {
+				return err
+			}
+		}
+		if c.AutoIncrement != nil && *c.AutoIncrement {
+			if auto != "" {
+				return Errorf(EINVALID, "%s.autoIncrement: only one column may auto-increment (%s does)", p, auto)
+			}
+			auto = c.Name
 		}
 	}
 	return nil

@@ -10,17 +10,31 @@ import (
 	"github.com/semcat/semcat"
 )
 
-const tableColumns = `table_id, table_name, comment, columns, properties, audit_info`
+const tableColumns = `table_id, table_name, comment, columns, properties, audit_info, layout`
 
 func scanTable(row pgx.Row) (*semcat.Table, error) {
 	t := &semcat.Table{}
-	if err := row.Scan(&t.ID, &t.Name, &t.Comment, &t.Columns, &t.Properties, &t.Audit); err != nil {
+	var layout *semcat.TableLayout
+	if err := row.Scan(&t.ID, &t.Name, &t.Comment, &t.Columns, &t.Properties, &t.Audit, &layout); err != nil {
 		return nil, err
 	}
 	if t.Properties == nil {
 		t.Properties = map[string]string{}
 	}
+	if layout != nil {
+		t.TableLayout = *layout
+	}
+	t.TableLayout = t.TableLayout.WithDefaults()
 	return t, nil
+}
+
+// storedLayout is what the layout column holds: NULL for a table without
+// one (most tables), so that they cost nothing.
+func storedLayout(l semcat.TableLayout) *semcat.TableLayout {
+	if l.IsEmpty() {
+		return nil
+	}
+	return &l
 }
 
 func noSuchTable(ns semcat.Namespace, name string) error {
@@ -44,10 +58,11 @@ func (s *Store) CreateTable(ctx context.Context, ns semcat.Namespace, req semcat
 			return err
 		}
 		t := &semcat.Table{Name: req.Name, Comment: req.Comment, Columns: req.Columns,
-			Properties: props(cloneProps(req.Properties)), Audit: semcat.NewAudit(actor(ctx), s.Now())}
-		err = tx.QueryRow(ctx, `INSERT INTO table_meta (table_name, metalake_id, catalog_id, schema_id, comment, columns, properties, audit_info)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING table_id`,
-			t.Name, p.metalakeID, p.catalogID, p.schemaID, t.Comment, t.Columns, t.Properties, t.Audit).Scan(&t.ID)
+			Properties: props(cloneProps(req.Properties)), Audit: semcat.NewAudit(actor(ctx), s.Now()),
+			TableLayout: req.TableLayout.WithDefaults()}
+		err = tx.QueryRow(ctx, `INSERT INTO table_meta (table_name, metalake_id, catalog_id, schema_id, comment, columns, properties, audit_info, layout)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING table_id`,
+			t.Name, p.metalakeID, p.catalogID, p.schemaID, t.Comment, t.Columns, t.Properties, t.Audit, storedLayout(t.TableLayout)).Scan(&t.ID)
 		if uniqueViolation(err) {
 			return semcat.AlreadyExists(semcat.KindTable, "table '%s.%s.%s.%s' already exists", ns.Metalake, ns.Catalog, ns.Schema, t.Name)
 		} else if err != nil {
@@ -82,10 +97,11 @@ func (s *Store) CreateTables(ctx context.Context, ns semcat.Namespace, req semca
 		batch := &pgx.Batch{}
 		for i, item := range req.Tables {
 			t := &semcat.Table{Name: item.Name, Comment: item.Comment, Columns: item.Columns,
-				Properties: props(cloneProps(item.Properties)), Audit: semcat.NewAudit(user, now)}
+				Properties: props(cloneProps(item.Properties)), Audit: semcat.NewAudit(user, now),
+				TableLayout: item.TableLayout.WithDefaults()}
 			out[i] = t
 			batch.Queue(createTableSQL, t.Name, p.metalakeID, p.catalogID, p.schemaID, t.Comment, t.Columns, t.Properties, t.Audit,
-				ownerTypeUser, user, tagIDs[i])
+				ownerTypeUser, user, tagIDs[i], storedLayout(t.TableLayout))
 		}
 		results := tx.SendBatch(ctx, batch)
 		for i, t := range out {
@@ -105,12 +121,12 @@ func (s *Store) CreateTables(ctx context.Context, ns semcat.Namespace, req semca
 	return out, pos, nil
 }
 
-// createTableSQL inserts a table ($1-$8 as CreateTable's), makes the user
-// $10 (owner type $9) its owner, associates the tags of ids $11 and writes
-// its outbox row, returning the table's id and the transaction's id.
+// createTableSQL inserts a table ($1-$8 as CreateTable's, its layout $12),
+// makes the user $10 (owner type $9) its owner, associates the tags of ids
+// $11 and writes its outbox row, returning the table's id and the transaction's id.
 const createTableSQL = `WITH t AS (
-		INSERT INTO table_meta (table_name, metalake_id, catalog_id, schema_id, comment, columns, properties, audit_info)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING table_id),
+		INSERT INTO table_meta (table_name, metalake_id, catalog_id, schema_id, comment, columns, properties, audit_info, layout)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $12) RETURNING table_id),
 	owner AS (
 		INSERT INTO owner_meta (metalake_id, object_type, object_id, owner_type, owner_name)
 		SELECT $2, 'table', table_id, $9, $10 FROM t ` + ownerReplaces + `),

@@ -10,7 +10,17 @@ import os
 import unittest
 import uuid
 
-from gravitino import Catalog, GravitinoAdminClient, GravitinoClient
+from gravitino import Catalog, GravitinoAdminClient, GravitinoClient, NameIdentifier
+from gravitino.api.rel.column import Column
+from gravitino.api.rel.expressions.distributions.distributions import Distributions
+from gravitino.api.rel.expressions.literals.literals import Literals
+from gravitino.api.rel.expressions.named_reference import NamedReference
+from gravitino.api.rel.expressions.sorts.sort_orders import SortOrders
+from gravitino.api.rel.expressions.transforms.transforms import Transforms
+from gravitino.api.rel.indexes.indexes import Indexes
+from gravitino.api.rel.table_change import TableChange
+from gravitino.api.rel.types.types import Types
+from gravitino.namespace import Namespace
 from gravitino.auth.simple_auth_provider import SimpleAuthProvider
 from gravitino.api.authorization.owner import Owner
 from gravitino.api.authorization.privileges import Privileges
@@ -47,7 +57,10 @@ from gravitino.exceptions.base import (
     RESTException,
     RoleAlreadyExistsException,
     NoSuchTagException,
+    NoSuchTableException,
+    NonEmptySchemaException,
     SchemaAlreadyExistsException,
+    TableAlreadyExistsException,
     TagAlreadyExistsException,
     UserAlreadyExistsException,
 )
@@ -210,6 +223,61 @@ class TestSchemas(GravitinoTest):
         self.assertRaisesWithMessage(NoSuchSchemaException, "does not exist", schemas.load_schema, "nope")
         self.assertTrue(schemas.drop_schema("sales", False))
         self.assertFalse(schemas.drop_schema("sales", False))
+
+
+class TestTables(GravitinoTest):
+    def test_tables(self):
+        cat = self.relational()
+        cat.as_schemas().create_schema("sales", None, {})
+        tables = cat.as_table_catalog()
+        ident = NameIdentifier.of("sales", "orders")
+        columns = [
+            Column.of("id", Types.LongType.get(), "key", nullable=False, auto_increment=True),
+            Column.of("region", Types.StringType.get(), default_value=Literals.string_literal("eu")),
+            Column.of("day", Types.DateType.get()),
+        ]
+        t = tables.create_table(
+            ident,
+            columns,
+            "the orders",
+            {"k": "v"},
+            partitioning=[Transforms.identity("day")],
+            distribution=Distributions.hash(4, NamedReference.field(["id"])),
+            sort_orders=[SortOrders.ascending(NamedReference.field(["id"]))],
+            indexes=[Indexes.primary("pk", [["id"]])],
+        )
+        self.assertEqual((t.name(), t.comment(), t.properties()), ("orders", "the orders", {"k": "v"}))
+        loaded = tables.load_table(ident)
+        self.assertEqual([c.name() for c in loaded.columns()], ["id", "region", "day"])
+        self.assertEqual(loaded.columns()[0].data_type(), Types.LongType.get())
+        self.assertFalse(loaded.columns()[0].nullable())
+        self.assertTrue(loaded.columns()[0].auto_increment())
+        self.assertEqual(len(loaded.partitioning()), 1)
+        self.assertEqual(loaded.distribution().number(), 4)
+        self.assertEqual(len(loaded.sort_order()), 1)
+        self.assertEqual([i.name() for i in loaded.index()], ["pk"])
+        # A table created without a layout answers Gravitino's empty forms.
+        plain = tables.create_table(NameIdentifier.of("sales", "plain"), [Column.of("a", Types.IntegerType.get())])
+        self.assertEqual(plain.partitioning(), [])
+        self.assertEqual([i.name() for i in tables.list_tables(Namespace.of("sales"))], ["orders", "plain"])
+        self.assertTrue(tables.table_exists(ident))
+        t = tables.alter_table(
+            ident,
+            TableChange.update_comment("new"),
+            TableChange.set_property("a", "b"),
+            TableChange.remove_property("k"),
+            TableChange.rename("orders2"),
+        )
+        self.assertEqual((t.name(), t.comment(), t.properties()), ("orders2", "new", {"a": "b"}))
+        self.assertRaisesWithMessage(
+            TableAlreadyExistsException, "already exists", tables.create_table, NameIdentifier.of("sales", "plain"), columns
+        )
+        self.assertRaisesWithMessage(NoSuchTableException, "does not exist", tables.load_table, ident)
+        self.assertRaisesWithMessage(NoSuchSchemaException, "does not exist", tables.list_tables, Namespace.of("nope"))
+        self.assertTrue(tables.drop_table(NameIdentifier.of("sales", "orders2")))
+        self.assertFalse(tables.drop_table(NameIdentifier.of("sales", "orders2")))
+        self.assertRaisesWithMessage(NonEmptySchemaException, "", cat.as_schemas().drop_schema, "sales", False)
+        self.assertTrue(cat.as_schemas().drop_schema("sales", True))
 
 
 class TestUsersGroupsRoles(GravitinoTest):
