@@ -324,6 +324,9 @@ func TestErrorsOverHTTP(t *testing.T) {
 		{"POST", "/api/metalakes/m/catalogs/files/schemas/any/semantic-models", `{"name":"x","definition":{"datasets":[{"name":"d","source":{"namespace":["a","b"],"name":"t"}}]}}`, 405, 1006, "UnsupportedOperationException"},
 		{"POST", "/api/metalakes", `{"name":"big","comment":"` + strings.Repeat("x", 5000) + `"}`, 413, 1001, "IllegalArgumentException"},
 		{"POST", "/api/metalakes/m/catalogs", `{"name":"c2","type":"graph"}`, 400, 1001, "IllegalArgumentException"},
+		// Gravitino's layout fields are accepted, but nothing beyond them.
+		{"POST", salesPath + "/tables", `{"name":"t9","columns":[{"name":"id","type":"long"}],"partitioning":[{"strategy":"identity","fieldName":["id"],"bogus":1}]}`, 400, 1001, "IllegalArgumentException"},
+		{"POST", salesPath + "/tables", `{"name":"t9","columns":[{"name":"id","type":"long","defaultValue":{"type":"literal","dataType":"long","value":"1","extra":2}}]}`, 400, 1001, "IllegalArgumentException"},
 		{"DELETE", "/api/metalakes/m/catalogs/rel?force=maybe", nil, 400, 1001, "IllegalArgumentException"},
 		{"POST", "/api/metalakes/m/objects/table/rel.sales.orders/tags", `{"tagsToAdd":["nope"]}`, 404, 1003, "NoSuchTagException"},
 	}
