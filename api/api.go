@@ -134,7 +134,23 @@ func NewHandler(svc Services, cfg Config) http.Handler {
 	for _, rt := range h.routes() {
 		router.Handle(rt.path, chain(h.handle(rt.fn), apiChain...)).Methods(rt.method).Name(rt.name)
 	}
-	return chain(router, h.withRequestContext, recoverPanics)
+	return chain(router, h.withRequestContext, recoverPanics, answerClose)
+}
+
+// MethodClose is the HTTP method the Gravitino client's close() sends.
+const MethodClose = "CLOSE"
+
+// answerClose answers "CLOSE /", which the official Gravitino client's
+// close() sends and which fails unless answered with a success; there is
+// nothing to release. Every other request goes to next.
+func answerClose(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == MethodClose && r.URL.Path == "/" {
+			writeBody(w, http.StatusOK, []byte(`{"code":0}`))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // routes lists every /api route.

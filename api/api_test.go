@@ -355,6 +355,18 @@ func TestValidationBeforeService(t *testing.T) {
 	}
 }
 
+// TestCloseClient checks the answer to the Gravitino client's close():
+// "CLOSE /" succeeds, and CLOSE is no method of any other path.
+func TestCloseClient(t *testing.T) {
+	h := api.NewHandler(services(newFake()), api.Config{})
+	if res := do(t, h, api.MethodClose, "/", ""); res.status != http.StatusOK || !cmp.Equal(res.body, map[string]any{"code": 0.0}) {
+		t.Errorf("CLOSE /: %d %v", res.status, res.body)
+	}
+	if res := do(t, h, api.MethodClose, "/api/metalakes", ""); res.status != http.StatusMethodNotAllowed {
+		t.Errorf("CLOSE /api/metalakes: %d %v, want 405", res.status, res.body)
+	}
+}
+
 // TestUnknownRoutes checks 404 for unknown paths and 405 for known paths
 // with the wrong method, both with an error body.
 func TestUnknownRoutes(t *testing.T) {

@@ -83,6 +83,8 @@ class GravitinoTest(unittest.TestCase):
 
     def tearDown(self):
         self.admin.drop_metalake(self.ml, force=True)
+        self.client.close()  # sends CLOSE /, which must succeed
+        self.admin.close()
 
     def assertRaisesWithMessage(self, exc, text, fn, *args, **kwargs):
         """fn raises exc, whose message holds text (the client builds
