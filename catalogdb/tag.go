@@ -114,10 +114,8 @@ func (s *Store) AlterTag(ctx context.Context, metalake, name string, updates []s
 			return err
 		}
 		if r.Name != name {
-			for _, kind := range []semcat.EntityKind{semcat.KindCatalog, semcat.KindSchema, semcat.KindTable, semcat.KindSemanticModel} {
-				if err := tx.emitQuery(ctx, kind, opUpsert, `SELECT object_id AS id FROM tag_relation WHERE tag_id = $1 AND object_type = $2`, r.ID, string(kind)); err != nil {
-					return err
-				}
+			if err := emitTaggedObjects(ctx, tx, r.ID); err != nil {
+				return err
 			}
 		}
 		out = tagFromRow(r)
@@ -155,6 +153,17 @@ func (s *Store) TagObjects(ctx context.Context, metalake, name string) ([]semcat
 		return rows.Err()
 	})
 	return out, err
+}
+
+// emitTaggedObjects writes an outbox row for every object a tag is attached
+// to: their indexed tags change when the tag is renamed or dropped.
+func emitTaggedObjects(ctx context.Context, tx *writeTx, tagID int64) error {
+	for _, kind := range []semcat.EntityKind{semcat.KindCatalog, semcat.KindSchema, semcat.KindTable, semcat.KindSemanticModel} {
+		if err := tx.emitQuery(ctx, kind, opUpsert, `SELECT object_id AS id FROM tag_relation WHERE tag_id = $1 AND object_type = $2`, tagID, string(kind)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // tagObjectsSQL lists the live objects of tag $1 with their dotted names.
@@ -198,10 +207,8 @@ func (s *Store) DropTag(ctx context.Context, metalake, name string) (bool, semca
 		} else if err != nil {
 			return err
 		}
-		for _, kind := range []semcat.EntityKind{semcat.KindCatalog, semcat.KindSchema, semcat.KindTable, semcat.KindSemanticModel} {
-			if err := tx.emitQuery(ctx, kind, opUpsert, `SELECT object_id AS id FROM tag_relation WHERE tag_id = $1 AND object_type = $2`, r.ID, string(kind)); err != nil {
-				return err
-			}
+		if err := emitTaggedObjects(ctx, tx, r.ID); err != nil {
+			return err
 		}
 		if _, err := tx.Exec(ctx, `DELETE FROM tag_relation WHERE tag_id = $1`, r.ID); err != nil {
 			return err

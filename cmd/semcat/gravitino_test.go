@@ -6,9 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 )
@@ -74,20 +71,6 @@ func TestGravitinoClient(t *testing.T) {
 		"PYTHONWARNINGS=ignore", // the client's own decoding warnings
 		"NO_PROXY="+noProxy, "no_proxy="+noProxy,
 	)
-	cmd.WaitDelay = 10 * time.Second
-	out, err := cmd.CombinedOutput()
-	if ctx.Err() != nil {
-		t.Fatalf("the Gravitino client's calls did not finish in time:\n%s", out)
-	}
-	if err != nil {
-		t.Fatalf("the Gravitino client failed against semcat: %v\n%s", err, out)
-	}
-	ran := regexp.MustCompile(`(?m)^Ran (\d+) tests? in`).FindSubmatch(out)
-	if ran == nil {
-		t.Fatalf("no unittest summary in the output:\n%s", out)
-	}
-	if n, _ := strconv.Atoi(string(ran[1])); n < 19 || strings.Contains(string(out), "skipped") {
-		t.Fatalf("ran %s tests (want at least 19, none skipped):\n%s", ran[1], out)
-	}
+	out := runUnittest(t, ctx, cmd, "the Gravitino client against semcat", 19, true)
 	t.Logf("Gravitino client (%s):\n%s", python, out)
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -57,22 +58,30 @@ func TestPythonClient(t *testing.T) {
 		"PYTHONIOENCODING=utf-8",
 		"NO_PROXY="+noProxy, "no_proxy="+noProxy,
 	)
+	out := runUnittest(t, ctx, cmd, "python client tests", 20, false)
+	t.Logf("python client tests (%s):\n%s", python, out)
+}
+
+// runUnittest runs a Python unittest command and fails the test unless it
+// passed, within ctx, running at least min tests (and, with noSkips, none
+// skipped); unittest exits 0 for zero tests on older Pythons. It returns
+// the output.
+func runUnittest(t *testing.T, ctx context.Context, cmd *exec.Cmd, what string, min int, noSkips bool) []byte {
+	t.Helper()
 	cmd.WaitDelay = 10 * time.Second // a stuck child must not hold the pipes open
 	out, err := cmd.CombinedOutput()
 	if ctx.Err() != nil {
-		t.Fatalf("python client tests did not finish in time:\n%s", out)
+		t.Fatalf("%s did not finish in time:\n%s", what, out)
 	}
 	if err != nil {
-		t.Fatalf("python client tests failed: %v\n%s", err, out)
+		t.Fatalf("%s failed: %v\n%s", what, err, out)
 	}
-	// unittest exits 0 for zero tests on older Pythons: a discovery that
-	// finds nothing must not pass.
 	ran := regexp.MustCompile(`(?m)^Ran (\d+) tests? in`).FindSubmatch(out)
 	if ran == nil {
-		t.Fatalf("python client tests: no summary in the output:\n%s", out)
+		t.Fatalf("%s: no summary in the output:\n%s", what, out)
 	}
-	if n, _ := strconv.Atoi(string(ran[1])); n < 20 {
-		t.Fatalf("python client tests: ran %d tests, want at least 20:\n%s", n, out)
+	if n, _ := strconv.Atoi(string(ran[1])); n < min || (noSkips && strings.Contains(string(out), "skipped")) {
+		t.Fatalf("%s: ran %d tests, want at least %d (none skipped: %v):\n%s", what, n, min, noSkips, out)
 	}
-	t.Logf("python client tests (%s):\n%s", python, out)
+	return out
 }
