@@ -750,19 +750,30 @@ type TableService interface {
 }
 
 // TableUpdates are the update types a table accepts.
-var TableUpdates = append(append([]string{}, CommonUpdates...), UpdateReplaceColumns)
+var TableUpdates = append(append([]string{}, CommonUpdates...), UpdateReplaceColumns,
+	UpdateAddColumn, UpdateRenameColumn, UpdateColumnType, UpdateColumnComment, UpdateColumnPosition,
+	UpdateColumnNullability, UpdateColumnDefaultValue, UpdateColumnAutoIncrement, UpdateDeleteColumn,
+	UpdateAddTableIndex, UpdateDeleteTableIndex)
 
 // ValidateTableUpdates checks a whole update list of a table, including the
-// columns of every replaceColumns, before anything is written.
+// columns of every replaceColumns and the members of every column and index
+// change, before anything is read or written; ApplyTableUpdates then checks
+// each against the table.
 func ValidateTableUpdates(updates []Update) error {
 	if err := ValidateUpdates(updates, TableUpdates...); err != nil {
 		return err
 	}
 	for i, u := range updates {
-		if u.Type == UpdateReplaceColumns {
-			if err := ValidateColumns(fmt.Sprintf("updates[%d].columns", i), u.Columns); err != nil {
-				return err
-			}
+		path := fmt.Sprintf("updates[%d]", i)
+		var err error
+		switch {
+		case u.Type == UpdateReplaceColumns:
+			err = ValidateColumns(path+".columns", u.Columns)
+		case isTableChange(u):
+			err = validateTableChange(path, u)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -15,6 +16,19 @@ const (
 	UpdateRemoveProperty    = "removeProperty"
 	UpdateReplaceColumns    = "replaceColumns"
 	UpdateReplaceDefinition = "replaceDefinition"
+
+	// Gravitino's table changes (table_change.go).
+	UpdateAddColumn           = "addColumn"
+	UpdateRenameColumn        = "renameColumn"
+	UpdateColumnType          = "updateColumnType"
+	UpdateColumnComment       = "updateColumnComment"
+	UpdateColumnPosition      = "updateColumnPosition"
+	UpdateColumnNullability   = "updateColumnNullability"
+	UpdateColumnDefaultValue  = "updateColumnDefaultValue"
+	UpdateColumnAutoIncrement = "updateColumnAutoIncrement"
+	UpdateDeleteColumn        = "deleteColumn"
+	UpdateAddTableIndex       = "addTableIndex"
+	UpdateDeleteTableIndex    = "deleteTableIndex"
 )
 
 // OptionalString is a JSON string that distinguishes an absent member (Set is
@@ -48,7 +62,9 @@ func (o OptionalString) MarshalJSON() ([]byte, error) {
 func (o OptionalString) IsZero() bool { return !o.Set }
 
 // Update is one change in an alter request. Which members are meaningful
-// depends on Type; Validate rejects members that do not belong to it.
+// depends on Type (updateMembers); Validate rejects members that do not
+// belong to it. The column and index members are Gravitino's table changes
+// (table_change.go).
 type Update struct {
 	Type       string         `json:"@type"`
 	NewName    *string        `json:"newName,omitempty"`
@@ -57,6 +73,22 @@ type Update struct {
 	Value      *string        `json:"value,omitempty"`
 	Columns    []Column       `json:"columns,omitempty"`
 	Definition *Definition    `json:"definition,omitempty"`
+
+	FieldName       []string        `json:"fieldName,omitempty"`
+	OldFieldName    []string        `json:"oldFieldName,omitempty"`
+	NewFieldName    *string         `json:"newFieldName,omitempty"`
+	ColumnType      *Type           `json:"type,omitempty"`
+	Comment         OptionalString  `json:"comment,omitzero"`
+	Position        *ColumnPosition `json:"position,omitempty"`
+	DefaultValue    *FunctionArg    `json:"defaultValue,omitempty"`
+	Nullable        *bool           `json:"nullable,omitempty"`
+	AutoIncrement   *bool           `json:"autoIncrement,omitempty"`
+	NewType         *Type           `json:"newType,omitempty"`
+	NewPosition     *ColumnPosition `json:"newPosition,omitempty"`
+	NewDefaultValue *FunctionArg    `json:"newDefaultValue,omitempty"`
+	IfExists        *bool           `json:"ifExists,omitempty"`
+	Index           *Index          `json:"index,omitempty"`
+	IndexName       *string         `json:"name,omitempty"`
 }
 
 // UpdatesRequest is the body of every alter (PUT) request.
@@ -64,51 +96,70 @@ type UpdatesRequest struct {
 	Updates []Update `json:"updates"`
 }
 
-// validateUpdate checks that u is one of the allowed types and carries
-// exactly the members its type needs. path is the JSON path of u.
-func validateUpdate(path string, u Update, allowed ...string) error {
-	ok := false
-	for _, a := range allowed {
-		ok = ok || a == u.Type
+// updateMembers lists, for each update type, the members it needs and the
+// ones it may carry besides.
+var updateMembers = map[string]struct{ need, may []string }{
+	UpdateRename:              {need: []string{"newName"}},
+	UpdateComment:             {need: []string{"newComment"}},
+	UpdateSetProperty:         {need: []string{"property", "value"}},
+	UpdateRemoveProperty:      {need: []string{"property"}},
+	UpdateReplaceColumns:      {need: []string{"columns"}},
+	UpdateReplaceDefinition:   {need: []string{"definition"}},
+	UpdateAddColumn:           {need: []string{"fieldName", "type"}, may: []string{"comment", "position", "defaultValue", "nullable", "autoIncrement"}},
+	UpdateRenameColumn:        {need: []string{"oldFieldName", "newFieldName"}},
+	UpdateColumnType:          {need: []string{"fieldName", "newType"}},
+	UpdateColumnComment:       {need: []string{"fieldName", "newComment"}},
+	UpdateColumnPosition:      {need: []string{"fieldName", "newPosition"}},
+	UpdateColumnNullability:   {need: []string{"fieldName", "nullable"}},
+	UpdateColumnDefaultValue:  {need: []string{"fieldName", "newDefaultValue"}},
+	UpdateColumnAutoIncrement: {need: []string{"fieldName", "autoIncrement"}},
+	UpdateDeleteColumn:        {need: []string{"fieldName"}, may: []string{"ifExists"}},
+	UpdateAddTableIndex:       {need: []string{"index"}},
+	UpdateDeleteTableIndex:    {need: []string{"name"}, may: []string{"ifExists"}},
+}
+
+// members reports which members u carries, in the order of the wire form.
+func (u Update) members() []string {
+	var out []string
+	for _, m := range []struct {
+		name string
+		set  bool
+	}{
+		{"newName", u.NewName != nil}, {"newComment", u.NewComment.Set}, {"property", u.Property != nil},
+		{"value", u.Value != nil}, {"columns", u.Columns != nil}, {"definition", u.Definition != nil},
+		{"fieldName", u.FieldName != nil}, {"oldFieldName", u.OldFieldName != nil}, {"newFieldName", u.NewFieldName != nil},
+		{"type", u.ColumnType != nil}, {"comment", u.Comment.Set}, {"position", u.Position != nil},
+		{"defaultValue", u.DefaultValue != nil}, {"nullable", u.Nullable != nil}, {"autoIncrement", u.AutoIncrement != nil},
+		{"newType", u.NewType != nil}, {"newPosition", u.NewPosition != nil}, {"newDefaultValue", u.NewDefaultValue != nil},
+		{"ifExists", u.IfExists != nil}, {"index", u.Index != nil}, {"name", u.IndexName != nil},
+	} {
+		if m.set {
+			out = append(out, m.name)
+		}
 	}
+	return out
+}
+
+// validateUpdate checks that u is one of the allowed types and carries
+// exactly the members its type needs (and may carry). path is the JSON path
+// of u.
+func validateUpdate(path string, u Update, allowed ...string) error {
 	if u.Type == "" {
 		return Errorf(EINVALID, "%s.@type: update type is required", path)
 	}
-	if !ok {
+	if !slices.Contains(allowed, u.Type) {
 		return Errorf(EINVALID, "%s.@type: unsupported update type '%s' (want one of %v)", path, u.Type, allowed)
 	}
-	has := map[string]bool{
-		"newName":    u.NewName != nil,
-		"newComment": u.NewComment.Set,
-		"property":   u.Property != nil,
-		"value":      u.Value != nil,
-		"columns":    u.Columns != nil,
-		"definition": u.Definition != nil,
-	}
-	var need []string
-	switch u.Type {
-	case UpdateRename:
-		need = []string{"newName"}
-	case UpdateComment:
-		need = []string{"newComment"}
-	case UpdateSetProperty:
-		need = []string{"property", "value"}
-	case UpdateRemoveProperty:
-		need = []string{"property"}
-	case UpdateReplaceColumns:
-		need = []string{"columns"}
-	case UpdateReplaceDefinition:
-		need = []string{"definition"}
-	}
-	for _, n := range need {
-		if !has[n] {
+	spec := updateMembers[u.Type]
+	has := u.members()
+	for _, n := range spec.need {
+		if !slices.Contains(has, n) {
 			return Errorf(EINVALID, "%s.%s: required for update type '%s'", path, n, u.Type)
 		}
-		delete(has, n)
 	}
-	for _, member := range []string{"newName", "newComment", "property", "value", "columns", "definition"} {
-		if has[member] {
-			return Errorf(EINVALID, "%s.%s: not allowed for update type '%s'", path, member, u.Type)
+	for _, m := range has {
+		if !slices.Contains(spec.need, m) && !slices.Contains(spec.may, m) {
+			return Errorf(EINVALID, "%s.%s: not allowed for update type '%s'", path, m, u.Type)
 		}
 	}
 	switch u.Type {

@@ -338,7 +338,7 @@ func TestValidationBeforeService(t *testing.T) {
 		{"PUT", "/api/metalakes/m/catalogs/c", `{"updates":[{"@type":"replaceColumns","columns":[]}]}`, "updates[0].@type: unsupported update type 'replaceColumns' (want one of [rename updateComment setProperty removeProperty])"},
 		{"PUT", schemaPath, `{"updates":[{"@type":"rename"}]}`, "updates[0].newName: required for update type 'rename'"},
 		{"PUT", schemaPath + "/tables/t", `{"updates":[{"@type":"replaceColumns","columns":[{"name":"a","type":"int"}]}]}`, "updates[0].columns[0].type: unknown type 'int'"},
-		{"PUT", schemaPath + "/tables/t", `{"updates":[{"@type":"replaceDefinition","definition":{"datasets":[]}}]}`, "updates[0].@type: unsupported update type 'replaceDefinition' (want one of [rename updateComment setProperty removeProperty replaceColumns])"},
+		{"PUT", schemaPath + "/tables/t", `{"updates":[{"@type":"replaceDefinition","definition":{"datasets":[]}}]}`, "updates[0].@type: unsupported update type 'replaceDefinition' (want one of [rename updateComment setProperty removeProperty replaceColumns addColumn renameColumn updateColumnType updateColumnComment updateColumnPosition updateColumnNullability updateColumnDefaultValue updateColumnAutoIncrement deleteColumn addTableIndex deleteTableIndex])"},
 		{"PUT", schemaPath + "/semantic-models/m", `{"updates":[{"@type":"replaceDefinition","definition":{"datasets":[]}}]}`, "updates[0].definition.datasets: a definition needs at least one dataset"},
 	}
 	for _, tt := range tests {

@@ -94,6 +94,11 @@ func (h *handler) dropTable(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	// purge (Gravitino's purgeTable) drops the table's data too: semcat
+	// holds none, so a purge is a drop; its value is still checked.
+	if _, err := boolParam(r, "purge"); err != nil {
+		return err
+	}
 	dropped, pos, err := h.svc.Tables.DropTable(r.Context(), ns, name)
 	if err != nil {
 		return err

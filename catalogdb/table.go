@@ -218,14 +218,12 @@ func (s *Store) AlterTable(ctx context.Context, ns semcat.Namespace, name string
 		} else if err != nil {
 			return err
 		}
-		for _, u := range updates {
-			if !semcat.ApplyCommon(u, &t.Name, &t.Comment, &t.Properties) && u.Type == semcat.UpdateReplaceColumns {
-				t.Columns = u.Columns
-			}
+		if err := semcat.ApplyTableUpdates(t, updates); err != nil {
+			return err
 		}
 		t.Audit.Touch(actor(ctx), s.Now())
-		_, err = tx.Exec(ctx, `UPDATE table_meta SET table_name = $2, comment = $3, columns = $4, properties = $5, audit_info = $6
-			WHERE table_id = $1`, t.ID, t.Name, t.Comment, t.Columns, t.Properties, t.Audit)
+		_, err = tx.Exec(ctx, `UPDATE table_meta SET table_name = $2, comment = $3, columns = $4, properties = $5, audit_info = $6,
+			layout = $7 WHERE table_id = $1`, t.ID, t.Name, t.Comment, t.Columns, t.Properties, t.Audit, storedLayout(t.TableLayout))
 		if uniqueViolation(err) {
 			return semcat.AlreadyExists(semcat.KindTable, "table '%s.%s.%s.%s' already exists", ns.Metalake, ns.Catalog, ns.Schema, t.Name)
 		} else if err != nil {
