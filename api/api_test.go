@@ -284,6 +284,7 @@ func TestParameters(t *testing.T) {
 		{"DELETE", "/api/metalakes/m?force=true&force=false", "force: query parameter given more than once"},
 		{"DELETE", "/api/metalakes/m/catalogs/c?force=1", "force: expected true or false (in any letter case), got '1'"},
 		{"DELETE", schemaPath + "?cascade=yes", "cascade: expected true or false (in any letter case), got 'yes'"},
+		{"DELETE", schemaPath + "/tables/t?purge=soon", "purge: expected true or false (in any letter case), got 'soon'"},
 		{"GET", "/api/metalakes/m/catalogs?details=yes", "details: expected true or false (in any letter case), got 'yes'"},
 		{"GET", "/api/metalakes/m/catalogs?details=%zz", "details: malformed percent-encoding in the query parameter"},
 		{"GET", "/api/metalakes/m/catalogs?de%zztails=true", "malformed query string: cannot decode the parameter name 'de%zztails'"},

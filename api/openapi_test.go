@@ -668,7 +668,7 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 	// parameter; query parameters and headers are exactly those the
 	// handlers read.
 	wantQuery := map[string][]string{
-		"dropMetalake": {"force"}, "dropCatalog": {"force"}, "dropSchema": {"cascade"},
+		"dropMetalake": {"force"}, "dropCatalog": {"force"}, "dropSchema": {"cascade"}, "dropTable": {"purge"},
 		"listCatalogs": {"details"}, "listUsers": {"details"}, "listGroups": {"details"}, "listTags": {"details"}, "listObjectTags": {"details"}, "listSemanticModelMetrics": {"details"},
 		"search": {"catalog", "cursor", "facetSize", "facets", "limit", "minPosition", "offset", "query", "schema", "scope", "sort", "tag", "type", "waitMs"},
 	}

@@ -327,6 +327,9 @@ func TestErrorsOverHTTP(t *testing.T) {
 		// Gravitino's layout fields are accepted, but nothing beyond them.
 		{"POST", salesPath + "/tables", `{"name":"t9","columns":[{"name":"id","type":"long"}],"partitioning":[{"strategy":"identity","fieldName":["id"],"bogus":1}]}`, 400, 1001, "IllegalArgumentException"},
 		{"POST", salesPath + "/tables", `{"name":"t9","columns":[{"name":"id","type":"long","defaultValue":{"type":"literal","dataType":"long","value":"1","extra":2}}]}`, 400, 1001, "IllegalArgumentException"},
+		// A column change that cannot apply is a 400 naming it.
+		{"PUT", salesPath + "/tables/orders", `{"updates":[{"@type":"updateComment","newComment":"lost"},{"@type":"deleteColumn","fieldName":["gone"],"ifExists":false}]}`, 400, 1001, "IllegalArgumentException"},
+		{"PUT", salesPath + "/tables/orders", `{"updates":[{"@type":"addColumn","fieldName":["x"],"type":"int","nullable":true,"autoIncrement":false,"position":"last"}]}`, 400, 1001, "IllegalArgumentException"},
 		{"DELETE", "/api/metalakes/m/catalogs/rel?force=maybe", nil, 400, 1001, "IllegalArgumentException"},
 		{"POST", "/api/metalakes/m/objects/table/rel.sales.orders/tags", `{"tagsToAdd":["nope"]}`, 404, 1003, "NoSuchTagException"},
 	}

@@ -371,6 +371,13 @@ func TestTables(t *testing.T) {
 	if len(tbl.Columns) != 1 || tbl.Columns[0].Name != "only" {
 		t.Errorf("AlterTable: %+v", tbl.Columns)
 	}
+	tbl = wrote(c.AlterTable(ctx, sales, "a/b", []semcat.Update{
+		{Type: semcat.UpdateAddColumn, FieldName: []string{"first"}, ColumnType: &semcat.Type{Name: "long"}, Position: &semcat.ColumnPosition{Kind: "first"}},
+		{Type: semcat.UpdateRenameColumn, OldFieldName: []string{"only"}, NewFieldName: str("second")},
+	})).must(t)
+	if len(tbl.Columns) != 2 || tbl.Columns[0].Name != "first" || tbl.Columns[1].Name != "second" {
+		t.Errorf("AlterTable with column changes: %+v", tbl.Columns)
+	}
 	if dropped := wrote(c.DropTable(ctx, sales, "a/b")).must(t); !dropped {
 		t.Error("DropTable: not dropped")
 	}

@@ -67,7 +67,9 @@ func (c *Client) GetTable(ctx context.Context, ns semcat.Namespace, name string)
 }
 
 // AlterTable applies updates to a table, in order, all or nothing; besides
-// the common updates a table accepts replaceColumns.
+// the common updates a table accepts replaceColumns and Gravitino's column
+// and index changes (addColumn, renameColumn, updateColumnType, …,
+// addTableIndex, deleteTableIndex; see semcat.TableUpdates).
 func (c *Client) AlterTable(ctx context.Context, ns semcat.Namespace, name string, updates []semcat.Update) (*semcat.Table, semcat.Position, error) {
 	p, err := tablePath(ns, name)
 	if err != nil {

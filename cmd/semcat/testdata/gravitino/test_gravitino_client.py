@@ -18,6 +18,7 @@ from gravitino.api.rel.expressions.named_reference import NamedReference
 from gravitino.api.rel.expressions.sorts.sort_orders import SortOrders
 from gravitino.api.rel.expressions.transforms.transforms import Transforms
 from gravitino.api.rel.indexes.indexes import Indexes
+from gravitino.api.rel.indexes.index import Index
 from gravitino.api.rel.table_change import TableChange
 from gravitino.api.rel.types.types import Types
 from gravitino.namespace import Namespace
@@ -280,6 +281,90 @@ class TestTables(GravitinoTest):
         self.assertFalse(tables.drop_table(NameIdentifier.of("sales", "orders2")))
         self.assertRaisesWithMessage(NonEmptySchemaException, "", cat.as_schemas().drop_schema, "sales", False)
         self.assertTrue(cat.as_schemas().drop_schema("sales", True))
+
+    def test_column_and_index_changes(self):
+        cat = self.relational()
+        cat.as_schemas().create_schema("sales", None, {})
+        tables = cat.as_table_catalog()
+        ident = NameIdentifier.of("sales", "people")
+        tables.create_table(
+            ident,
+            [
+                Column.of("id", Types.LongType.get(), nullable=False),
+                Column.of("name", Types.StringType.get()),
+                Column.of(
+                    "address",
+                    Types.StructType.of(
+                        Types.StructType.Field.nullable_field("city", Types.StringType.get()),
+                        Types.StructType.Field.nullable_field("zip", Types.StringType.get()),
+                    ),
+                ),
+            ],
+        )
+        position = TableChange.ColumnPosition
+        t = tables.alter_table(
+            ident,
+            TableChange.add_column(["age"], Types.IntegerType.get(), "years", position.after("id")),
+            TableChange.add_column(["rank"], Types.ShortType.get(), None, position.first(), nullable=False),
+            TableChange.add_column(["address", "street"], Types.StringType.get(), None, position.first()),
+            TableChange.rename_column(["name"], "full_name"),
+            TableChange.rename_column(["address", "zip"], "postcode"),
+            TableChange.update_column_type(["age"], Types.LongType.get()),
+            TableChange.update_column_comment(["full_name"], "given and family"),
+            TableChange.update_column_position(["rank"], position.after("full_name")),
+            TableChange.update_column_nullability(["full_name"], False),
+            TableChange.update_column_default_value(["full_name"], Literals.string_literal("anon")),
+            TableChange.update_column_auto_increment(["id"], True),
+            TableChange.add_index(Index.IndexType.PRIMARY_KEY, "pk", [["id"]]),
+            TableChange.add_index(Index.IndexType.UNIQUE_KEY, "uk", [["full_name"]]),
+        )
+        self.assertEqual([c.name() for c in t.columns()], ["id", "age", "full_name", "rank", "address"])
+        loaded = tables.load_table(ident)
+        cols = {c.name(): c for c in loaded.columns()}
+        self.assertEqual([c.name() for c in loaded.columns()], ["id", "age", "full_name", "rank", "address"])
+        self.assertEqual((cols["age"].data_type(), cols["age"].comment()), (Types.LongType.get(), "years"))
+        self.assertEqual(cols["full_name"].comment(), "given and family")
+        self.assertFalse(cols["full_name"].nullable())
+        self.assertEqual(cols["full_name"].default_value(), Literals.string_literal("anon"))
+        self.assertTrue(cols["id"].auto_increment())
+        self.assertFalse(cols["rank"].nullable())
+        self.assertEqual([f.name() for f in cols["address"].data_type().fields()], ["street", "city", "postcode"])
+        self.assertEqual([(i.name(), i.type()) for i in loaded.index()],
+                         [("pk", Index.IndexType.PRIMARY_KEY), ("uk", Index.IndexType.UNIQUE_KEY)])
+
+        t = tables.alter_table(
+            ident,
+            TableChange.delete_column(["rank"], False),
+            TableChange.delete_column(["gone"], True),
+            TableChange.delete_index("uk", False),
+            TableChange.delete_index("nope", True),
+        )
+        self.assertEqual([c.name() for c in t.columns()], ["id", "age", "full_name", "address"])
+        self.assertEqual([i.name() for i in tables.load_table(ident).index()], ["pk"])
+
+        # A change that cannot apply is an IllegalArgumentException naming
+        # it, and none of the changes beside it is applied.
+        self.assertRaisesWithMessage(
+            IllegalArgumentException, "'gone' does not exist",
+            tables.alter_table, ident, TableChange.update_comment("lost"), TableChange.delete_column(["gone"], False),
+        )
+        self.assertRaisesWithMessage(
+            IllegalArgumentException, "already exists",
+            tables.alter_table, ident, TableChange.add_column(["age"], Types.IntegerType.get(), None, position.first()),
+        )
+        self.assertRaisesWithMessage(
+            IllegalArgumentException, "nope",
+            tables.alter_table, ident, TableChange.delete_index("nope", False),
+        )
+        self.assertRaisesWithMessage(
+            IllegalArgumentException, "primary key",
+            tables.alter_table, ident, TableChange.add_index(Index.IndexType.PRIMARY_KEY, "pk2", [["age"]]),
+        )
+        self.assertIsNone(tables.load_table(ident).comment())
+
+        self.assertTrue(tables.purge_table(ident))
+        self.assertFalse(tables.purge_table(ident))
+        self.assertFalse(tables.table_exists(ident))
 
 
 class TestUsersGroupsRoles(GravitinoTest):
