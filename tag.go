@@ -101,6 +101,117 @@ func (a TagAssociation) Effective() TagAssociation {
 	return out
 }
 
+// TagValue is one assignment of a tag in Gravitino's tag-values request:
+// the tag's name and, for a tag that takes values, one value (nil: none).
+type TagValue struct {
+	Name  string  `json:"name"`
+	Value *string `json:"value"`
+}
+
+func (v TagValue) equal(o TagValue) bool {
+	return v.Name == o.Name && (v.Value == nil) == (o.Value == nil) && (v.Value == nil || *v.Value == *o.Value)
+}
+
+// TagValuesMediaType is the content type of Gravitino's tag-values
+// association request (SPEC §2.10); application/json is its tag-names one.
+const TagValuesMediaType = "application/vnd.gravitino.v2+json"
+
+// TagValuesAssociation is the body of Gravitino's tag-values request
+// (content type application/vnd.gravitino.v2+json): tags to assign and
+// unassign, each with or without a value.
+type TagValuesAssociation struct {
+	TagsToAdd    []TagValue `json:"tagsToAdd"`
+	TagsToRemove []TagValue `json:"tagsToRemove"`
+}
+
+// Validate checks names and values as Gravitino does: at least one pair,
+// values 1-256 characters and not blank, no pair in both lists, and no
+// tag added both with and without a value.
+func (a *TagValuesAssociation) Validate() error {
+	if len(a.TagsToAdd) == 0 && len(a.TagsToRemove) == 0 {
+		return Errorf(EINVALID, "tagsToAdd, tagsToRemove: give at least one tag value")
+	}
+	for _, l := range []struct {
+		field string
+		pairs []TagValue
+	}{{"tagsToAdd", a.TagsToAdd}, {"tagsToRemove", a.TagsToRemove}} {
+		for i, v := range l.pairs {
+			path := fmt.Sprintf("%s[%d]", l.field, i)
+			if err := ValidateName(path+".name", v.Name); err != nil {
+				return err
+			}
+			if v.Value != nil && (strings.TrimSpace(*v.Value) == "" || len([]rune(*v.Value)) > MaxTagValueLength) {
+				return Errorf(EINVALID, "%s.value: must be 1-%d characters, not blank", path, MaxTagValueLength)
+			}
+		}
+	}
+	valued := map[string]bool{}
+	for i, v := range a.TagsToAdd {
+		if was, seen := valued[v.Name]; seen && was != (v.Value != nil) {
+			return Errorf(EINVALID, "tagsToAdd[%d]: tag '%s' is added both with and without a value", i, v.Name)
+		}
+		valued[v.Name] = v.Value != nil
+	}
+	for i, v := range a.TagsToRemove {
+		if slices.ContainsFunc(a.TagsToAdd, v.equal) {
+			return Errorf(EINVALID, "tagsToRemove[%d]: the same tag value is in tagsToAdd", i)
+		}
+	}
+	return nil
+}
+
+// TagAssignments is the change an association makes, in the one form both
+// requests take: Valued tells Gravitino's tag-values request (a repeated
+// assignment is skipped, a valueless removal removes the valueless
+// assignment only) from its tag-names one (adding a tag the object holds
+// is TagAlreadyAssociatedException, removing a tag removes all its
+// values). Pairs in both lists are dropped from both.
+type TagAssignments struct {
+	Add, Remove []TagValue
+	Valued      bool
+}
+
+// Assignments is the change of a tag-names request.
+func (a TagAssociation) Assignments() TagAssignments {
+	e := a.Effective()
+	out := TagAssignments{}
+	for _, n := range e.TagsToAdd {
+		out.Add = append(out.Add, TagValue{Name: n})
+	}
+	for _, n := range e.TagsToRemove {
+		out.Remove = append(out.Remove, TagValue{Name: n})
+	}
+	return out
+}
+
+// Assignments is the change of a tag-values request.
+func (a TagValuesAssociation) Assignments() TagAssignments {
+	out := TagAssignments{Valued: true}
+	for _, v := range a.TagsToAdd {
+		if !slices.ContainsFunc(a.TagsToRemove, v.equal) {
+			out.Add = append(out.Add, v)
+		}
+	}
+	for _, v := range a.TagsToRemove {
+		if !slices.ContainsFunc(a.TagsToAdd, v.equal) {
+			out.Remove = append(out.Remove, v)
+		}
+	}
+	return out
+}
+
+// ObjectTag is a tag as an object carries it (SPEC §2.10, Gravitino's
+// object tag listing): its own tags, then those it inherits from its
+// schema and catalog, nearest first, each name once.
+type ObjectTag struct {
+	*Tag
+	// Inherited is true for a tag of an ancestor.
+	Inherited bool `json:"inherited"`
+	// AssignmentValues are the values of the assignment ([] for one
+	// without a value).
+	AssignmentValues []string `json:"assignmentValues"`
+}
+
 // ObjectRef names a taggable object of a metalake by type and dotted full
 // name without the metalake ("rel.s1.orders").
 type ObjectRef struct {
@@ -147,8 +258,16 @@ type TagService interface {
 	AlterTag(ctx context.Context, metalake, name string, updates []Update) (*Tag, Position, error)
 	// ListTagInfos lists a metalake's tags in name order.
 	ListTagInfos(ctx context.Context, metalake string) ([]*Tag, error)
-	// TagObjects lists the objects a tag is attached to, by type and name.
-	TagObjects(ctx context.Context, metalake, name string) ([]TaggedObject, error)
+	// TagObjects lists the objects a tag is attached to, by type and name;
+	// a value other than "" keeps those whose assignment has that value.
+	TagObjects(ctx context.Context, metalake, name, value string) ([]TaggedObject, error)
+	// ListObjectTags lists the names of an object's tags, its own and
+	// inherited (see ObjectTag).
 	ListObjectTags(ctx context.Context, metalake string, obj ObjectRef) ([]string, error)
-	AssociateTags(ctx context.Context, metalake string, obj ObjectRef, req TagAssociation) ([]string, Position, error)
+	// ObjectTagInfos lists an object's tags, its own and inherited.
+	ObjectTagInfos(ctx context.Context, metalake string, obj ObjectRef) ([]*ObjectTag, error)
+	// AssociateTags assigns and unassigns tags of an object (Gravitino's
+	// tag-names and tag-values requests, as TagAssignments) and returns the
+	// names of its own tags afterwards. Tags that do not exist are ignored.
+	AssociateTags(ctx context.Context, metalake string, obj ObjectRef, req TagAssignments) ([]string, Position, error)
 }

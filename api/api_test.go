@@ -122,6 +122,12 @@ func TestRoutes(t *testing.T) {
 		{"GET", "/api/metalakes/m/objects/table/c.s.t/tags", "", nil, "ListObjectTags m table c.s.t", false},
 		{"GET", "/api/metalakes/m/objects/catalog/c/tags", "", nil, "ListObjectTags m catalog c", false},
 		{"POST", "/api/metalakes/m/objects/semantic_model/c.s.sales/tags", `{"tagsToAdd":["pii"],"tagsToRemove":["old"]}`, nil, "AssociateTags m semantic_model c.s.sales +[pii] -[old]", true},
+		{"POST", "/api/metalakes/m/objects/table/c.s.t/tags", `{"tagsToAdd":["pii","both"],"tagsToRemove":["both"]}`, nil, "AssociateTags m table c.s.t +[pii] -[]", true},
+		{"GET", "/api/metalakes/m/objects/table/c.s.t/tags?details=true", "", nil, "ObjectTagInfos m table c.s.t", false},
+		{"GET", "/api/metalakes/m/objects/table/c.s.t/tags/pii", "", nil, "ObjectTagInfos m table c.s.t", false},
+		{"GET", "/api/metalakes/m/tags/t/objects?value=high", "", nil, "TagObjects m thigh", false},
+		{"POST", "/api/metalakes/m/objects/table/c.s.t/tags", `{"tagsToAdd":[{"name":"tier","value":"gold"},{"name":"pii","value":null},{"name":"x","value":"1"}],"tagsToRemove":[{"name":"tier","value":"bronze"},{"name":"x"}]}`,
+			[]string{"Content-Type", semcat.TagValuesMediaType}, "AssociateTags m table c.s.t +[tier=gold pii x=1] -[tier=bronze x] (values)", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.method+" "+tt.target, func(t *testing.T) {

@@ -27,8 +27,9 @@ import (
 //     origin (its Origin, or Sec-Fetch-Site: cross-site, when Origin is
 //     absent) unless the origin is one of AllowedOrigins: 403;
 //   - a request that changes state whose body is not application/json
-//     (a Content-Type of another type, or none with a body): 415. A page
-//     sends no other type to another origin without asking first.
+//     (or Gravitino's semcat.TagValuesMediaType; a Content-Type of another type,
+//     or none with a body): 415. A page sends neither to another origin
+//     without asking first.
 //
 // The allowed origins get CORS answers, preflight included, so that a page
 // served from one of them can use the API with credentials.
@@ -103,7 +104,7 @@ func (g *browserGuard) check(w http.ResponseWriter, r *http.Request) error {
 	if ct == "" && r.ContentLength == 0 {
 		return nil // no body (POST /api/admin/reindex, a DELETE)
 	}
-	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+	if mt, _, err := mime.ParseMediaType(ct); err != nil || (mt != "application/json" && mt != semcat.TagValuesMediaType) {
 		if ct == "" {
 			ct = "none"
 		} else {

@@ -309,8 +309,8 @@ func (f *fake) ListTagInfos(ctx context.Context, metalake string) ([]*semcat.Tag
 	return []*semcat.Tag{{Name: "pii", Properties: props}}, nil
 }
 
-func (f *fake) TagObjects(ctx context.Context, metalake, name string) ([]semcat.TaggedObject, error) {
-	if err := f.call(ctx, "TagObjects %s %s", metalake, name); err != nil {
+func (f *fake) TagObjects(ctx context.Context, metalake, name, value string) ([]semcat.TaggedObject, error) {
+	if err := f.call(ctx, "TagObjects %s %s%s", metalake, name, value); err != nil {
 		return nil, err
 	}
 	return []semcat.TaggedObject{{Type: semcat.KindTable, FullName: "c.s.t"}}, nil
@@ -320,9 +320,29 @@ func (f *fake) ListObjectTags(ctx context.Context, metalake string, obj semcat.O
 	return []string{"pii"}, f.call(ctx, "ListObjectTags %s %s %s", metalake, obj.Type, obj.FullName)
 }
 
-func (f *fake) AssociateTags(ctx context.Context, metalake string, obj semcat.ObjectRef, req semcat.TagAssociation) ([]string, semcat.Position, error) {
-	if err := f.call(ctx, "AssociateTags %s %s %s +%v -%v", metalake, obj.Type, obj.FullName, req.TagsToAdd, req.TagsToRemove); err != nil {
+func (f *fake) ObjectTagInfos(ctx context.Context, metalake string, obj semcat.ObjectRef) ([]*semcat.ObjectTag, error) {
+	return []*semcat.ObjectTag{{Tag: &semcat.Tag{Name: "pii", Properties: props}, AssignmentValues: []string{}}},
+		f.call(ctx, "ObjectTagInfos %s %s %s", metalake, obj.Type, obj.FullName)
+}
+
+func (f *fake) AssociateTags(ctx context.Context, metalake string, obj semcat.ObjectRef, req semcat.TagAssignments) ([]string, semcat.Position, error) {
+	show := func(vs []semcat.TagValue) []string {
+		var out []string
+		for _, v := range vs {
+			if v.Value != nil {
+				out = append(out, v.Name+"="+*v.Value)
+			} else {
+				out = append(out, v.Name)
+			}
+		}
+		return out
+	}
+	mode := ""
+	if req.Valued {
+		mode = " (values)"
+	}
+	if err := f.call(ctx, "AssociateTags %s %s %s +%v -%v%s", metalake, obj.Type, obj.FullName, show(req.Add), show(req.Remove), mode); err != nil {
 		return nil, semcat.Position{}, err
 	}
-	return req.TagsToAdd, f.pos, nil
+	return show(req.Add), f.pos, nil
 }

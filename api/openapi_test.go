@@ -668,7 +668,7 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 	// parameter; query parameters and headers are exactly those the
 	// handlers read.
 	wantQuery := map[string][]string{
-		"dropMetalake": {"force"}, "dropCatalog": {"force"}, "dropSchema": {"cascade"}, "dropTable": {"purge"},
+		"dropMetalake": {"force"}, "dropCatalog": {"force"}, "dropSchema": {"cascade"}, "dropTable": {"purge"}, "listTagObjects": {"value"},
 		"listCatalogs": {"details"}, "listUsers": {"details"}, "listGroups": {"details"}, "listTags": {"details"}, "listObjectTags": {"details"}, "listSemanticModelMetrics": {"details"},
 		"search": {"catalog", "cursor", "facetSize", "facets", "limit", "minPosition", "offset", "query", "schema", "scope", "sort", "tag", "type", "waitMs"},
 	}
@@ -1120,11 +1120,12 @@ func TestOpenAPIValidatesResponses(t *testing.T) {
 	admin.call(http.StatusNotFound, "GET", ml+"/tags/nope", nil)
 	admin.call(http.StatusNotFound, "GET", ml+"/users/nope", nil)
 	admin.call(http.StatusNotFound, "GET", ml+"/roles/nope", nil)
-	admin.call(http.StatusNotFound, "POST", ml+"/objects/table/rel.sales.orders/tags", `{"tagsToAdd":["nope"]}`)
+	admin.call(http.StatusNotFound, "POST", ml+"/objects/table/rel.sales.nope/tags", `{"tagsToAdd":["nope"]}`)
 	admin.call(http.StatusNotFound, "GET", rel+"/schemas/nope/semantic-model-metrics", nil)
 	admin.call(http.StatusNotFound, "GET", "/api/metalakes/nope/search?query=orders", nil)
 	admin.call(http.StatusOK, "GET", ml+"/search?query=zzznothingmatches", nil)
 	admin.call(http.StatusConflict, "POST", "/api/metalakes", `{"name":"m"}`)
+	admin.call(http.StatusConflict, "POST", ml+"/objects/table/rel.sales.orders/tags", `{"tagsToAdd":["pii"]}`)
 	admin.call(http.StatusConflict, "POST", sales+"/tables", `{"name":"orders","columns":[]}`)
 	admin.call(http.StatusConflict, "DELETE", sales, nil)
 	admin.call(http.StatusConflict, "DELETE", rel, nil)

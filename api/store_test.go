@@ -295,6 +295,8 @@ func TestErrorsOverHTTP(t *testing.T) {
 	t.Parallel()
 	c, _ := newStoreServer(t, api.Config{MaxBodyBytes: 4096})
 	c.MustOK("POST", salesPath+"/semantic-models", modelBody)
+	c.MustOK("POST", "/api/metalakes/m/tags", `{"name":"held"}`)
+	c.MustOK("POST", "/api/metalakes/m/objects/table/rel.sales.orders/tags", `{"tagsToAdd":["held"]}`)
 	tests := []struct {
 		method, path string
 		body         any
@@ -331,7 +333,10 @@ func TestErrorsOverHTTP(t *testing.T) {
 		{"PUT", salesPath + "/tables/orders", `{"updates":[{"@type":"updateComment","newComment":"lost"},{"@type":"deleteColumn","fieldName":["gone"],"ifExists":false}]}`, 400, 1001, "IllegalArgumentException"},
 		{"PUT", salesPath + "/tables/orders", `{"updates":[{"@type":"addColumn","fieldName":["x"],"type":"int","nullable":true,"autoIncrement":false,"position":"last"}]}`, 400, 1001, "IllegalArgumentException"},
 		{"DELETE", "/api/metalakes/m/catalogs/rel?force=maybe", nil, 400, 1001, "IllegalArgumentException"},
-		{"POST", "/api/metalakes/m/objects/table/rel.sales.orders/tags", `{"tagsToAdd":["nope"]}`, 404, 1003, "NoSuchTagException"},
+		{"POST", "/api/metalakes/m/objects/table/rel.sales.orders/tags", `{"tagsToAdd":["nope","held"]}`, 409, 1004, "TagAlreadyAssociatedException"},
+		{"POST", "/api/metalakes/m/objects/table/rel.sales.nope/tags", `{"tagsToAdd":["held"]}`, 404, 1003, "NoSuchTableException"},
+		{"GET", "/api/metalakes/m/objects/table/rel.sales.orders/tags/nope", nil, 404, 1003, "NoSuchTagException"},
+		{"GET", "/api/metalakes/m/tags/held/objects?value=%20", nil, 400, 1001, "IllegalArgumentException"},
 	}
 	for _, tt := range tests {
 		status, _, resp := c.Do(tt.method, tt.path, tt.body)

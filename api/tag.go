@@ -1,8 +1,10 @@
 package api
 
 import (
+	"mime"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/semcat/semcat"
 )
@@ -67,13 +69,24 @@ func (h *handler) alterTag(w http.ResponseWriter, r *http.Request) error {
 	return written(w, pos, "tag", t)
 }
 
-// tagObjects answers {"metadataObjects": [{"type", "fullName"}]}.
+// tagObjects answers {"metadataObjects": [{"type", "fullName"}]}; ?value
+// keeps the objects with an assignment of that value.
 func (h *handler) tagObjects(w http.ResponseWriter, r *http.Request) error {
 	n, err := pathNames(r, "metalake", "tag")
 	if err != nil {
 		return err
 	}
-	objs, err := h.svc.Tags.TagObjects(r.Context(), n[0], n[1])
+	q, err := queryValues(r, "value")
+	if err != nil {
+		return err
+	}
+	value := ""
+	if vs, given := q["value"]; given {
+		if value = vs[0]; strings.TrimSpace(value) == "" || len([]rune(value)) > semcat.MaxTagValueLength {
+			return semcat.Errorf(semcat.EINVALID, "value: must be 1-%d characters, not blank", semcat.MaxTagValueLength)
+		}
+	}
+	objs, err := h.svc.Tags.TagObjects(r.Context(), n[0], n[1], value)
 	if err != nil {
 		return err
 	}
@@ -105,6 +118,8 @@ func (h *handler) dropTag(w http.ResponseWriter, r *http.Request) error {
 	return written(w, pos, "dropped", dropped)
 }
 
+// listObjectTags answers an object's tag names, or with ?details=true its
+// tags, its own and inherited (semcat.ObjectTag).
 func (h *handler) listObjectTags(w http.ResponseWriter, r *http.Request) error {
 	metalake, obj, err := objectTarget(r)
 	if err != nil {
@@ -114,47 +129,24 @@ func (h *handler) listObjectTags(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	names, err := h.svc.Tags.ListObjectTags(r.Context(), metalake, obj)
-	if err != nil {
-		return err
-	}
-	RecordCount(r, len(names))
 	if !details {
+		names, err := h.svc.Tags.ListObjectTags(r.Context(), metalake, obj)
+		if err != nil {
+			return err
+		}
+		RecordCount(r, len(names))
 		return ok(w, "names", nonNil(names))
 	}
-	ts, err := h.objectTagInfos(r, metalake, names)
+	ts, err := h.svc.Tags.ObjectTagInfos(r.Context(), metalake, obj)
 	if err != nil {
 		return err
 	}
-	return ok(w, "tags", ts)
+	RecordCount(r, len(ts))
+	return ok(w, "tags", nonNil(ts))
 }
 
-// objectTagInfos returns the tags of an object's tag names
-// (?details=true), in their order, from one listing of the metalake's tags
-// rather than one load per tag; a tag dropped meanwhile is left out.
-func (h *handler) objectTagInfos(r *http.Request, metalake string, names []string) ([]*semcat.Tag, error) {
-	if len(names) == 0 {
-		return []*semcat.Tag{}, nil
-	}
-	all, err := h.svc.Tags.ListTagInfos(r.Context(), metalake)
-	if err != nil {
-		return nil, err
-	}
-	byName := make(map[string]*semcat.Tag, len(all))
-	for _, t := range all {
-		byName[t.Name] = t
-	}
-	out := make([]*semcat.Tag, 0, len(names))
-	for _, n := range names {
-		if t, ok := byName[n]; ok {
-			out = append(out, t)
-		}
-	}
-	return out, nil
-}
-
-// loadObjectTag answers one tag of an object; a tag the object does not
-// carry is NoSuchTagException, as in Gravitino.
+// loadObjectTag answers one tag of an object, its own or inherited; a tag
+// the object does not carry is NoSuchTagException, as in Gravitino.
 func (h *handler) loadObjectTag(w http.ResponseWriter, r *http.Request) error {
 	metalake, obj, err := objectTarget(r)
 	if err != nil {
@@ -164,37 +156,54 @@ func (h *handler) loadObjectTag(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	names, err := h.svc.Tags.ListObjectTags(r.Context(), metalake, obj)
+	ts, err := h.svc.Tags.ObjectTagInfos(r.Context(), metalake, obj)
 	if err != nil {
 		return err
 	}
-	if !slices.Contains(names, tag) {
-		return semcat.NotFound(semcat.KindTag, "tag '%s' is not attached to %s '%s'", tag, obj.Type, obj.FullName)
+	i := slices.IndexFunc(ts, func(t *semcat.ObjectTag) bool { return t.Name == tag })
+	if i < 0 {
+		return semcat.NotFound(semcat.KindTag, "tag '%s' is not attached to %s '%s' or its parents", tag, obj.Type, obj.FullName)
 	}
-	t, err := h.svc.Tags.GetTag(r.Context(), metalake, tag)
-	if err != nil {
-		return err
-	}
-	return ok(w, "tag", t)
+	return ok(w, "tag", ts[i])
 }
 
+// associateTags takes Gravitino's tag-names request, or its tag-values
+// request when sent as semcat.TagValuesMediaType.
 func (h *handler) associateTags(w http.ResponseWriter, r *http.Request) error {
 	metalake, obj, err := objectTarget(r)
 	if err != nil {
 		return err
 	}
-	var req semcat.TagAssociation
-	if err := h.decode(w, r, &req); err != nil {
+	decode := decodeAssignments[semcat.TagAssociation]
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == semcat.TagValuesMediaType {
+		decode = decodeAssignments[semcat.TagValuesAssociation]
+	}
+	change, err := decode(h, w, r)
+	if err != nil {
 		return err
 	}
-	if err := req.Validate(); err != nil {
-		return err
-	}
-	names, pos, err := h.svc.Tags.AssociateTags(r.Context(), metalake, obj, req)
+	names, pos, err := h.svc.Tags.AssociateTags(r.Context(), metalake, obj, change)
 	if err != nil {
 		return err
 	}
 	return written(w, pos, "names", nonNil(names))
+}
+
+// decodeAssignments decodes and checks an association request of type T
+// and returns the change it asks for.
+func decodeAssignments[T any, P interface {
+	*T
+	Validate() error
+	Assignments() semcat.TagAssignments
+}](h *handler, w http.ResponseWriter, r *http.Request) (semcat.TagAssignments, error) {
+	req := P(new(T))
+	if err := h.decode(w, r, req); err != nil {
+		return semcat.TagAssignments{}, err
+	}
+	if err := req.Validate(); err != nil {
+		return semcat.TagAssignments{}, err
+	}
+	return req.Assignments(), nil
 }
 
 // objectTarget returns the metalake and the object of an

@@ -2,6 +2,7 @@ package catalogdb_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -158,7 +159,7 @@ func TestOutboxFollowsCommits(t *testing.T) {
 			return err
 		},
 		func() error {
-			_, _, err := s.AssociateTags(ctx, "m", semcat.ObjectRef{Type: semcat.KindTable, FullName: "rel.sales.t1"}, semcat.TagAssociation{TagsToAdd: []string{"missing"}})
+			_, _, err := s.AssociateTags(ctx, "m", semcat.ObjectRef{Type: semcat.KindTable, FullName: "rel.sales.nope"}, semcat.TagAssociation{TagsToAdd: []string{"missing"}}.Assignments())
 			return err
 		},
 	}
@@ -184,23 +185,32 @@ func TestTagsFollowObjects(t *testing.T) {
 		must(t, w(s.CreateTag(ctx, "m", semcat.TagCreate{Name: n})))
 	}
 	obj := semcat.ObjectRef{Type: semcat.KindTable, FullName: "rel.sales.orders"}
-	got := must(t, w(s.AssociateTags(ctx, "m", obj, semcat.TagAssociation{TagsToAdd: []string{"Tag22", "Tag1", "pii"}, TagsToRemove: []string{"pii"}})))
+	got := must(t, w(s.AssociateTags(ctx, "m", obj, semcat.TagAssociation{TagsToAdd: []string{"Tag22", "Tag1", "pii"}, TagsToRemove: []string{"pii"}}.Assignments())))
 	if len(got) != 2 || got[0] != "Tag1" || got[1] != "Tag22" {
 		t.Errorf("tags %v, want [Tag1 Tag22]", got)
 	}
-	if _, _, err := s.AssociateTags(ctx, "m", obj, semcat.TagAssociation{TagsToAdd: []string{"nope"}}); semcat.ErrorCode(err) != semcat.ENOTFOUND {
-		t.Errorf("associating a missing tag: %v, want ENOTFOUND", err)
+	// A tag that does not exist is ignored, as in Gravitino.
+	got = must(t, w(s.AssociateTags(ctx, "m", obj, semcat.TagAssociation{TagsToAdd: []string{"nope"}, TagsToRemove: []string{"nada"}}.Assignments())))
+	if strings.Join(got, ",") != "Tag1,Tag22" {
+		t.Errorf("after naming tags that do not exist: %v, want [Tag1 Tag22]", got)
 	}
 	// A tag in both lists is left as it was, attached or not (as in
-	// Gravitino); a request with neither list is invalid.
-	must(t, w(s.AssociateTags(ctx, "m", obj, semcat.TagAssociation{TagsToAdd: []string{"pii"}})))
-	got = must(t, w(s.AssociateTags(ctx, "m", obj, semcat.TagAssociation{TagsToAdd: []string{"pii"}, TagsToRemove: []string{"pii", "Tag1"}})))
+	// Gravitino).
+	must(t, w(s.AssociateTags(ctx, "m", obj, semcat.TagAssociation{TagsToAdd: []string{"pii"}}.Assignments())))
+	got = must(t, w(s.AssociateTags(ctx, "m", obj, semcat.TagAssociation{TagsToAdd: []string{"pii"}, TagsToRemove: []string{"pii", "Tag1"}}.Assignments())))
 	if len(got) != 2 || got[0] != "Tag22" || got[1] != "pii" {
 		t.Errorf("pii in both lists, Tag1 removed: tags %v, want [Tag22 pii]", got)
 	}
-	must(t, w(s.AssociateTags(ctx, "m", obj, semcat.TagAssociation{TagsToAdd: []string{"Tag1"}, TagsToRemove: []string{"pii"}})))
-	if _, _, err := s.AssociateTags(ctx, "m", obj, semcat.TagAssociation{}); semcat.ErrorCode(err) != semcat.EINVALID {
-		t.Errorf("neither list: %v, want EINVALID", err)
+	must(t, w(s.AssociateTags(ctx, "m", obj, semcat.TagAssociation{TagsToAdd: []string{"Tag1"}, TagsToRemove: []string{"pii"}}.Assignments())))
+	// Adding a tag the object holds is TagAlreadyAssociatedException, and
+	// nothing of the request is applied.
+	_, _, err := s.AssociateTags(ctx, "m", obj, semcat.TagAssociation{TagsToAdd: []string{"pii", "Tag22"}, TagsToRemove: []string{"Tag1"}}.Assignments())
+	var e *semcat.Error
+	if !errors.As(err, &e) || e.Code != semcat.EEXISTS || e.Type != "TagAlreadyAssociatedException" || !strings.Contains(e.Message, "'Tag22'") {
+		t.Errorf("adding a held tag: %v, want EEXISTS TagAlreadyAssociatedException naming Tag22", err)
+	}
+	if got, _ := s.ListObjectTags(ctx, "m", obj); strings.Join(got, ",") != "Tag1,Tag22" {
+		t.Errorf("after the refused request: %v, want [Tag1 Tag22]", got)
 	}
 	if dropped, _, err := s.DropTag(ctx, "m", "Tag1"); !dropped || err != nil {
 		t.Fatalf("drop tag: %v %v", dropped, err)
@@ -218,9 +228,9 @@ func TestTagsFollowObjects(t *testing.T) {
 	}
 }
 
-// TestAssociateManyTags: tags are added in one lookup and one insert;
-// a request naming a tag twice still works, a dropped tag is gone, and the
-// first name in the request's order that is no tag fails the whole request.
+// TestAssociateManyTags: tags are added in one lookup and one insert; a
+// request naming a tag twice still works, and names that are no tag (never
+// were, or dropped) are ignored, as in Gravitino.
 func TestAssociateManyTags(t *testing.T) {
 	t.Parallel()
 	s := MustOpenStore(t)
@@ -234,19 +244,16 @@ func TestAssociateManyTags(t *testing.T) {
 	}
 	obj := semcat.ObjectRef{Type: semcat.KindTable, FullName: "rel.sales.orders"}
 	for _, names := range [][]string{{"a", "x2", "x1"}, {"b", "gone"}} {
-		_, _, err := s.AssociateTags(ctx, "m", obj, semcat.TagAssociation{TagsToAdd: names})
-		if msg := semcat.ErrorMessage(err); semcat.ErrorCode(err) != semcat.ENOTFOUND || !strings.Contains(msg, "'m."+names[1]+"'") {
-			t.Errorf("adding %v: %v, want ENOTFOUND naming %s", names, err, names[1])
-		}
+		must(t, w(s.AssociateTags(ctx, "m", obj, semcat.TagAssociation{TagsToAdd: names}.Assignments())))
 	}
-	if got, err := s.ListObjectTags(ctx, "m", obj); err != nil || len(got) != 0 {
-		t.Errorf("failed requests left tags %v (%v)", got, err)
+	if got, err := s.ListObjectTags(ctx, "m", obj); err != nil || strings.Join(got, ",") != "a,b" {
+		t.Errorf("tags %v (%v), want [a b]", got, err)
 	}
-	got := must(t, w(s.AssociateTags(ctx, "m", obj, semcat.TagAssociation{TagsToAdd: []string{"c", "a", "c", "b"}})))
+	got := must(t, w(s.AssociateTags(ctx, "m", obj, semcat.TagAssociation{TagsToAdd: []string{"c", "nope", "c"}}.Assignments())))
 	if strings.Join(got, ",") != "a,b,c" {
 		t.Errorf("tags %v, want [a b c]", got)
 	}
-	got = must(t, w(s.AssociateTags(ctx, "m", obj, semcat.TagAssociation{TagsToAdd: []string{"a"}, TagsToRemove: []string{"b"}})))
+	got = must(t, w(s.AssociateTags(ctx, "m", obj, semcat.TagAssociation{TagsToRemove: []string{"b", "gone"}}.Assignments())))
 	if strings.Join(got, ",") != "a,c" {
 		t.Errorf("tags %v, want [a c]", got)
 	}

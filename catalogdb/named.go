@@ -106,7 +106,17 @@ func (n named) list(ctx context.Context, q querier, parentID int64) ([]*namedRow
 		where += fmt.Sprintf(" AND %s = $1", n.parent)
 		args = append(args, parentID)
 	}
-	rows, err := q.Query(ctx, fmt.Sprintf(`SELECT %s FROM %s WHERE %s ORDER BY %s COLLATE "C"`, n.columns(), n.table, where, n.name), args...)
+	return n.query(ctx, q, fmt.Sprintf(`SELECT %s FROM %s WHERE %s ORDER BY %s COLLATE "C"`, n.columns(), n.table, where, n.name), args...)
+}
+
+// byIDs loads the live entities of the given ids, in no order.
+func (n named) byIDs(ctx context.Context, q querier, ids []int64) ([]*namedRow, error) {
+	return n.query(ctx, q, fmt.Sprintf(`SELECT %s FROM %s WHERE %s = ANY($1) AND deleted_at = 0`, n.columns(), n.table, n.id), ids)
+}
+
+// query runs a query selecting n.columns() and scans its rows.
+func (n named) query(ctx context.Context, q querier, sql string, args ...any) ([]*namedRow, error) {
+	rows, err := q.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -105,7 +105,7 @@ func TestPurgeNeverDeletesLiveRows(t *testing.T) {
 	must(t, w(s.CreateSemanticModel(ctx, salesNS, semcat.SemanticModelCreate{Name: "sales", Definition: definition("", "a", "b")})))
 	must(t, w(s.CreateTag(ctx, "m", semcat.TagCreate{Name: "pii"})))
 	for _, obj := range []semcat.ObjectRef{{Type: semcat.KindTable, FullName: "rel.sales.orders"}, {Type: semcat.KindSemanticModel, FullName: "rel.sales.sales"}} {
-		must(t, w(s.AssociateTags(ctx, "m", obj, semcat.TagAssociation{TagsToAdd: []string{"pii"}})))
+		must(t, w(s.AssociateTags(ctx, "m", obj, semcat.TagAssociation{TagsToAdd: []string{"pii"}}.Assignments())))
 	}
 	before := rowCounts(t, s)
 	advance(10 * 365 * day)
@@ -136,7 +136,7 @@ func attachments(tb testing.TB, s *catalogdb.Store, kind semcat.EntityKind, id i
 // the grant and owner are written directly.
 func attach(tb testing.TB, s *catalogdb.Store, name string, id int64) {
 	tb.Helper()
-	must(tb, w(s.AssociateTags(ctxAlice, "m", semcat.ObjectRef{Type: semcat.KindSemanticModel, FullName: "rel.sales." + name}, semcat.TagAssociation{TagsToAdd: []string{"pii"}})))
+	must(tb, w(s.AssociateTags(ctxAlice, "m", semcat.ObjectRef{Type: semcat.KindSemanticModel, FullName: "rel.sales." + name}, semcat.TagAssociation{TagsToAdd: []string{"pii"}}.Assignments())))
 	if _, err := s.Pool().Exec(context.Background(), `WITH r AS (SELECT role_id FROM role_meta WHERE role_name = 'analyst'),
 		p AS (INSERT INTO role_privilege (role_id, object_type, object_id, privilege, condition)
 			SELECT role_id, 'semantic_model', $1, 'SELECT_SEMANTIC_MODEL', 'ALLOW' FROM r)
@@ -288,7 +288,7 @@ func TestPurgeDroppedMetalake(t *testing.T) {
 	must(t, w(s.CreateSemanticModel(ctx, salesNS, semcat.SemanticModelCreate{Name: "sales", Definition: definition("", "a", "b")})))
 	must(t, w(s.AlterSemanticModel(ctx, salesNS, "sales", replaceDefinition(definition("", "b", "c")), 0)))
 	must(t, w(s.CreateTag(ctx, "m", semcat.TagCreate{Name: "pii"})))
-	must(t, w(s.AssociateTags(ctx, "m", semcat.ObjectRef{Type: semcat.KindTable, FullName: "rel.sales.orders"}, semcat.TagAssociation{TagsToAdd: []string{"pii"}})))
+	must(t, w(s.AssociateTags(ctx, "m", semcat.ObjectRef{Type: semcat.KindTable, FullName: "rel.sales.orders"}, semcat.TagAssociation{TagsToAdd: []string{"pii"}}.Assignments())))
 	// Access control rows have no store API yet; write them directly.
 	if _, err := s.Pool().Exec(context.Background(), `WITH m AS (SELECT metalake_id FROM metalake_meta WHERE metalake_name = 'm'),
 		u AS (INSERT INTO user_meta (user_name, metalake_id, audit_info) SELECT 'bob', metalake_id, '{}' FROM m RETURNING user_id),

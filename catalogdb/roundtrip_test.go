@@ -80,11 +80,12 @@ func TestBulkLoadWritesTakeFewRoundTrips(t *testing.T) {
 		_, _, err := s.CreateTables(ctx, ns, semcat.TableBatchCreate{Tables: items})
 		return err
 	})
-	// BEGIN, the path, the table, the tags found and locked, the relations
-	// inserted, the object's tags read back, the outbox row, COMMIT.
-	check("associate tags", 8, func() error {
+	// BEGIN, the path, the table, the tags found and locked, the
+	// assignments held, the relations inserted, the object's tags read
+	// back, the outbox row, COMMIT.
+	check("associate tags", 9, func() error {
 		_, _, err := s.AssociateTags(ctx, ns.Metalake, semcat.ObjectRef{Type: semcat.KindTable, FullName: "rel.sales.orders"},
-			semcat.TagAssociation{TagsToAdd: []string{"pii", "gold"}})
+			semcat.TagAssociation{TagsToAdd: []string{"pii", "gold"}}.Assignments())
 		return err
 	})
 

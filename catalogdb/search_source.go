@@ -395,7 +395,10 @@ func attachTags(ctx context.Context, q querier, kind semcat.EntityKind, recs []*
 		if err := rows.Scan(&id, &name); err != nil {
 			return err
 		}
-		byID[id].Tags = append(byID[id].Tags, name)
+		// A tag with several values has a row for each; they come together.
+		if t := byID[id].Tags; len(t) == 0 || t[len(t)-1] != name {
+			byID[id].Tags = append(t, name)
+		}
 	}
 	return rows.Err()
 }

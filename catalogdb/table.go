@@ -141,13 +141,14 @@ const createTableSQL = `WITH t AS (
 
 // batchTagIDs returns the ids of each table's tags, each tag once, locking
 // them against a concurrent drop; a tag that does not exist is ENOTFOUND,
+// and one that takes values only EINVALID (these assignments carry none),
 // named by its path in the batch.
 func batchTagIDs(ctx context.Context, tx querier, metalake string, metalakeID int64, items []semcat.TableBatchItem) ([][]int64, error) {
 	var names []string
 	for _, item := range items {
 		names = append(names, item.Tags...)
 	}
-	found := map[string]int64{}
+	found := map[string]lockedTag{}
 	if len(names) > 0 {
 		var err error
 		if found, err = lockTags(ctx, tx, metalakeID, names); err != nil {
@@ -158,12 +159,15 @@ func batchTagIDs(ctx context.Context, tx querier, metalake string, metalakeID in
 	for i, item := range items {
 		out[i] = []int64{}
 		for j, name := range item.Tags {
-			id, ok := found[name]
+			t, ok := found[name]
 			if !ok {
 				return nil, semcat.NotFound(semcat.KindTag, "tables[%d].tags[%d]: tag '%s.%s' does not exist", i, j, metalake, name)
 			}
-			if !slices.Contains(out[i], id) {
-				out[i] = append(out[i], id)
+			if err := t.admits(semcat.TagValue{Name: name}); err != nil {
+				return nil, semcat.Errorf(semcat.EINVALID, "tables[%d].tags[%d]: %s", i, j, semcat.ErrorMessage(err))
+			}
+			if !slices.Contains(out[i], t.id) {
+				out[i] = append(out[i], t.id)
 			}
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 
@@ -125,8 +127,9 @@ func (s *Store) AlterTag(ctx context.Context, metalake, name string, updates []s
 }
 
 // TagObjects lists the live objects a tag is attached to, by type (catalog,
-// schema, table, semantic model) and then full name.
-func (s *Store) TagObjects(ctx context.Context, metalake, name string) ([]semcat.TaggedObject, error) {
+// schema, table, semantic model) and then full name; a value other than ""
+// keeps those with an assignment of that value.
+func (s *Store) TagObjects(ctx context.Context, metalake, name, value string) ([]semcat.TaggedObject, error) {
 	var out []semcat.TaggedObject
 	err := s.read(ctx, func(tx pgx.Tx) error {
 		mid, err := s.resolveMetalake(ctx, tx, metalake, noLock)
@@ -137,7 +140,7 @@ func (s *Store) TagObjects(ctx context.Context, metalake, name string) ([]semcat
 		if err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, tagObjectsSQL, r.ID)
+		rows, err := tx.Query(ctx, tagObjectsSQL, r.ID, value)
 		if err != nil {
 			return err
 		}
@@ -159,14 +162,15 @@ func (s *Store) TagObjects(ctx context.Context, metalake, name string) ([]semcat
 // to: their indexed tags change when the tag is renamed or dropped.
 func emitTaggedObjects(ctx context.Context, tx *writeTx, tagID int64) error {
 	for _, kind := range []semcat.EntityKind{semcat.KindCatalog, semcat.KindSchema, semcat.KindTable, semcat.KindSemanticModel} {
-		if err := tx.emitQuery(ctx, kind, opUpsert, `SELECT object_id AS id FROM tag_relation WHERE tag_id = $1 AND object_type = $2`, tagID, string(kind)); err != nil {
+		if err := tx.emitQuery(ctx, kind, opUpsert, `SELECT DISTINCT object_id AS id FROM tag_relation WHERE tag_id = $1 AND object_type = $2`, tagID, string(kind)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// tagObjectsSQL lists the live objects of tag $1 with their dotted names.
+// tagObjectsSQL lists the live objects of tag $1 with their dotted names;
+// $2, unless empty, keeps those with an assignment of that value.
 const tagObjectsSQL = `
 SELECT object_type, full_name FROM (
   SELECT r.object_type, CASE r.object_type
@@ -183,7 +187,8 @@ SELECT object_type, full_name FROM (
       JOIN catalog_meta c ON c.catalog_id = sm.catalog_id AND c.deleted_at = 0
       WHERE sm.semantic_model_id = r.object_id AND sm.deleted_at = 0)
     END AS full_name
-  FROM tag_relation r WHERE r.tag_id = $1
+  FROM (SELECT DISTINCT object_type, object_id FROM tag_relation
+    WHERE tag_id = $1 AND ($2 = '' OR assignment_value = $2)) r
 ) o
 WHERE full_name IS NOT NULL
 ORDER BY array_position(ARRAY['catalog', 'schema', 'table', 'semantic_model'], object_type), full_name COLLATE "C"`
@@ -266,96 +271,181 @@ func (s *Store) resolveObjectPath(ctx context.Context, q querier, metalake strin
 	return p, id, err
 }
 
+// objectTags lists the names of an object's own tags in byte order.
 func objectTags(ctx context.Context, q querier, obj semcat.ObjectRef, id int64) ([]string, error) {
 	return listNames(ctx, q, `SELECT t.tag_name FROM tag_relation r JOIN tag_meta t ON t.tag_id = r.tag_id AND t.deleted_at = 0
-		WHERE r.object_type = $1 AND r.object_id = $2 ORDER BY t.tag_name COLLATE "C"`, string(obj.Type), id)
+		WHERE r.object_type = $1 AND r.object_id = $2 GROUP BY t.tag_name ORDER BY t.tag_name COLLATE "C"`, string(obj.Type), id)
 }
 
-// ListObjectTags lists the tags of an object in byte order.
-func (s *Store) ListObjectTags(ctx context.Context, metalake string, obj semcat.ObjectRef) ([]string, error) {
-	var out []string
+// lineage is an object followed by its ancestors that carry tags, nearest
+// first: a table's or model's schema and catalog, a schema's catalog (as
+// in Gravitino, the metalake passes none on).
+func lineage(obj semcat.ObjectRef, p path, id int64) (types []string, ids []int64) {
+	types, ids = []string{string(obj.Type)}, []int64{id}
+	switch obj.Type {
+	case semcat.KindTable, semcat.KindSemanticModel:
+		types, ids = append(types, string(semcat.KindSchema), string(semcat.KindCatalog)), append(ids, p.schemaID, p.catalogID)
+	case semcat.KindSchema:
+		types, ids = append(types, string(semcat.KindCatalog)), append(ids, p.catalogID)
+	}
+	return types, ids
+}
+
+// objectTagsSQL lists the assignments of the objects $1/$2 (types and
+// ids), in that order, then by tag name and value.
+const objectTagsSQL = `SELECT o.depth, r.tag_id, r.assignment_value
+	FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY AS o(object_type, object_id, depth)
+	JOIN tag_relation r ON r.object_type = o.object_type AND r.object_id = o.object_id
+	JOIN tag_meta t ON t.tag_id = r.tag_id AND t.deleted_at = 0
+	ORDER BY o.depth, t.tag_name COLLATE "C", r.assignment_value COLLATE "C"`
+
+// ObjectTagInfos lists an object's tags, its own first, then those of its
+// schema and catalog, each name once, as Gravitino's object tag listing.
+func (s *Store) ObjectTagInfos(ctx context.Context, metalake string, obj semcat.ObjectRef) ([]*semcat.ObjectTag, error) {
+	var out []*semcat.ObjectTag
 	err := s.read(ctx, func(tx pgx.Tx) error {
-		id, err := s.resolveObject(ctx, tx, metalake, obj, noLock)
+		p, id, err := s.resolveObjectPath(ctx, tx, metalake, obj, noLock)
 		if err != nil {
 			return err
 		}
-		out, err = objectTags(ctx, tx, obj, id)
-		return err
+		types, ids := lineage(obj, p, id)
+		rows, err := tx.Query(ctx, objectTagsSQL, types, ids)
+		if err != nil {
+			return err
+		}
+		var (
+			depth, tagID int64
+			value        string
+		)
+		byID := map[int64]*semcat.ObjectTag{}
+		held := map[int64]int64{} // tag id -> the depth its assignment is read from
+		out = []*semcat.ObjectTag{}
+		_, err = pgx.ForEachRow(rows, []any{&depth, &tagID, &value}, func() error {
+			if d, ok := held[tagID]; ok && d != depth {
+				return nil // a nearer object carries it
+			}
+			t, ok := byID[tagID]
+			if !ok {
+				held[tagID] = depth
+				t = &semcat.ObjectTag{Tag: &semcat.Tag{ID: tagID}, Inherited: depth > 1, AssignmentValues: []string{}}
+				byID[tagID] = t
+				out = append(out, t)
+			}
+			if value != "" {
+				t.AssignmentValues = append(t.AssignmentValues, value)
+			}
+			return nil
+		})
+		if err != nil || len(out) == 0 {
+			return err
+		}
+		found, err := tags.byIDs(ctx, tx, slices.Collect(maps.Keys(byID)))
+		if err != nil {
+			return err
+		}
+		for _, r := range found {
+			byID[r.ID].Tag = tagFromRow(r)
+		}
+		return nil
 	})
 	return out, err
 }
 
-// addTags associates the named tags of a metalake with an object in two
-// statements however many they are (bulk loads tag nearly every entity):
-// one finds the tags and locks them against a concurrent drop, in id order,
-// and one inserts the relations. A name that is no live tag is ENOTFOUND,
-// the first such in the request's order.
-func addTags(ctx context.Context, tx querier, metalake string, mid int64, obj semcat.ObjectRef, id int64, names []string) error {
-	found, err := lockTags(ctx, tx, mid, names)
+// ListObjectTags lists the names of an object's tags, its own and
+// inherited, in the order of ObjectTagInfos.
+func (s *Store) ListObjectTags(ctx context.Context, metalake string, obj semcat.ObjectRef) ([]string, error) {
+	infos, err := s.ObjectTagInfos(ctx, metalake, obj)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	ids := make([]int64, len(names))
-	for i, n := range names {
-		var ok bool
-		if ids[i], ok = found[n]; !ok {
-			return noSuchTag(metalake, n)
-		}
+	names := make([]string, len(infos))
+	for i, t := range infos {
+		names[i] = t.Name
 	}
-	_, err = tx.Exec(ctx, `INSERT INTO tag_relation (tag_id, object_type, object_id)
-		SELECT unnest($1::bigint[]), $2, $3
-		ON CONFLICT DO NOTHING`, ids, string(obj.Type), id)
-	return err
+	return names, nil
+}
+
+// lockedTag is a tag an association names: its id and allowed values.
+type lockedTag struct {
+	id      int64
+	allowed []string // nil: any value or none
+}
+
+// admits checks an assignment against the tag's allowed values, as
+// Gravitino does: [] takes no value, a list only its values (and one of
+// them is required), nil anything.
+func (t lockedTag) admits(v semcat.TagValue) error {
+	switch {
+	case t.allowed == nil:
+		return nil
+	case v.Value == nil && len(t.allowed) > 0:
+		return semcat.Errorf(semcat.EINVALID, "tag '%s' requires a value, one of %v", v.Name, t.allowed)
+	case v.Value != nil && len(t.allowed) == 0:
+		return semcat.Errorf(semcat.EINVALID, "tag '%s' does not take values", v.Name)
+	case v.Value != nil && !slices.Contains(t.allowed, *v.Value):
+		return semcat.Errorf(semcat.EINVALID, "tag '%s': value '%s' is not one of its allowed values %v", v.Name, *v.Value, t.allowed)
+	}
+	return nil
 }
 
 // lockTags finds the live tags of metalake mid among names, locked against
-// a concurrent drop in id order, and maps each name found to its id.
-func lockTags(ctx context.Context, tx querier, mid int64, names []string) (map[string]int64, error) {
-	rows, err := tx.Query(ctx, `SELECT tag_id, tag_name FROM tag_meta
+// a concurrent drop in id order, and maps each name found to it.
+func lockTags(ctx context.Context, tx querier, mid int64, names []string) (map[string]lockedTag, error) {
+	rows, err := tx.Query(ctx, `SELECT tag_id, tag_name, allowed_values FROM tag_meta
 		WHERE metalake_id = $1 AND tag_name = ANY($2) AND deleted_at = 0
 		ORDER BY tag_id FOR SHARE`, mid, names)
 	if err != nil {
 		return nil, err
 	}
-	found := make(map[string]int64, len(names))
+	found := make(map[string]lockedTag, len(names))
 	var (
-		tagID int64
-		name  string
+		t    lockedTag
+		name string
 	)
-	_, err = pgx.ForEachRow(rows, []any{&tagID, &name}, func() error {
-		found[name] = tagID
+	_, err = pgx.ForEachRow(rows, []any{&t.id, &name, &t.allowed}, func() error {
+		found[name] = t
 		return nil
 	})
 	return found, err
 }
 
-// AssociateTags adds and removes tags of an object in one transaction and
-// returns its tags afterwards. Adding a tag that does not exist is
-// ENOTFOUND; adding a tag twice or removing one that is not there is fine,
-// and a tag in both lists is left as it was.
-func (s *Store) AssociateTags(ctx context.Context, metalake string, obj semcat.ObjectRef, req semcat.TagAssociation) ([]string, semcat.Position, error) {
-	if err := req.Validate(); err != nil {
-		return nil, semcat.Position{}, err
-	}
-	req = req.Effective()
+// assignment is one row of tag_relation for an object: a tag and a value
+// ("" for none).
+type assignment struct {
+	tagID int64
+	value string
+}
+
+// AssociateTags assigns and unassigns tags of an object in one transaction,
+// with Gravitino's semantics (see semcat.TagAssignments), and returns the
+// names of the object's own tags afterwards. Tags that do not exist are
+// ignored; the object is locked so that concurrent changes of its tags
+// take turns.
+func (s *Store) AssociateTags(ctx context.Context, metalake string, obj semcat.ObjectRef, req semcat.TagAssignments) ([]string, semcat.Position, error) {
 	var out []string
 	pos, err := s.write(ctx, func(tx *writeTx) error {
-		p, id, err := s.resolveObjectPath(ctx, tx, metalake, obj, shareLock)
+		p, id, err := s.resolveObjectPath(ctx, tx, metalake, obj, updateLock)
 		if err != nil {
 			return err
 		}
-		mid := p.metalakeID
-		if len(req.TagsToAdd) > 0 {
-			if err := addTags(ctx, tx, metalake, mid, obj, id, req.TagsToAdd); err != nil {
-				return err
-			}
+		var names []string
+		for _, v := range append(slices.Clone(req.Add), req.Remove...) {
+			names = append(names, v.Name)
 		}
-		if len(req.TagsToRemove) > 0 {
-			if _, err := tx.Exec(ctx, `DELETE FROM tag_relation r USING tag_meta t
-				WHERE r.tag_id = t.tag_id AND t.metalake_id = $1 AND t.tag_name = ANY($2) AND r.object_type = $3 AND r.object_id = $4`,
-				mid, req.TagsToRemove, string(obj.Type), id); err != nil {
-				return err
-			}
+		found, err := lockTags(ctx, tx, p.metalakeID, names)
+		if err != nil {
+			return err
+		}
+		held, err := assignments(ctx, tx, obj, id)
+		if err != nil {
+			return err
+		}
+		del, ins, err := assignmentChanges(obj, req, found, held)
+		if err != nil {
+			return err
+		}
+		if err := writeAssignments(ctx, tx, obj, id, del, ins); err != nil {
+			return err
 		}
 		if out, err = objectTags(ctx, tx, obj, id); err != nil {
 			return err
@@ -363,4 +453,108 @@ func (s *Store) AssociateTags(ctx context.Context, metalake string, obj semcat.O
 		return tx.emit(ctx, obj.Type, id, opUpsert)
 	})
 	return out, pos, err
+}
+
+// assignments reads the tag assignments an object holds, by tag id.
+func assignments(ctx context.Context, q querier, obj semcat.ObjectRef, id int64) (map[int64][]string, error) {
+	rows, err := q.Query(ctx, `SELECT tag_id, assignment_value FROM tag_relation WHERE object_type = $1 AND object_id = $2`, string(obj.Type), id)
+	if err != nil {
+		return nil, err
+	}
+	held := map[int64][]string{}
+	var a assignment
+	_, err = pgx.ForEachRow(rows, []any{&a.tagID, &a.value}, func() error {
+		held[a.tagID] = append(held[a.tagID], a.value)
+		return nil
+	})
+	return held, err
+}
+
+// assignmentChanges works out the rows an association deletes and inserts
+// given what the object holds (updated in place), as Gravitino's store:
+// removals first; a valued assignment replaces a valueless one; a valueless
+// one cannot join valued ones; adding what is held is skipped, or, in a
+// tag-names request, TagAlreadyAssociatedException and nothing applied.
+func assignmentChanges(obj semcat.ObjectRef, req semcat.TagAssignments, found map[string]lockedTag, held map[int64][]string) (del, ins []assignment, err error) {
+	valueOf := func(v semcat.TagValue) string {
+		if v.Value == nil {
+			return ""
+		}
+		return *v.Value
+	}
+	drop := func(t int64, value string) {
+		if i := slices.Index(held[t], value); i >= 0 {
+			held[t] = slices.Delete(held[t], i, i+1)
+			del = append(del, assignment{t, value})
+		}
+	}
+	for _, v := range req.Remove {
+		t, ok := found[v.Name]
+		switch {
+		case !ok:
+		case v.Value == nil && !req.Valued:
+			for _, value := range slices.Clone(held[t.id]) {
+				drop(t.id, value)
+			}
+		default:
+			drop(t.id, valueOf(v))
+		}
+	}
+	var seen []semcat.TagValue
+	for _, v := range req.Add {
+		t, ok := found[v.Name]
+		if !ok || slices.ContainsFunc(seen, func(o semcat.TagValue) bool {
+			return o.Name == v.Name && valueOf(o) == valueOf(v) && (o.Value == nil) == (v.Value == nil)
+		}) {
+			continue
+		}
+		seen = append(seen, v)
+		if err := t.admits(v); err != nil {
+			return nil, nil, err
+		}
+		value := valueOf(v)
+		switch {
+		case slices.Contains(held[t.id], value):
+			if !req.Valued {
+				return nil, nil, &semcat.Error{Code: semcat.EEXISTS, Entity: semcat.KindTag, Type: "TagAlreadyAssociatedException",
+					Message: fmt.Sprintf("tag '%s' is already associated with %s '%s'", v.Name, obj.Type, obj.FullName)}
+			}
+			continue
+		case v.Value != nil:
+			drop(t.id, "")
+		case len(held[t.id]) > 0:
+			return nil, nil, semcat.Errorf(semcat.EINVALID, "tag '%s' cannot be added without a value: %s '%s' carries it with values %v",
+				v.Name, obj.Type, obj.FullName, held[t.id])
+		}
+		held[t.id] = append(held[t.id], value)
+		ins = append(ins, assignment{t.id, value})
+	}
+	return del, ins, nil
+}
+
+// writeAssignments deletes and inserts an object's assignment rows, one
+// statement each.
+func writeAssignments(ctx context.Context, tx querier, obj semcat.ObjectRef, id int64, del, ins []assignment) error {
+	split := func(as []assignment) ([]int64, []string) {
+		ids, values := make([]int64, len(as)), make([]string, len(as))
+		for i, a := range as {
+			ids[i], values[i] = a.tagID, a.value
+		}
+		return ids, values
+	}
+	if len(del) > 0 {
+		ids, values := split(del)
+		if _, err := tx.Exec(ctx, `DELETE FROM tag_relation WHERE object_type = $1 AND object_id = $2
+			AND (tag_id, assignment_value) IN (SELECT * FROM unnest($3::bigint[], $4::text[]))`, string(obj.Type), id, ids, values); err != nil {
+			return err
+		}
+	}
+	if len(ins) > 0 {
+		ids, values := split(ins)
+		if _, err := tx.Exec(ctx, `INSERT INTO tag_relation (object_type, object_id, tag_id, assignment_value)
+			SELECT $1, $2, * FROM unnest($3::bigint[], $4::text[]) ON CONFLICT DO NOTHING`, string(obj.Type), id, ids, values); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -43,6 +43,7 @@ package client
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -117,6 +118,7 @@ type request struct {
 	path    string     // escaped, from the API root on ("/api/metalakes/m")
 	query   url.Values // nil for none
 	body    any        // sent as JSON unless nil
+	media   string     // the body's content type when not application/json
 	ifMatch int64      // sent as If-Match when > 0
 }
 
@@ -147,7 +149,8 @@ func (c *Client) do(ctx context.Context, r request) (*reply, error) {
 	}
 	req.Header.Set("Accept", "application/json")
 	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
+		media := cmp.Or(r.media, "application/json")
+		req.Header.Set("Content-Type", media)
 	}
 	if r.ifMatch > 0 {
 		req.Header.Set("If-Match", `"`+strconv.FormatInt(r.ifMatch, 10)+`"`)

@@ -546,19 +546,49 @@ func TestTagsAndMetadata(t *testing.T) {
 	if got := read(c.ListObjectTags(ctx, "m", orders)).must(t); got == nil || len(got) != 0 {
 		t.Errorf("ListObjectTags before: %#v", got)
 	}
-	tags := wrote(c.AssociateTags(ctx, "m", orders, semcat.TagAssociation{TagsToAdd: []string{"pii", "gold"}})).must(t)
+	tags := wrote(c.AssociateTags(ctx, "m", orders, semcat.TagAssociation{TagsToAdd: []string{"pii", "gold"}}.Assignments())).must(t)
 	if !slices.Equal(tags, []string{"gold", "pii"}) {
 		t.Errorf("AssociateTags: %v", tags)
 	}
-	tags = wrote(c.AssociateTags(ctx, "m", orders, semcat.TagAssociation{TagsToRemove: []string{"gold"}})).must(t)
+	tags = wrote(c.AssociateTags(ctx, "m", orders, semcat.TagAssociation{TagsToRemove: []string{"gold"}}.Assignments())).must(t)
 	if !slices.Equal(tags, []string{"pii"}) {
 		t.Errorf("AssociateTags remove: %v", tags)
 	}
 	if got := read(c.ListObjectTags(ctx, "m", orders)).must(t); !slices.Equal(got, []string{"pii"}) {
 		t.Errorf("ListObjectTags: %v", got)
 	}
-	_, _, err := c.AssociateTags(ctx, "m", orders, semcat.TagAssociation{TagsToAdd: []string{"missing"}})
-	wantCode(t, "associating a missing tag", err, semcat.ENOTFOUND, client.ErrNotFound)
+	// As in Gravitino, a tag that does not exist is ignored, and adding
+	// one the object holds is refused.
+	if tags := wrote(c.AssociateTags(ctx, "m", orders, semcat.TagAssociation{TagsToAdd: []string{"missing"}}.Assignments())).must(t); !slices.Equal(tags, []string{"pii"}) {
+		t.Errorf("AssociateTags of a missing tag: %v", tags)
+	}
+	_, _, err := c.AssociateTags(ctx, "m", orders, semcat.TagAssociation{TagsToAdd: []string{"pii"}}.Assignments())
+	wantCode(t, "associating a held tag", err, semcat.EEXISTS, client.ErrAlreadyExists)
+
+	// Tag values (Gravitino's tag-values request), inherited from the
+	// schema.
+	wrote(c.CreateTag(ctx, "m", semcat.TagCreate{Name: "tier", AllowedValues: []string{"gold", "silver"}})).must(t)
+	gold, silver := "gold", "silver"
+	wrote(c.AssociateTags(ctx, "m", orders, semcat.TagAssignments{Valued: true,
+		Add: []semcat.TagValue{{Name: "tier", Value: &gold}, {Name: "tier", Value: &silver}}})).must(t)
+	sales := semcat.ObjectRef{Type: semcat.KindSchema, FullName: "rel.sales"}
+	wrote(c.AssociateTags(ctx, "m", sales, semcat.TagAssociation{TagsToAdd: []string{"gold", "pii"}}.Assignments())).must(t)
+	infos := read(c.ObjectTagInfos(ctx, "m", orders)).must(t)
+	var shown []string
+	for _, ti := range infos {
+		shown = append(shown, fmt.Sprintf("%s%v:%v", ti.Name, ti.AssignmentValues, ti.Inherited))
+	}
+	if want := "pii[]:false tier[gold silver]:false gold[]:true"; strings.Join(shown, " ") != want {
+		t.Errorf("ObjectTagInfos: %s, want %s", strings.Join(shown, " "), want)
+	}
+	if objs := read(c.TagObjects(ctx, "m", "tier", "silver")).must(t); len(objs) != 1 || objs[0].FullName != "rel.sales.orders" {
+		t.Errorf("TagObjects with value silver: %v", objs)
+	}
+	if objs := read(c.TagObjects(ctx, "m", "tier", "bronze")).must(t); len(objs) != 0 {
+		t.Errorf("TagObjects with value bronze: %v", objs)
+	}
+	wrote(c.AssociateTags(ctx, "m", orders, semcat.TagAssociation{TagsToRemove: []string{"tier"}}.Assignments())).must(t)
+	wrote(c.AssociateTags(ctx, "m", sales, semcat.TagAssociation{TagsToRemove: []string{"gold", "pii"}}.Assignments())).must(t)
 
 	md := read(c.ObjectMetadata(ctx, "m", orders)).must(t)
 	if !slices.Equal(md.User.Tags, []string{"pii"}) || md.System.Properties["entity-type"] != "table" ||
@@ -584,7 +614,7 @@ func TestSearch(t *testing.T) {
 	c, ctx := s.admin, t.Context()
 	seed(t, c)
 	wrote(c.CreateTag(ctx, "m", semcat.TagCreate{Name: "gold"})).must(t)
-	wrote(c.AssociateTags(ctx, "m", semcat.ObjectRef{Type: semcat.KindTable, FullName: "rel.sales.orders"}, semcat.TagAssociation{TagsToAdd: []string{"gold"}})).must(t)
+	wrote(c.AssociateTags(ctx, "m", semcat.ObjectRef{Type: semcat.KindTable, FullName: "rel.sales.orders"}, semcat.TagAssociation{TagsToAdd: []string{"gold"}}.Assignments())).must(t)
 	nested := &semcat.Type{Name: "struct", Fields: []semcat.StructField{{Name: "EmpTel", Type: &semcat.Type{Name: "integer"}}}}
 	_, pos, err := c.CreateTable(ctx, sales, semcat.TableCreate{Name: "employees", Properties: map[string]string{"Codename": "Alpha Tango Charlie"},
 		Columns: []semcat.Column{{Name: "EmpContact", Type: nested}}})

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"net/http"
+	"net/url"
 
 	"github.com/semcat/semcat"
 )
@@ -61,8 +62,9 @@ func (c *Client) DropTag(ctx context.Context, metalake, name string) (bool, semc
 	return write[bool](ctx, c, request{method: http.MethodDelete, path: p}, "dropped")
 }
 
-// ListObjectTags lists the tags of an object (a catalog, schema, table or
-// semantic model of the metalake), sorted.
+// ListObjectTags lists the names of an object's tags (a catalog, schema,
+// table or semantic model of the metalake): its own, sorted, then those it
+// inherits from its schema and catalog.
 func (c *Client) ListObjectTags(ctx context.Context, metalake string, obj semcat.ObjectRef) ([]string, error) {
 	p, err := objectPath(metalake, "objects", obj)
 	if err != nil {
@@ -71,14 +73,40 @@ func (c *Client) ListObjectTags(ctx context.Context, metalake string, obj semcat
 	return get[[]string](ctx, c, request{method: http.MethodGet, path: p + "/tags"}, "names")
 }
 
-// AssociateTags adds and removes tags of an object and returns its tags
-// after the change. Adding a tag that does not exist fails with ENOTFOUND.
-func (c *Client) AssociateTags(ctx context.Context, metalake string, obj semcat.ObjectRef, req semcat.TagAssociation) ([]string, semcat.Position, error) {
+// ObjectTagInfos lists an object's tags, its own and inherited, with the
+// values of each assignment.
+func (c *Client) ObjectTagInfos(ctx context.Context, metalake string, obj semcat.ObjectRef) ([]*semcat.ObjectTag, error) {
+	p, err := objectPath(metalake, "objects", obj)
+	if err != nil {
+		return nil, err
+	}
+	return get[[]*semcat.ObjectTag](ctx, c, request{method: http.MethodGet, path: p + "/tags", query: trueParam("details", true)}, "tags")
+}
+
+// AssociateTags assigns and unassigns tags of an object and returns the
+// names of its own tags after the change: a tag-names request, or, when
+// req.Valued, a tag-values one (see semcat.TagAssignments). Tags that do
+// not exist are ignored; adding a tag the object holds with a tag-names
+// request fails with EEXISTS.
+func (c *Client) AssociateTags(ctx context.Context, metalake string, obj semcat.ObjectRef, req semcat.TagAssignments) ([]string, semcat.Position, error) {
 	p, err := objectPath(metalake, "objects", obj)
 	if err != nil {
 		return nil, semcat.Position{}, err
 	}
-	return write[[]string](ctx, c, request{method: http.MethodPost, path: p + "/tags", body: req}, "names")
+	r := request{method: http.MethodPost, path: p + "/tags"}
+	if req.Valued {
+		r.body, r.media = semcat.TagValuesAssociation{TagsToAdd: req.Add, TagsToRemove: req.Remove}, semcat.TagValuesMediaType
+	} else {
+		names := func(vs []semcat.TagValue) []string {
+			out := []string{}
+			for _, v := range vs {
+				out = append(out, v.Name)
+			}
+			return out
+		}
+		r.body = semcat.TagAssociation{TagsToAdd: names(req.Add), TagsToRemove: names(req.Remove)}
+	}
+	return write[[]string](ctx, c, r, "names")
 }
 
 // AlterTag applies updates to a tag: rename, updateComment, setProperty,
@@ -100,13 +128,18 @@ func (c *Client) ListTagInfos(ctx context.Context, metalake string) ([]*semcat.T
 	return get[[]*semcat.Tag](ctx, c, request{method: http.MethodGet, path: p, query: trueParam("details", true)}, "tags")
 }
 
-// TagObjects lists the objects a tag is attached to.
-func (c *Client) TagObjects(ctx context.Context, metalake, name string) ([]semcat.TaggedObject, error) {
+// TagObjects lists the objects a tag is attached to; a value other than ""
+// keeps those with an assignment of that value.
+func (c *Client) TagObjects(ctx context.Context, metalake, name, value string) ([]semcat.TaggedObject, error) {
 	p, err := tagPath(metalake, name)
 	if err != nil {
 		return nil, err
 	}
-	return get[[]semcat.TaggedObject](ctx, c, request{method: http.MethodGet, path: p + "/objects"}, "metadataObjects")
+	var q url.Values
+	if value != "" {
+		q = url.Values{"value": {value}}
+	}
+	return get[[]semcat.TaggedObject](ctx, c, request{method: http.MethodGet, path: p + "/objects", query: q}, "metadataObjects")
 }
 
 // GetObjectTag loads one tag of an object; ENOTFOUND if the object does

@@ -260,7 +260,7 @@ func TestChurnEndsEqual(t *testing.T) {
 	t.Parallel()
 	s, x := seededIndexer(t)
 	tag := func(name string) {
-		_, _, err := s.AssociateTags(ctx, "m", semcat.ObjectRef{Type: semcat.KindTable, FullName: "rel.s." + name}, semcat.TagAssociation{TagsToAdd: []string{"hot"}})
+		_, _, err := s.AssociateTags(ctx, "m", semcat.ObjectRef{Type: semcat.KindTable, FullName: "rel.s." + name}, semcat.TagAssociation{TagsToAdd: []string{"hot"}}.Assignments())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -389,7 +389,13 @@ func parseImportLine(lineNo int, raw []byte) (importOp, error) {
 		// The object's full name is its identifier below the metalake.
 		full := strings.Join(append(ns.Path()[1:], name), ".")
 		obj := semcat.ObjectRef{Type: semcat.EntityKind(l.Type), FullName: full}
-		_, _, err = c.AssociateTags(ctx, ns.Metalake, obj, semcat.TagAssociation{TagsToAdd: tags})
+		// A tag-values request skips what the object holds already, so a
+		// rerun over existing entities adds only the tags they lack.
+		add := make([]semcat.TagValue, len(tags))
+		for i, t := range tags {
+			add[i] = semcat.TagValue{Name: t}
+		}
+		_, _, err = c.AssociateTags(ctx, ns.Metalake, obj, semcat.TagAssignments{Add: add, Valued: true})
 		return existed, err
 	}
 	return op, nil

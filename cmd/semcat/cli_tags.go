@@ -155,7 +155,7 @@ func associateTags(ctx context.Context, cmd *command, c *apiclient.Client, pos, 
 	if err != nil {
 		return err
 	}
-	names, _, err := c.AssociateTags(ctx, metalake, obj, semcat.TagAssociation{TagsToAdd: add, TagsToRemove: remove})
+	names, _, err := c.AssociateTags(ctx, metalake, obj, semcat.TagAssociation{TagsToAdd: add, TagsToRemove: remove}.Assignments())
 	if err != nil {
 		return err
 	}

@@ -337,7 +337,7 @@ func TestNoExistenceOracles(t *testing.T) {
 			"metadata": func(n string) error { _, err := f.svc.ObjectMetadata(alice, "m", ref(n)); return err },
 			"owner":    func(n string) error { _, err := f.svc.GetOwner(alice, "m", ref(n)); return err },
 			"tag it": func(n string) error {
-				_, _, err := f.svc.AssociateTags(alice, "m", ref(n), semcat.TagAssociation{TagsToAdd: []string{"x"}})
+				_, _, err := f.svc.AssociateTags(alice, "m", ref(n), semcat.TagAssociation{TagsToAdd: []string{"x"}}.Assignments())
 				return err
 			},
 		}

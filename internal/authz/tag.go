@@ -102,8 +102,16 @@ func (s *Service) ListObjectTags(ctx context.Context, metalake string, obj semca
 	return s.inner.ListObjectTags(ctx, metalake, obj)
 }
 
+// ObjectTagInfos: whoever may see the object.
+func (s *Service) ObjectTagInfos(ctx context.Context, metalake string, obj semcat.ObjectRef) ([]*semcat.ObjectTag, error) {
+	if _, err := s.checkSee(ctx, metalake, obj); err != nil {
+		return nil, err
+	}
+	return s.inner.ObjectTagInfos(ctx, metalake, obj)
+}
+
 // AssociateTags: whoever may alter the object.
-func (s *Service) AssociateTags(ctx context.Context, metalake string, obj semcat.ObjectRef, req semcat.TagAssociation) ([]string, semcat.Position, error) {
+func (s *Service) AssociateTags(ctx context.Context, metalake string, obj semcat.ObjectRef, req semcat.TagAssignments) ([]string, semcat.Position, error) {
 	exists, err := s.checkSee(ctx, metalake, obj)
 	if err != nil {
 		return nil, semcat.Position{}, err
@@ -148,11 +156,11 @@ func (s *Service) ListTagInfos(ctx context.Context, metalake string) ([]*semcat.
 
 // TagObjects: members of the metalake, who see only the objects they may
 // see (SPEC §6: nothing invisible, ever).
-func (s *Service) TagObjects(ctx context.Context, metalake, name string) ([]semcat.TaggedObject, error) {
+func (s *Service) TagObjects(ctx context.Context, metalake, name, value string) ([]semcat.TaggedObject, error) {
 	if err := s.check(ctx, mlNS(metalake), isMember, "see tags of '"+metalake+"'"); err != nil {
 		return nil, err
 	}
-	all, err := s.inner.TagObjects(ctx, metalake, name)
+	all, err := s.inner.TagObjects(ctx, metalake, name, value)
 	if err != nil {
 		return nil, err
 	}

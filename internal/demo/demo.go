@@ -119,7 +119,7 @@ func tagObject(ctx context.Context, svc Services, names ...string) error {
 		}
 	}
 	_, _, err := svc.AssociateTags(ctx, Metalake, semcat.ObjectRef{Type: semcat.KindTable, FullName: "hr.people.employees"},
-		semcat.TagAssociation{TagsToAdd: names})
+		semcat.TagAssociation{TagsToAdd: names}.Assignments())
 	return err
 }
 

@@ -62,6 +62,7 @@ from gravitino.exceptions.base import (
     NonEmptySchemaException,
     SchemaAlreadyExistsException,
     TableAlreadyExistsException,
+    TagAlreadyAssociatedException,
     TagAlreadyExistsException,
     UserAlreadyExistsException,
 )
@@ -490,6 +491,52 @@ class TestTags(GravitinoTest):
         # A dropped tag leaves every object.
         self.assertTrue(self.client.delete_tag("pii"))
         self.assertEqual(cat.supports_tags().list_tags(), [])
+
+    def test_inherited_tags_and_values(self):
+        cat = self.relational()
+        schema = cat.as_schemas().create_schema("sales", None, {})
+        table = cat.as_table_catalog().create_table(NameIdentifier.of("sales", "orders"), [Column.of("id", Types.LongType.get())])
+        self.client.create_tag("pii", None, {})
+        self.client.create_tag("gold", None, {})
+        self.client.create_tag("tier", None, None, ["gold", "silver"])  # a value is required
+        self.client.create_tag("flag", None, None, [])  # no value is allowed
+        cat.supports_tags().associate_tags(["gold", "pii"], None)
+        schema.supports_tags().associate_tags(["pii"], None)
+        tags = table.supports_tags()
+        # Tag values: several values of one tag, a valueless tag beside.
+        self.assertEqual(
+            tags.assign_tags(["flag", {"name": "tier", "value": "gold"}, {"name": "tier", "value": "silver"}], None),
+            ["flag", "tier"],
+        )
+        # Own tags, then the schema's and the catalog's, each name once.
+        self.assertEqual(tags.list_tags(), ["flag", "tier", "pii", "gold"])
+        infos = [(t.name(), t.inherited(), t.assignment_values()) for t in tags.list_tags_info()]
+        self.assertEqual(infos, [("flag", False, []), ("tier", False, ["gold", "silver"]), ("pii", True, []), ("gold", True, [])])
+        gold = tags.get_tag("gold")
+        self.assertEqual((gold.name(), gold.inherited()), ("gold", True))
+        self.assertEqual(tags.get_tag("tier").assignment_values(), ["gold", "silver"])
+        self.assertRaisesWithMessage(NoSuchTagException, "nope", tags.get_tag, "nope")
+        self.assertEqual(schema.supports_tags().list_tags(), ["pii", "gold"])
+        self.assertEqual(cat.supports_tags().list_tags(), ["gold", "pii"])
+        objects = self.client.get_tag("tier").associated_objects().objects("silver")
+        self.assertEqual([(o.type().value, o.name()) for o in objects], [("table", "orders")])
+        self.assertEqual(self.client.get_tag("tier").associated_objects().objects("bronze"), [])
+
+        # An assignment held is skipped by a tag-values request, refused by
+        # a tag-names one; tags that do not exist are ignored.
+        self.assertEqual(tags.assign_tags([{"name": "tier", "value": "gold"}], None), ["flag", "tier"])
+        self.assertRaisesWithMessage(TagAlreadyAssociatedException, "already associated", tags.associate_tags, ["nope", "flag"], None)
+        self.assertEqual(tags.associate_tags(["nope"], ["nada"]), ["flag", "tier"])
+        # Values must be the tag's allowed ones.
+        self.assertRaisesWithMessage(IllegalArgumentException, "requires a value", tags.assign_tags, ["tier"], None)
+        self.assertRaisesWithMessage(IllegalArgumentException, "not one of", tags.assign_tags, [{"name": "tier", "value": "bronze"}], None)
+        self.assertRaisesWithMessage(IllegalArgumentException, "does not take values", tags.assign_tags, [{"name": "flag", "value": "x"}], None)
+
+        # Removing one value keeps the others; a tag-names removal removes all.
+        self.assertEqual(tags.assign_tags(None, [{"name": "tier", "value": "gold"}]), ["flag", "tier"])
+        self.assertEqual(tags.get_tag("tier").assignment_values(), ["silver"])
+        self.assertEqual(tags.associate_tags(None, ["tier"]), ["flag"])
+        self.assertEqual(tags.list_tags(), ["flag", "pii", "gold"])
 
 
 class TestOwners(GravitinoTest):
