@@ -190,6 +190,10 @@ func (h *handler) routes() []route {
 		{"loadTable", get, schema + "/tables/{table}", h.loadTable},
 		{"alterTable", put, schema + "/tables/{table}", h.alterTable},
 		{"dropTable", del, schema + "/tables/{table}", h.dropTable},
+		{"listPartitions", get, schema + "/tables/{table}/partitions", h.tablePartitions},
+		{"addPartitions", post, schema + "/tables/{table}/partitions", h.tablePartitions},
+		{"loadPartition", get, schema + "/tables/{table}/partitions/{partition}", h.tablePartitions},
+		{"dropPartition", del, schema + "/tables/{table}/partitions/{partition}", h.tablePartitions},
 
 		{"createSemanticModel", post, schema + "/semantic-models", h.createSemanticModel},
 		{"listSemanticModels", get, schema + "/semantic-models", h.listSemanticModels},

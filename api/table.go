@@ -108,6 +108,22 @@ func (h *handler) dropTable(w http.ResponseWriter, r *http.Request) error {
 
 // schemaObjectTarget returns the namespace and name of the table or semantic
 // model in the path; key is its path variable.
+// tablePartitions answers Gravitino's partition calls as its catalogs
+// without partition support do (405 UnsupportedOperationException): semcat
+// keeps the metadata of tables, not their data, so it has no partitions to
+// list, load, add or drop. A table that does not exist is still 404.
+func (h *handler) tablePartitions(w http.ResponseWriter, r *http.Request) error {
+	ns, name, err := schemaObjectTarget(r, "table")
+	if err != nil {
+		return err
+	}
+	if _, err := h.svc.Tables.GetTable(r.Context(), ns, name); err != nil {
+		return err
+	}
+	return semcat.Errorf(semcat.EUNSUPPORTED, "table '%s.%s.%s.%s' does not support partition operations: semcat keeps the metadata of tables, not their data",
+		ns.Metalake, ns.Catalog, ns.Schema, name)
+}
+
 func schemaObjectTarget(r *http.Request, key string) (semcat.Namespace, string, error) {
 	ns, err := schemaObjectNamespace(r)
 	if err != nil {

@@ -64,6 +64,7 @@ from gravitino.exceptions.base import (
     TableAlreadyExistsException,
     TagAlreadyAssociatedException,
     TagAlreadyExistsException,
+    UnsupportedOperationException,
     UserAlreadyExistsException,
 )
 
@@ -260,6 +261,12 @@ class TestTables(GravitinoTest):
         self.assertEqual(loaded.distribution().number(), 4)
         self.assertEqual(len(loaded.sort_order()), 1)
         self.assertEqual([i.name() for i in loaded.index()], ["pk"])
+        # Partitions are data, which semcat does not keep: Gravitino's
+        # answer of a catalog without them.
+        for call in (loaded.list_partition_names, loaded.list_partitions):
+            self.assertRaisesWithMessage(UnsupportedOperationException, "does not support partition operations", call)
+        self.assertRaisesWithMessage(UnsupportedOperationException, "partition", loaded.get_partition, "p1")
+        self.assertRaisesWithMessage(UnsupportedOperationException, "partition", loaded.drop_partition, "p1")
         # A table created without a layout answers Gravitino's empty forms.
         plain = tables.create_table(NameIdentifier.of("sales", "plain"), [Column.of("a", Types.IntegerType.get())])
         self.assertEqual(plain.partitioning(), [])
