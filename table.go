@@ -760,7 +760,7 @@ var TableUpdates = append(append([]string{}, CommonUpdates...), UpdateReplaceCol
 // change, before anything is read or written; ApplyTableUpdates then checks
 // each against the table.
 func ValidateTableUpdates(updates []Update) error {
-	if err := ValidateUpdates(updates, TableUpdates...); err != nil {
+	if err := validateUpdates(updates, true, TableUpdates...); err != nil {
 		return err
 	}
 	for i, u := range updates {

@@ -130,6 +130,17 @@ func isTableChange(u Update) bool {
 	return false
 }
 
+// TargetSchema is the schema a table of schema current is in after
+// updates: the newSchemaName of the last rename that has one, or current.
+func TargetSchema(updates []Update, current string) string {
+	for _, u := range slices.Backward(updates) {
+		if u.Type == UpdateRename && u.NewSchemaName != nil {
+			return *u.NewSchemaName
+		}
+	}
+	return current
+}
+
 // ApplyTableUpdates applies a validated update list to t in order, all of
 // them or, on the first error, none: t is changed only when every update
 // applies and the resulting columns are valid.

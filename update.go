@@ -68,6 +68,9 @@ func (o OptionalString) IsZero() bool { return !o.Set }
 type Update struct {
 	Type       string         `json:"@type"`
 	NewName    *string        `json:"newName,omitempty"`
+	// NewSchemaName, on a table's rename, moves it to another schema of
+	// its catalog (Gravitino's TableChange.rename(name, schema)).
+	NewSchemaName *string `json:"newSchemaName,omitempty"`
 	NewComment OptionalString `json:"newComment,omitzero"`
 	Property   *string        `json:"property,omitempty"`
 	Value      *string        `json:"value,omitempty"`
@@ -99,7 +102,7 @@ type UpdatesRequest struct {
 // updateMembers lists, for each update type, the members it needs and the
 // ones it may carry besides.
 var updateMembers = map[string]struct{ need, may []string }{
-	UpdateRename:              {need: []string{"newName"}},
+	UpdateRename:              {need: []string{"newName"}, may: []string{"newSchemaName"}},
 	UpdateComment:             {need: []string{"newComment"}},
 	UpdateSetProperty:         {need: []string{"property", "value"}},
 	UpdateRemoveProperty:      {need: []string{"property"}},
@@ -125,7 +128,7 @@ func (u Update) members() []string {
 		name string
 		set  bool
 	}{
-		{"newName", u.NewName != nil}, {"newComment", u.NewComment.Set}, {"property", u.Property != nil},
+		{"newName", u.NewName != nil}, {"newSchemaName", u.NewSchemaName != nil}, {"newComment", u.NewComment.Set}, {"property", u.Property != nil},
 		{"value", u.Value != nil}, {"columns", u.Columns != nil}, {"definition", u.Definition != nil},
 		{"fieldName", u.FieldName != nil}, {"oldFieldName", u.OldFieldName != nil}, {"newFieldName", u.NewFieldName != nil},
 		{"type", u.ColumnType != nil}, {"comment", u.Comment.Set}, {"position", u.Position != nil},
@@ -141,9 +144,9 @@ func (u Update) members() []string {
 }
 
 // validateUpdate checks that u is one of the allowed types and carries
-// exactly the members its type needs (and may carry). path is the JSON path
-// of u.
-func validateUpdate(path string, u Update, allowed ...string) error {
+// exactly the members its type needs (and may carry); only a table's
+// rename (moves) may carry newSchemaName. path is the JSON path of u.
+func validateUpdate(path string, u Update, moves bool, allowed ...string) error {
 	if u.Type == "" {
 		return Errorf(EINVALID, "%s.@type: update type is required", path)
 	}
@@ -164,6 +167,14 @@ func validateUpdate(path string, u Update, allowed ...string) error {
 	}
 	switch u.Type {
 	case UpdateRename:
+		if u.NewSchemaName != nil {
+			if !moves {
+				return Errorf(EINVALID, "%s.newSchemaName: not allowed for update type 'rename' (only a table moves to another schema)", path)
+			}
+			if err := ValidateName(path+".newSchemaName", *u.NewSchemaName); err != nil {
+				return err
+			}
+		}
 		return ValidateName(path+".newName", *u.NewName)
 	case UpdateSetProperty:
 		if n := utf8.RuneCountInString(*u.Property); n < 1 || n > MaxPropertyKeyLength {
@@ -182,11 +193,15 @@ func validateUpdate(path string, u Update, allowed ...string) error {
 
 // ValidateUpdates checks a whole update list before anything is applied.
 func ValidateUpdates(updates []Update, allowed ...string) error {
+	return validateUpdates(updates, false, allowed...)
+}
+
+func validateUpdates(updates []Update, moves bool, allowed ...string) error {
 	if len(updates) == 0 {
 		return Errorf(EINVALID, "updates: at least one update is required")
 	}
 	for i, u := range updates {
-		if err := validateUpdate(fmt.Sprintf("updates[%d]", i), u, allowed...); err != nil {
+		if err := validateUpdate(fmt.Sprintf("updates[%d]", i), u, moves, allowed...); err != nil {
 			return err
 		}
 	}

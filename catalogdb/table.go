@@ -225,11 +225,20 @@ func (s *Store) AlterTable(ctx context.Context, ns semcat.Namespace, name string
 		if err := semcat.ApplyTableUpdates(t, updates); err != nil {
 			return err
 		}
+		// A rename with newSchemaName moves the table within its catalog.
+		into, schemaID := ns, p.schemaID
+		if into.Schema = semcat.TargetSchema(updates, ns.Schema); into.Schema != ns.Schema {
+			q, err := s.resolveSchema(ctx, tx, into, shareLock, "tables")
+			if err != nil {
+				return err
+			}
+			schemaID = q.schemaID
+		}
 		t.Audit.Touch(actor(ctx), s.Now())
 		_, err = tx.Exec(ctx, `UPDATE table_meta SET table_name = $2, comment = $3, columns = $4, properties = $5, audit_info = $6,
-			layout = $7 WHERE table_id = $1`, t.ID, t.Name, t.Comment, t.Columns, t.Properties, t.Audit, storedLayout(t.TableLayout))
+			layout = $7, schema_id = $8 WHERE table_id = $1`, t.ID, t.Name, t.Comment, t.Columns, t.Properties, t.Audit, storedLayout(t.TableLayout), schemaID)
 		if uniqueViolation(err) {
-			return semcat.AlreadyExists(semcat.KindTable, "table '%s.%s.%s.%s' already exists", ns.Metalake, ns.Catalog, ns.Schema, t.Name)
+			return semcat.AlreadyExists(semcat.KindTable, "table '%s.%s.%s.%s' already exists", into.Metalake, into.Catalog, into.Schema, t.Name)
 		} else if err != nil {
 			return err
 		}

@@ -38,13 +38,22 @@ func (s *Service) ListTables(ctx context.Context, ns semcat.Namespace) ([]string
 		(*semcat.Access).CanSeeTable, s.inner.ListTables)
 }
 
-// AlterTable: see semcat.Access.CanAlterTable.
+// AlterTable: see semcat.Access.CanAlterTable; a move to another schema
+// needs CanCreateTable there too.
 func (s *Service) AlterTable(ctx context.Context, ns semcat.Namespace, name string, updates []semcat.Update) (*semcat.Table, semcat.Position, error) {
 	if exists, err := s.seeTable(ctx, ns, name); err != nil {
 		return nil, semcat.Position{}, err
 	} else if exists {
 		if err := s.checkObject(ctx, ns, semcat.KindTable, name, (*semcat.Access).CanAlterTable, "alter table '"+name+"'"); err != nil {
 			return nil, semcat.Position{}, err
+		}
+		// Moving it to another schema creates a table there.
+		if into := semcat.TargetSchema(updates, ns.Schema); into != ns.Schema {
+			target := ns
+			target.Schema = into
+			if err := s.check(ctx, target, (*semcat.Access).CanCreateTable, "create tables in '"+into+"'"); err != nil {
+				return nil, semcat.Position{}, err
+			}
 		}
 	}
 	return s.inner.AlterTable(ctx, ns, name, updates)

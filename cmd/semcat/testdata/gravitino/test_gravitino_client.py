@@ -280,6 +280,16 @@ class TestTables(GravitinoTest):
             TableChange.rename("orders2"),
         )
         self.assertEqual((t.name(), t.comment(), t.properties()), ("orders2", "new", {"a": "b"}))
+        # A rename with a schema moves the table there, and back.
+        cat.as_schemas().create_schema("archive", None, {})
+        tables.alter_table(NameIdentifier.of("sales", "orders2"), TableChange.rename("orders2", "archive"))
+        self.assertTrue(tables.table_exists(NameIdentifier.of("archive", "orders2")))
+        self.assertFalse(tables.table_exists(NameIdentifier.of("sales", "orders2")))
+        self.assertRaisesWithMessage(
+            NoSuchSchemaException, "does not exist",
+            tables.alter_table, NameIdentifier.of("archive", "orders2"), TableChange.rename("orders2", "nope"),
+        )
+        tables.alter_table(NameIdentifier.of("archive", "orders2"), TableChange.rename("orders2", "sales"))
         self.assertRaisesWithMessage(
             TableAlreadyExistsException, "already exists", tables.create_table, NameIdentifier.of("sales", "plain"), columns
         )
