@@ -66,16 +66,16 @@ func (o OptionalString) IsZero() bool { return !o.Set }
 // belong to it. The column and index members are Gravitino's table changes
 // (table_change.go).
 type Update struct {
-	Type       string         `json:"@type"`
-	NewName    *string        `json:"newName,omitempty"`
+	Type    string  `json:"@type"`
+	NewName *string `json:"newName,omitempty"`
 	// NewSchemaName, on a table's rename, moves it to another schema of
 	// its catalog (Gravitino's TableChange.rename(name, schema)).
-	NewSchemaName *string `json:"newSchemaName,omitempty"`
-	NewComment OptionalString `json:"newComment,omitzero"`
-	Property   *string        `json:"property,omitempty"`
-	Value      *string        `json:"value,omitempty"`
-	Columns    []Column       `json:"columns,omitempty"`
-	Definition *Definition    `json:"definition,omitempty"`
+	NewSchemaName *string        `json:"newSchemaName,omitempty"`
+	NewComment    OptionalString `json:"newComment,omitzero"`
+	Property      *string        `json:"property,omitempty"`
+	Value         *string        `json:"value,omitempty"`
+	Columns       []Column       `json:"columns,omitempty"`
+	Definition    *Definition    `json:"definition,omitempty"`
 
 	FieldName       []string        `json:"fieldName,omitempty"`
 	OldFieldName    []string        `json:"oldFieldName,omitempty"`
