@@ -191,8 +191,14 @@ func ownerTarget(r *http.Request) (string, semcat.ObjectRef, error) {
 	case semcat.KindCatalog, semcat.KindSchema, semcat.KindTable, semcat.KindSemanticModel:
 		obj, _, _, err := semcat.ParseObjectRef(metalake, typ, fullName)
 		return metalake, obj, err
+	case semcat.KindTag, semcat.KindRole:
+		// Named by their own name, as Gravitino's TAG and ROLE objects.
+		if err := semcat.ValidateName("fullName", fullName); err != nil {
+			return "", semcat.ObjectRef{}, err
+		}
+		return metalake, semcat.ObjectRef{Type: semcat.EntityKind(typ), FullName: fullName}, nil
 	}
-	return "", semcat.ObjectRef{}, semcat.Errorf(semcat.EINVALID, "type: unsupported object type '%s' (want metalake, catalog, schema, table or semantic_model)", typ)
+	return "", semcat.ObjectRef{}, semcat.Errorf(semcat.EINVALID, "type: unsupported object type '%s' (want metalake, catalog, schema, table, semantic_model, tag or role)", typ)
 }
 
 // listUsers answers the user names, or the users with details=true.

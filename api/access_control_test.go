@@ -137,7 +137,9 @@ func TestAccessControlErrorsOverHTTP(t *testing.T) {
 		{"PUT", "/owners/table/rel.sales.nope", `{"name":"bob","type":"USER"}`, 404, 1003, "NoSuchMetadataObjectException", ""},
 		{"PUT", "/owners/table/rel.sales", `{"name":"bob","type":"USER"}`, 400, 1001, "IllegalArgumentException", "fullName: "},
 		{"PUT", "/owners/metalake/other", `{"name":"bob","type":"USER"}`, 400, 1001, "IllegalArgumentException", "fullName: "},
-		{"PUT", "/owners/tag/pii", `{"name":"bob","type":"USER"}`, 400, 1001, "IllegalArgumentException", "type: "},
+		{"PUT", "/owners/column/rel.sales.orders.id", `{"name":"bob","type":"USER"}`, 400, 1001, "IllegalArgumentException", "type: "},
+		{"PUT", "/owners/tag/nope", `{"name":"bob","type":"USER"}`, 404, 1003, "NoSuchMetadataObjectException", "tag 'm.nope' does not exist"},
+		{"GET", "/owners/role/a.b", "", 400, 1001, "IllegalArgumentException", "fullName: invalid name 'a.b'"},
 		{"GET", "/owners/schema/rel.nope", ``, 404, 1003, "NoSuchMetadataObjectException", "schema 'm.rel.nope' does not exist"},
 		{"GET", "/owners/TABLE/rel.sales.orders", ``, 400, 1001, "IllegalArgumentException", "type: "},
 	}

@@ -130,7 +130,7 @@ func (s *Store) CreateRole(ctx context.Context, metalake string, req semcat.Role
 			return err
 		}
 		out = r
-		return tx.emit(ctx, semcat.KindRole, r.ID, opUpsert)
+		return tx.emitCreated(ctx, mid, semcat.KindRole, r.ID, actor(ctx))
 	})
 	return out, pos, err
 }
@@ -389,6 +389,26 @@ func roleObjects(ctx context.Context, q querier, roleID int64) ([]semcat.Securab
 	return out, rows.Err()
 }
 
+// resolveOwnable finds the id of a live object an owner can own: a
+// securable one (resolveSecurable), or a tag or role of the metalake.
+func (s *Store) resolveOwnable(ctx context.Context, q querier, metalake string, metalakeID int64, obj semcat.ObjectRef, lock string) (int64, error) {
+	switch obj.Type {
+	case semcat.KindTag:
+		r, err := tags.get(ctx, q, metalakeID, obj.FullName, lock, noSuchTag(metalake, obj.FullName))
+		if err != nil {
+			return 0, err
+		}
+		return r.ID, nil
+	case semcat.KindRole:
+		ids, err := roleIDs(ctx, q, metalakeID, metalake, []string{obj.FullName}, lock)
+		if err != nil {
+			return 0, err
+		}
+		return ids[0], nil
+	}
+	return s.resolveSecurable(ctx, q, metalake, metalakeID, obj, lock)
+}
+
 // validateOwner checks an owner: a valid name and type user or group.
 func validateOwner(o semcat.Owner) error {
 	if o.Type != semcat.OwnerUser && o.Type != semcat.OwnerGroup {
@@ -420,8 +440,8 @@ func (t *writeTx) emitCreated(ctx context.Context, metalakeID int64, kind semcat
 }
 
 // SetOwner makes an existing user or group of the metalake the owner of the
-// metalake itself or of one of its catalogs, schemas, tables or semantic
-// models.
+// metalake itself or of one of its catalogs, schemas, tables, semantic
+// models, tags or roles.
 func (s *Store) SetOwner(ctx context.Context, metalake string, obj semcat.ObjectRef, owner semcat.Owner) (semcat.Position, error) {
 	if err := validateOwner(owner); err != nil {
 		return semcat.Position{}, err
@@ -431,7 +451,7 @@ func (s *Store) SetOwner(ctx context.Context, metalake string, obj semcat.Object
 		if err != nil {
 			return err
 		}
-		id, err := s.resolveSecurable(ctx, tx, metalake, mid, obj, shareLock)
+		id, err := s.resolveOwnable(ctx, tx, metalake, mid, obj, shareLock)
 		if err != nil {
 			return noSuchMetadataObject(err)
 		}
@@ -462,7 +482,7 @@ func (s *Store) GetOwner(ctx context.Context, metalake string, obj semcat.Object
 		if err != nil {
 			return err
 		}
-		id, err := s.resolveSecurable(ctx, tx, metalake, mid, obj, noLock)
+		id, err := s.resolveOwnable(ctx, tx, metalake, mid, obj, noLock)
 		if err != nil {
 			return noSuchMetadataObject(err)
 		}

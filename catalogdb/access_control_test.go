@@ -325,7 +325,9 @@ func TestOwners(t *testing.T) {
 		{"missing table", semcat.ObjectRef{Type: semcat.KindTable, FullName: "rel.sales.nope"}, bob, semcat.ENOTFOUND, semcat.KindTable},
 		{"missing schema", semcat.ObjectRef{Type: semcat.KindSchema, FullName: "rel.nope"}, bob, semcat.ENOTFOUND, semcat.KindSchema},
 		{"other metalake", semcat.ObjectRef{Type: semcat.KindMetalake, FullName: "other"}, bob, semcat.EINVALID, ""},
-		{"tag", semcat.ObjectRef{Type: semcat.KindTag, FullName: "pii"}, bob, semcat.EINVALID, ""},
+		{"missing tag", semcat.ObjectRef{Type: semcat.KindTag, FullName: "pii"}, bob, semcat.ENOTFOUND, semcat.KindTag},
+		{"missing role", semcat.ObjectRef{Type: semcat.KindRole, FullName: "nope"}, bob, semcat.ENOTFOUND, semcat.KindRole},
+		{"a user", semcat.ObjectRef{Type: semcat.KindUser, FullName: "bob"}, bob, semcat.EINVALID, ""},
 	}
 	for _, tt := range tests {
 		pos, err := s.SetOwner(ctx, "m", tt.obj, tt.owner)

@@ -37,7 +37,7 @@ func (s *Store) CreateTag(ctx context.Context, metalake string, req semcat.TagCr
 			return err
 		}
 		out = tagFromRow(r)
-		return tx.emit(ctx, semcat.KindTag, r.ID, opUpsert)
+		return tx.emitCreated(ctx, mid, semcat.KindTag, r.ID, actor(ctx))
 	})
 	return out, pos, err
 }

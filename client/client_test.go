@@ -32,8 +32,15 @@ func TestMain(m *testing.M) {
 }
 
 // routeMethods names the client method of every route of api.Routes. A new
-// route fails TestEveryRouteHasAMethod until it has a method listed here.
+// route fails TestEveryRouteHasAMethod until it has a method listed here;
+// "" marks the Gravitino calls semcat only refuses (405), which a client
+// of semcat has no use for.
 var routeMethods = map[string]string{
+	"listPartitions": "",
+	"addPartitions":  "",
+	"loadPartition":  "",
+	"dropPartition":  "",
+
 	"healthz":              "Health",
 	"readyz":               "Ready",
 	"getOpenAPI":           "OpenAPI",
@@ -120,6 +127,9 @@ func TestEveryRouteHasAMethod(t *testing.T) {
 		name, ok := routeMethods[rt.Name]
 		if !ok {
 			t.Errorf("route %s %s (%s) has no client method: add one and list it in routeMethods", rt.Method, rt.Path, rt.Name)
+			continue
+		}
+		if name == "" {
 			continue
 		}
 		m, ok := typ.MethodByName(name)

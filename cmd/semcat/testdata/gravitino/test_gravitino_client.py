@@ -569,6 +569,17 @@ class TestOwners(GravitinoTest):
         self.client.set_owner(cat_obj, "alice", Owner.Type.USER)
         owner = self.client.get_owner(cat_obj)
         self.assertEqual((owner.name(), owner.type()), ("alice", Owner.Type.USER))
+        # Tags and roles have owners too: their creator, then whom it names.
+        self.client.create_tag("pii", None, {})
+        self.client.create_role("auditor", {}, [])
+        for obj in (MetadataObjects.of(["pii"], MetadataObject.Type.TAG), MetadataObjects.of(["auditor"], MetadataObject.Type.ROLE)):
+            self.assertEqual(self.client.get_owner(obj).name(), "anonymous")
+            self.client.set_owner(obj, "alice", Owner.Type.USER)
+            owner = self.client.get_owner(obj)
+            self.assertEqual((owner.name(), owner.type()), ("alice", Owner.Type.USER))
+        self.assertRaisesWithMessage(
+            NoSuchMetadataObjectException, "does not exist", self.client.get_owner, MetadataObjects.of(["nope"], MetadataObject.Type.TAG)
+        )
         self.client.add_group("eng")
         self.client.set_owner(cat_obj, "eng", Owner.Type.GROUP)
         self.assertEqual(self.client.get_owner(cat_obj).type(), Owner.Type.GROUP)
