@@ -747,6 +747,13 @@ type TableService interface {
 	ListTables(ctx context.Context, ns Namespace) ([]string, error)
 	AlterTable(ctx context.Context, ns Namespace, name string, updates []Update) (*Table, Position, error)
 	DropTable(ctx context.Context, ns Namespace, name string) (bool, Position, error)
+	// ListTableStatistics lists a table's statistics by name.
+	ListTableStatistics(ctx context.Context, ns Namespace, name string) ([]*Statistic, error)
+	// UpdateTableStatistics sets statistics of a table (StatisticsUpdate).
+	UpdateTableStatistics(ctx context.Context, ns Namespace, name string, req StatisticsUpdate) (Position, error)
+	// DropTableStatistics drops statistics of a table; dropped reports
+	// whether any existed.
+	DropTableStatistics(ctx context.Context, ns Namespace, name string, req StatisticsDrop) (bool, Position, error)
 }
 
 // TableUpdates are the update types a table accepts.

@@ -216,6 +216,9 @@ func (h *handler) routes() []route {
 		{"listObjectTags", get, metalake + "/objects/{type}/{fullName}/tags", h.listObjectTags},
 		{"associateTags", post, metalake + "/objects/{type}/{fullName}/tags", h.associateTags},
 		{"loadObjectTag", get, metalake + "/objects/{type}/{fullName}/tags/{tag}", h.loadObjectTag},
+		{"listStatistics", get, metalake + "/objects/{type}/{fullName}/statistics", h.listStatistics},
+		{"updateStatistics", put, metalake + "/objects/{type}/{fullName}/statistics", h.updateStatistics},
+		{"dropStatistics", post, metalake + "/objects/{type}/{fullName}/statistics", h.dropStatistics},
 	}, h.accessControlRoutes()...)
 }
 

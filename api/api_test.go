@@ -126,6 +126,9 @@ func TestRoutes(t *testing.T) {
 		{"GET", "/api/metalakes/m/objects/table/c.s.t/tags?details=true", "", nil, "ObjectTagInfos m table c.s.t", false},
 		{"GET", "/api/metalakes/m/objects/table/c.s.t/tags/pii", "", nil, "ObjectTagInfos m table c.s.t", false},
 		{"GET", "/api/metalakes/m/tags/t/objects?value=high", "", nil, "TagObjects m thigh", false},
+		{"GET", "/api/metalakes/m/objects/table/c.s.t/statistics", "", nil, "ListTableStatistics m/c/s t", false},
+		{"PUT", "/api/metalakes/m/objects/table/c.s.t/statistics", `{"updates":{"custom-rows":10,"custom-owner":"x"}}`, nil, "UpdateTableStatistics m/c/s t 2", true},
+		{"POST", "/api/metalakes/m/objects/table/c.s.t/statistics", `{"names":["custom-rows"]}`, nil, "DropTableStatistics m/c/s t [custom-rows]", true},
 		{"POST", "/api/metalakes/m/objects/table/c.s.t/tags", `{"tagsToAdd":[{"name":"tier","value":"gold"},{"name":"pii","value":null},{"name":"x","value":"1"}],"tagsToRemove":[{"name":"tier","value":"bronze"},{"name":"x"}]}`,
 			[]string{"Content-Type", semcat.TagValuesMediaType}, "AssociateTags m table c.s.t +[tier=gold pii x=1] -[tier=bronze x] (values)", true},
 	}

@@ -236,6 +236,18 @@ func (f *fake) DropTable(ctx context.Context, n semcat.Namespace, name string) (
 	return dropped, pos, nil
 }
 
+func (f *fake) ListTableStatistics(ctx context.Context, n semcat.Namespace, name string) ([]*semcat.Statistic, error) {
+	return []*semcat.Statistic{{Name: "custom-rows", Value: []byte("10"), Modifiable: true}}, f.call(ctx, "ListTableStatistics %s %s", ns(n), name)
+}
+
+func (f *fake) UpdateTableStatistics(ctx context.Context, n semcat.Namespace, name string, req semcat.StatisticsUpdate) (semcat.Position, error) {
+	return f.pos, f.call(ctx, "UpdateTableStatistics %s %s %d", ns(n), name, len(req.Updates))
+}
+
+func (f *fake) DropTableStatistics(ctx context.Context, n semcat.Namespace, name string, req semcat.StatisticsDrop) (bool, semcat.Position, error) {
+	return true, f.pos, f.call(ctx, "DropTableStatistics %s %s %v", ns(n), name, req.Names)
+}
+
 func (f *fake) CreateSemanticModel(ctx context.Context, n semcat.Namespace, req semcat.SemanticModelCreate) (*semcat.SemanticModel, semcat.Position, error) {
 	if err := f.call(ctx, "CreateSemanticModel %s %s", ns(n), req.Name); err != nil {
 		return nil, semcat.Position{}, err

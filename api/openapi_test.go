@@ -1160,6 +1160,12 @@ func TestOpenAPIValidatesResponses(t *testing.T) {
 	admin.call(http.StatusMethodNotAllowed, "GET", sales+"/tables/orders/partitions/p1", nil)
 	admin.call(http.StatusMethodNotAllowed, "DELETE", sales+"/tables/orders/partitions/p1", nil)
 	admin.call(http.StatusNotFound, "GET", sales+"/tables/nope/partitions", nil)
+	// Statistics of a table.
+	admin.call(ok, "PUT", ml+"/objects/table/rel.sales.orders/statistics", `{"updates":{"custom-rows":10,"custom-owners":["a","b"]}}`)
+	admin.call(ok, "GET", ml+"/objects/table/rel.sales.orders/statistics", nil)
+	admin.call(ok, "POST", ml+"/objects/table/rel.sales.orders/statistics", `{"names":["custom-rows","custom-none"]}`)
+	admin.call(http.StatusBadRequest, "PUT", ml+"/objects/table/rel.sales.orders/statistics", `{"updates":{"rows":10}}`)
+	admin.call(http.StatusMethodNotAllowed, "GET", ml+"/objects/schema/rel.sales/statistics", nil)
 	future := "t" + strconv.FormatUint(1<<60, 36)
 	admin.call(http.StatusServiceUnavailable, "GET", ml+"/search?query=x&waitMs=0&minPosition="+future, nil)
 

@@ -143,7 +143,7 @@ func (s *Store) Purge(ctx context.Context, p RetentionPolicy) (PurgeStats, error
 			dependents: detach(semcat.KindSemanticModel)},
 		{table: "table_meta", id: "table_id", arg: cutoff, count: &st.Tables,
 			candidates: expired("table_meta", "table_id"),
-			dependents: detach(semcat.KindTable)},
+			dependents: append(detach(semcat.KindTable), `DELETE FROM table_statistic WHERE table_id = ANY($1)`)},
 		{table: "schema_meta", id: "schema_id", arg: cutoff, count: &st.Schemas,
 			candidates: expired("schema_meta", "schema_id", "table_meta", "semantic_model_meta"),
 			dependents: detach(semcat.KindSchema)},

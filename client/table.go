@@ -86,3 +86,37 @@ func (c *Client) DropTable(ctx context.Context, ns semcat.Namespace, name string
 	}
 	return write[bool](ctx, c, request{method: http.MethodDelete, path: p}, "dropped")
 }
+
+// statisticsPath returns the path of a table's statistics.
+func statisticsPath(ns semcat.Namespace, name string) (string, error) {
+	p, err := objectPath(ns.Metalake, "objects", semcat.ObjectRef{Type: semcat.KindTable, FullName: ns.Catalog + "." + ns.Schema + "." + name})
+	return p + "/statistics", err
+}
+
+// ListTableStatistics lists a table's statistics.
+func (c *Client) ListTableStatistics(ctx context.Context, ns semcat.Namespace, name string) ([]*semcat.Statistic, error) {
+	p, err := statisticsPath(ns, name)
+	if err != nil {
+		return nil, err
+	}
+	return get[[]*semcat.Statistic](ctx, c, request{method: http.MethodGet, path: p}, "statistics")
+}
+
+// UpdateTableStatistics sets custom statistics of a table.
+func (c *Client) UpdateTableStatistics(ctx context.Context, ns semcat.Namespace, name string, req semcat.StatisticsUpdate) (semcat.Position, error) {
+	p, err := statisticsPath(ns, name)
+	if err != nil {
+		return semcat.Position{}, err
+	}
+	return writeNothing(ctx, c, request{method: http.MethodPut, path: p, body: req})
+}
+
+// DropTableStatistics drops statistics of a table; it reports whether any
+// existed.
+func (c *Client) DropTableStatistics(ctx context.Context, ns semcat.Namespace, name string, req semcat.StatisticsDrop) (bool, semcat.Position, error) {
+	p, err := statisticsPath(ns, name)
+	if err != nil {
+		return false, semcat.Position{}, err
+	}
+	return write[bool](ctx, c, request{method: http.MethodPost, path: p, body: req}, "dropped")
+}

@@ -73,6 +73,39 @@ func (s *Service) DropTable(ctx context.Context, ns semcat.Namespace, name strin
 	return s.inner.DropTable(ctx, ns, name)
 }
 
+// ListTableStatistics: whoever may see the table.
+func (s *Service) ListTableStatistics(ctx context.Context, ns semcat.Namespace, name string) ([]*semcat.Statistic, error) {
+	if _, err := s.seeTable(ctx, ns, name); err != nil {
+		return nil, err
+	}
+	return s.inner.ListTableStatistics(ctx, ns, name)
+}
+
+// UpdateTableStatistics: whoever may alter the table.
+func (s *Service) UpdateTableStatistics(ctx context.Context, ns semcat.Namespace, name string, req semcat.StatisticsUpdate) (semcat.Position, error) {
+	if err := s.alterTable(ctx, ns, name); err != nil {
+		return semcat.Position{}, err
+	}
+	return s.inner.UpdateTableStatistics(ctx, ns, name, req)
+}
+
+// DropTableStatistics: whoever may alter the table.
+func (s *Service) DropTableStatistics(ctx context.Context, ns semcat.Namespace, name string, req semcat.StatisticsDrop) (bool, semcat.Position, error) {
+	if err := s.alterTable(ctx, ns, name); err != nil {
+		return false, semcat.Position{}, err
+	}
+	return s.inner.DropTableStatistics(ctx, ns, name, req)
+}
+
+// alterTable fails unless the user may alter the table, which it sees (a
+// table it may not see is one that does not exist).
+func (s *Service) alterTable(ctx context.Context, ns semcat.Namespace, name string) error {
+	if exists, err := s.seeTable(ctx, ns, name); err != nil || !exists {
+		return err
+	}
+	return s.checkObject(ctx, ns, semcat.KindTable, name, (*semcat.Access).CanAlterTable, "alter table '"+name+"'")
+}
+
 // CreateSemanticModel: see semcat.Access.CanCreateSemanticModel.
 func (s *Service) CreateSemanticModel(ctx context.Context, ns semcat.Namespace, req semcat.SemanticModelCreate) (*semcat.SemanticModel, semcat.Position, error) {
 	if err := s.check(ctx, ns, (*semcat.Access).CanCreateSemanticModel, "create semantic models in '"+ns.Schema+"'"); err != nil {

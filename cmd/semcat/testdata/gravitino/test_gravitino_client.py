@@ -21,6 +21,7 @@ from gravitino.api.rel.indexes.indexes import Indexes
 from gravitino.api.rel.indexes.index import Index
 from gravitino.api.rel.table_change import TableChange
 from gravitino.api.rel.types.types import Types
+from gravitino.api.stats.statistic_values import StatisticValues
 from gravitino.namespace import Namespace
 from gravitino.auth.simple_auth_provider import SimpleAuthProvider
 from gravitino.api.authorization.owner import Owner
@@ -41,6 +42,7 @@ from gravitino.exceptions.base import (
     IllegalArgumentException,
     IllegalMetadataObjectException,
     IllegalPrivilegeException,
+    IllegalStatisticNameException,
     IllegalRoleException,
     MetalakeAlreadyExistsException,
     MetalakeInUseException,
@@ -267,6 +269,26 @@ class TestTables(GravitinoTest):
             self.assertRaisesWithMessage(UnsupportedOperationException, "does not support partition operations", call)
         self.assertRaisesWithMessage(UnsupportedOperationException, "partition", loaded.get_partition, "p1")
         self.assertRaisesWithMessage(UnsupportedOperationException, "partition", loaded.drop_partition, "p1")
+        # Custom statistics.
+        sv = StatisticValues
+        loaded.update_statistics({
+            "custom-rows": sv.long_value(10),
+            "custom-ratio": sv.double_value(0.5),
+            "custom-owners": sv.list_value([sv.string_value("a"), sv.string_value("b")]),
+            "custom-shape": sv.object_value({"fresh": sv.boolean_value(True)}),
+        })
+        loaded.update_statistics({"custom-rows": sv.long_value(12)})
+        stats = {st.name(): st for st in loaded.list_statistics()}
+        self.assertEqual(sorted(stats), ["custom-owners", "custom-ratio", "custom-rows", "custom-shape"])
+        self.assertEqual(stats["custom-rows"].value(), sv.long_value(12))
+        self.assertEqual(stats["custom-ratio"].value(), sv.double_value(0.5))
+        self.assertEqual(stats["custom-owners"].value(), sv.list_value([sv.string_value("a"), sv.string_value("b")]))
+        self.assertEqual(stats["custom-shape"].value(), sv.object_value({"fresh": sv.boolean_value(True)}))
+        self.assertFalse(stats["custom-rows"].reserved())
+        self.assertRaisesWithMessage(IllegalStatisticNameException, "custom-", loaded.update_statistics, {"rows": sv.long_value(1)})
+        self.assertTrue(loaded.drop_statistics(["custom-rows", "custom-none"]))
+        self.assertFalse(loaded.drop_statistics(["custom-none"]))
+        self.assertEqual(len(loaded.list_statistics()), 3)
         # A table created without a layout answers Gravitino's empty forms.
         plain = tables.create_table(NameIdentifier.of("sales", "plain"), [Column.of("a", Types.IntegerType.get())])
         self.assertEqual(plain.partitioning(), [])
