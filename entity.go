@@ -26,6 +26,9 @@ const (
 	KindUser          EntityKind = "user"
 	KindRole          EntityKind = "role"
 	KindGroup         EntityKind = "group"
+	// KindColumn is a table's top-level column as an object tags attach
+	// to ("catalog.schema.table.column"), as in Gravitino.
+	KindColumn EntityKind = "column"
 )
 
 // Title returns the kind as it appears in exception names ("SemanticModel").
@@ -51,6 +54,8 @@ func (k EntityKind) Title() string {
 		return "Role"
 	case KindGroup:
 		return "Group"
+	case KindColumn:
+		return "Column"
 	}
 	return "Entity"
 }

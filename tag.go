@@ -247,6 +247,35 @@ func ParseObjectRef(metalake, typ, fullName string) (ObjectRef, Namespace, strin
 	return ObjectRef{Type: kind, FullName: fullName}, ns, parts[n-1], nil
 }
 
+// ParseTaggable is ParseObjectRef for the objects tags attach to, which
+// include a table's top-level columns, named "catalog.schema.table.column".
+func ParseTaggable(metalake, typ, fullName string) (ObjectRef, error) {
+	if EntityKind(typ) != KindColumn {
+		obj, _, _, err := ParseObjectRef(metalake, typ, fullName)
+		return obj, err
+	}
+	parts := strings.Split(fullName, ".")
+	if len(parts) != 4 {
+		return ObjectRef{}, Errorf(EINVALID, "fullName: a column is named by 4 dotted parts, got '%s'", fullName)
+	}
+	for _, p := range parts[:3] {
+		if err := ValidateName("fullName", p); err != nil {
+			return ObjectRef{}, err
+		}
+	}
+	if parts[3] == "" {
+		return ObjectRef{}, Errorf(EINVALID, "fullName: the column name is empty in '%s'", fullName)
+	}
+	return ObjectRef{Type: KindColumn, FullName: fullName}, nil
+}
+
+// ColumnOf splits the reference of a column (ParseTaggable) into its
+// table's reference and the column's name.
+func (o ObjectRef) ColumnOf() (table ObjectRef, column string) {
+	i := strings.LastIndexByte(o.FullName, '.')
+	return ObjectRef{Type: KindTable, FullName: o.FullName[:i]}, o.FullName[i+1:]
+}
+
 // TagService manages tags and their association with objects.
 type TagService interface {
 	CreateTag(ctx context.Context, metalake string, req TagCreate) (*Tag, Position, error)

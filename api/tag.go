@@ -121,7 +121,7 @@ func (h *handler) dropTag(w http.ResponseWriter, r *http.Request) error {
 // listObjectTags answers an object's tag names, or with ?details=true its
 // tags, its own and inherited (semcat.ObjectTag).
 func (h *handler) listObjectTags(w http.ResponseWriter, r *http.Request) error {
-	metalake, obj, err := objectTarget(r)
+	metalake, obj, err := taggableTarget(r)
 	if err != nil {
 		return err
 	}
@@ -148,7 +148,7 @@ func (h *handler) listObjectTags(w http.ResponseWriter, r *http.Request) error {
 // loadObjectTag answers one tag of an object, its own or inherited; a tag
 // the object does not carry is NoSuchTagException, as in Gravitino.
 func (h *handler) loadObjectTag(w http.ResponseWriter, r *http.Request) error {
-	metalake, obj, err := objectTarget(r)
+	metalake, obj, err := taggableTarget(r)
 	if err != nil {
 		return err
 	}
@@ -170,7 +170,7 @@ func (h *handler) loadObjectTag(w http.ResponseWriter, r *http.Request) error {
 // associateTags takes Gravitino's tag-names request, or its tag-values
 // request when sent as semcat.TagValuesMediaType.
 func (h *handler) associateTags(w http.ResponseWriter, r *http.Request) error {
-	metalake, obj, err := objectTarget(r)
+	metalake, obj, err := taggableTarget(r)
 	if err != nil {
 		return err
 	}
@@ -206,21 +206,37 @@ func decodeAssignments[T any, P interface {
 	return req.Assignments(), nil
 }
 
+// objectVars returns the metalake, type and full name of an
+// /objects/{type}/{fullName} path.
+func objectVars(r *http.Request) (metalake, typ, fullName string, err error) {
+	if metalake, err = pathName(r, "metalake"); err != nil {
+		return "", "", "", err
+	}
+	if typ, err = pathVar(r, "type"); err != nil {
+		return "", "", "", err
+	}
+	fullName, err = pathVar(r, "fullName")
+	return metalake, typ, fullName, err
+}
+
 // objectTarget returns the metalake and the object of an
 // /objects/{type}/{fullName} path.
 func objectTarget(r *http.Request) (string, semcat.ObjectRef, error) {
-	metalake, err := pathName(r, "metalake")
-	if err != nil {
-		return "", semcat.ObjectRef{}, err
-	}
-	typ, err := pathVar(r, "type")
-	if err != nil {
-		return "", semcat.ObjectRef{}, err
-	}
-	fullName, err := pathVar(r, "fullName")
+	metalake, typ, fullName, err := objectVars(r)
 	if err != nil {
 		return "", semcat.ObjectRef{}, err
 	}
 	obj, _, _, err := semcat.ParseObjectRef(metalake, typ, fullName)
+	return metalake, obj, err
+}
+
+// taggableTarget is objectTarget for the tag routes, whose objects include
+// columns (semcat.ParseTaggable).
+func taggableTarget(r *http.Request) (string, semcat.ObjectRef, error) {
+	metalake, typ, fullName, err := objectVars(r)
+	if err != nil {
+		return "", semcat.ObjectRef{}, err
+	}
+	obj, err := semcat.ParseTaggable(metalake, typ, fullName)
 	return metalake, obj, err
 }

@@ -33,7 +33,7 @@ func purge(tb testing.TB, s *catalogdb.Store, p catalogdb.RetentionPolicy) catal
 // purgedTables are the tables Purge deletes from, directly or as dependents.
 var purgedTables = []string{"metalake_meta", "catalog_meta", "schema_meta", "table_meta", "semantic_model_meta",
 	"semantic_model_version_info", "semantic_model_metric_meta", "tag_meta", "tag_relation",
-	"user_meta", "role_meta", "user_role", "role_privilege", "owner_meta", "table_statistic"}
+	"user_meta", "role_meta", "user_role", "role_privilege", "owner_meta", "table_statistic", "column_meta"}
 
 // rowCounts counts every row of each of purgedTables.
 func rowCounts(tb testing.TB, s *catalogdb.Store) map[string]int {

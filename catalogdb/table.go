@@ -242,6 +242,9 @@ func (s *Store) AlterTable(ctx context.Context, ns semcat.Namespace, name string
 		} else if err != nil {
 			return err
 		}
+		if err := columnIDsAfter(ctx, tx, t.ID, updates, t.Columns); err != nil {
+			return err
+		}
 		out = t
 		return tx.emit(ctx, semcat.KindTable, t.ID, opUpsert)
 	})

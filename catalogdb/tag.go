@@ -182,6 +182,11 @@ SELECT object_type, full_name FROM (
       JOIN schema_meta s ON s.schema_id = t.schema_id AND s.deleted_at = 0
       JOIN catalog_meta c ON c.catalog_id = t.catalog_id AND c.deleted_at = 0
       WHERE t.table_id = r.object_id AND t.deleted_at = 0)
+    WHEN 'column' THEN (SELECT c.catalog_name || '.' || s.schema_name || '.' || t.table_name || '.' || cm.column_name FROM column_meta cm
+      JOIN table_meta t ON t.table_id = cm.table_id AND t.deleted_at = 0
+      JOIN schema_meta s ON s.schema_id = t.schema_id AND s.deleted_at = 0
+      JOIN catalog_meta c ON c.catalog_id = t.catalog_id AND c.deleted_at = 0
+      WHERE cm.column_id = r.object_id)
     WHEN 'semantic_model' THEN (SELECT c.catalog_name || '.' || s.schema_name || '.' || sm.semantic_model_name FROM semantic_model_meta sm
       JOIN schema_meta s ON s.schema_id = sm.schema_id AND s.deleted_at = 0
       JOIN catalog_meta c ON c.catalog_id = sm.catalog_id AND c.deleted_at = 0
@@ -191,7 +196,7 @@ SELECT object_type, full_name FROM (
     WHERE tag_id = $1 AND ($2 = '' OR assignment_value = $2)) r
 ) o
 WHERE full_name IS NOT NULL
-ORDER BY array_position(ARRAY['catalog', 'schema', 'table', 'semantic_model'], object_type), full_name COLLATE "C"`
+ORDER BY array_position(ARRAY['catalog', 'schema', 'table', 'column', 'semantic_model'], object_type), full_name COLLATE "C"`
 
 // DropTag drops a tag and removes it from every object; each of those
 // objects gets an outbox row because its tags changed.
@@ -304,11 +309,22 @@ const objectTagsSQL = `SELECT o.depth, r.tag_id, r.assignment_value
 func (s *Store) ObjectTagInfos(ctx context.Context, metalake string, obj semcat.ObjectRef) ([]*semcat.ObjectTag, error) {
 	var out []*semcat.ObjectTag
 	err := s.read(ctx, func(tx pgx.Tx) error {
-		p, id, err := s.resolveObjectPath(ctx, tx, metalake, obj, noLock)
-		if err != nil {
-			return err
+		var types []string
+		var ids []int64
+		if obj.Type == semcat.KindColumn {
+			p, tableID, columnID, err := s.resolveColumn(ctx, tx, metalake, obj, noLock, false)
+			if err != nil {
+				return err
+			}
+			types, ids = lineage(semcat.ObjectRef{Type: semcat.KindTable}, p, tableID)
+			types, ids = append([]string{string(semcat.KindColumn)}, types...), append([]int64{columnID}, ids...)
+		} else {
+			p, id, err := s.resolveObjectPath(ctx, tx, metalake, obj, noLock)
+			if err != nil {
+				return err
+			}
+			types, ids = lineage(obj, p, id)
 		}
-		types, ids := lineage(obj, p, id)
 		rows, err := tx.Query(ctx, objectTagsSQL, types, ids)
 		if err != nil {
 			return err
@@ -424,7 +440,21 @@ type assignment struct {
 func (s *Store) AssociateTags(ctx context.Context, metalake string, obj semcat.ObjectRef, req semcat.TagAssignments) ([]string, semcat.Position, error) {
 	var out []string
 	pos, err := s.write(ctx, func(tx *writeTx) error {
-		p, id, err := s.resolveObjectPath(ctx, tx, metalake, obj, updateLock)
+		// A column's tags are written under its table's lock, and the
+		// table's outbox row gives the write its position.
+		var (
+			p          path
+			id, emitID int64
+			err        error
+		)
+		emitKind := obj.Type
+		if obj.Type == semcat.KindColumn {
+			emitKind = semcat.KindTable
+			p, emitID, id, err = s.resolveColumn(ctx, tx, metalake, obj, updateLock, true)
+		} else {
+			p, id, err = s.resolveObjectPath(ctx, tx, metalake, obj, updateLock)
+			emitID = id
+		}
 		if err != nil {
 			return err
 		}
@@ -450,7 +480,7 @@ func (s *Store) AssociateTags(ctx context.Context, metalake string, obj semcat.O
 		if out, err = objectTags(ctx, tx, obj, id); err != nil {
 			return err
 		}
-		return tx.emit(ctx, obj.Type, id, opUpsert)
+		return tx.emit(ctx, emitKind, emitID, opUpsert)
 	})
 	return out, pos, err
 }

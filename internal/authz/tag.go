@@ -43,6 +43,9 @@ func (s *Service) DropTag(ctx context.Context, metalake, name string) (bool, sem
 // objectRules returns the facts about a taggable or ownable object and the
 // rules to see and to alter it.
 func (s *Service) objectAccess(ctx context.Context, metalake string, obj semcat.ObjectRef) (a *semcat.Access, see, alter func(*semcat.Access) (bool, error), err error) {
+	if obj.Type == semcat.KindColumn {
+		obj, _ = obj.ColumnOf() // a column is seen and altered with its table
+	}
 	if obj.Type == semcat.KindMetalake || obj.Type == semcat.KindTag || obj.Type == semcat.KindRole {
 		a, err = s.at(ctx, mlNS(metalake))
 		return a, isMember, owns(metalakeLevel...), err
@@ -69,6 +72,9 @@ func (s *Service) objectAccess(ctx context.Context, metalake string, obj semcat.
 // checkSee fails unless the user may see the object, as for a missing
 // object when it may not (seeObject), and reports whether it exists.
 func (s *Service) checkSee(ctx context.Context, metalake string, obj semcat.ObjectRef) (bool, error) {
+	if obj.Type == semcat.KindColumn {
+		obj, _ = obj.ColumnOf() // the store answers for a column that is not
+	}
 	// A metalake's members see it and its tags and roles (whose owners
 	// they may ask for); the store answers for a tag or role that is not.
 	if obj.Type == semcat.KindMetalake || obj.Type == semcat.KindTag || obj.Type == semcat.KindRole {

@@ -577,6 +577,29 @@ class TestTags(GravitinoTest):
         self.assertEqual(tags.associate_tags(None, ["tier"]), ["flag"])
         self.assertEqual(tags.list_tags(), ["flag", "pii", "gold"])
 
+    def test_column_tags(self):
+        cat = self.relational()
+        cat.as_schemas().create_schema("sales", None, {})
+        tables = cat.as_table_catalog()
+        ident = NameIdentifier.of("sales", "people")
+        table = tables.create_table(ident, [Column.of("id", Types.LongType.get()), Column.of("email", Types.StringType.get())])
+        self.client.create_tag("pii", None, {})
+        self.client.create_tag("gold", None, {})
+        table.supports_tags().associate_tags(["gold"], None)
+        email = [c for c in table.columns() if c.name() == "email"][0].supports_tags()
+        self.assertEqual(email.associate_tags(["pii"], None), ["pii"])
+        # A column inherits its table's tags (and the schema's and catalog's).
+        self.assertEqual(email.list_tags(), ["pii", "gold"])
+        self.assertEqual([(t.name(), t.inherited()) for t in email.list_tags_info()], [("pii", False), ("gold", True)])
+        self.assertTrue(email.get_tag("gold").inherited())
+        objects = self.client.get_tag("pii").associated_objects().objects()
+        self.assertEqual([(o.type().value, o.full_name()) for o in objects], [("column", "rel.sales.people.email")])
+        # Renamed, the column keeps its tags.
+        table = tables.alter_table(ident, TableChange.rename_column(["email"], "mail"))
+        mail = [c for c in table.columns() if c.name() == "mail"][0].supports_tags()
+        self.assertEqual(mail.list_tags(), ["pii", "gold"])
+        self.assertEqual(mail.associate_tags(None, ["pii"]), [])
+
 
 class TestOwners(GravitinoTest):
     def test_owners(self):
