@@ -62,9 +62,37 @@ type SearchResult struct {
 	Cursor   string
 }
 
+// SuggestRequest is a type-ahead request (SPEC §2.6), validated by the
+// caller.
+type SuggestRequest struct {
+	Metalake string
+	// Prefix is what the user typed: entities whose name, or a part of
+	// it, starts with it (in any letter case) are suggested.
+	Prefix string
+	Types  []string
+	Limit  int
+}
+
+// Suggestion is one entity a prefix suggests, with its name as HTML in
+// which the matched characters are bold ("<b>cust</b>omer_orders").
+type Suggestion struct {
+	Entity    SearchEntity `json:"entity"`
+	Highlight string       `json:"highlight"`
+}
+
+// SuggestResult is the suggestions of a prefix, best first.
+type SuggestResult struct {
+	Position    Position
+	Suggestions []Suggestion
+}
+
 // SearchService searches the catalog's metadata.
 type SearchService interface {
 	Search(ctx context.Context, req SearchRequest) (*SearchResult, error)
+	// Suggest answers a type-ahead prefix with only what the caller may
+	// see: the whole name starting with it before a later part, shorter
+	// names before longer, then by name.
+	Suggest(ctx context.Context, req SuggestRequest) (*SuggestResult, error)
 	// WaitFor blocks until search covers the write at pos, or ctx ends.
 	WaitFor(ctx context.Context, pos Position) error
 }

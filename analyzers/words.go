@@ -317,3 +317,32 @@ func NamePartCount(name string) int {
 	}
 	return n
 }
+
+// NamePartStarts returns the byte offsets in name at which its parts
+// begin (the parts NamePartCount counts: segments, and the camelCase and
+// letter/digit parts of compound ones), in order; type-ahead matches a
+// prefix at each of them.
+func NamePartStarts(name string) []int {
+	var out []int
+	runes := []rune(name)
+	off := 0
+	for i, r := range runes {
+		if isWordRune(r) {
+			start := i == 0 || !isWordRune(runes[i-1])
+			if !start {
+				prev := runes[i-1]
+				start = unicode.IsDigit(prev) != unicode.IsDigit(r) ||
+					unicode.IsLower(prev) && unicode.IsUpper(r) ||
+					unicode.IsUpper(prev) && unicode.IsUpper(r) && i+1 < len(runes) && unicode.IsLower(runes[i+1])
+			}
+			if start {
+				out = append(out, off)
+			}
+		}
+		off += utf8.RuneLen(r)
+	}
+	return out
+}
+
+// Lower lower-cases s as the analyzers do.
+func Lower(s string) string { return lowerString1(s) }

@@ -1,6 +1,7 @@
 package analyzers_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -118,5 +119,23 @@ func TestFormTail(t *testing.T) {
 	}
 	if len(longest) != analyzers.MaxFormTail {
 		t.Errorf("the longest ending is %q: MaxFormTail %d is not tight", longest, analyzers.MaxFormTail)
+	}
+}
+
+func TestNamePartStarts(t *testing.T) {
+	for name, want := range map[string][]int{
+		"customer_orders": {0, 9},
+		"EmpTel":          {0, 3},
+		"HTTPServer2":     {0, 4, 10},
+		"av4-x.y":         {0, 2, 4, 6},
+		"_lead":           {1},
+		"Größe_x":         {0, 8},
+	} {
+		if got := analyzers.NamePartStarts(name); !slices.Equal(got, want) {
+			t.Errorf("NamePartStarts(%q) = %v, want %v", name, got, want)
+		}
+		if n := analyzers.NamePartCount(name); n != len(want) {
+			t.Errorf("%q: %d starts, NamePartCount %d", name, len(want), n)
+		}
 	}
 }

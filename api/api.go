@@ -203,6 +203,7 @@ func (h *handler) routes() []route {
 		{"listSemanticModelMetrics", get, schema + "/semantic-model-metrics", h.listSchemaMetrics},
 
 		{"search", get, metalake + "/search", h.search},
+		{"suggest", get, metalake + "/suggest", h.suggest},
 		{"getObjectMetadata", get, metalake + "/objects/{type}/{fullName}/metadata", h.objectMetadata},
 		{"reindex", post, "/api/admin/reindex", h.reindex},
 		{"getReindexProgress", get, "/api/admin/reindex", h.reindexProgress},

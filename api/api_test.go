@@ -500,6 +500,10 @@ func (d *deadlineSearch) Search(ctx context.Context, _ semcat.SearchRequest) (*s
 
 func (d *deadlineSearch) WaitFor(context.Context, semcat.Position) error { return nil }
 
+func (d *deadlineSearch) Suggest(context.Context, semcat.SuggestRequest) (*semcat.SuggestResult, error) {
+	return &semcat.SuggestResult{}, nil
+}
+
 // TestSearchWaitKeepsSearchTime: a search waiting for a position gets the
 // wait it asked for on top of the request deadline, so a wait as long as
 // the request timeout still leaves the search its time. (A bulk load's

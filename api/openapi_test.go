@@ -673,7 +673,7 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 	// parameter; query parameters and headers are exactly those the
 	// handlers read.
 	wantQuery := map[string][]string{
-		"dropMetalake": {"force"}, "dropCatalog": {"force"}, "dropSchema": {"cascade"}, "dropTable": {"purge"}, "listTagObjects": {"value"},
+		"dropMetalake": {"force"}, "dropCatalog": {"force"}, "dropSchema": {"cascade"}, "dropTable": {"purge"}, "listTagObjects": {"value"}, "suggest": {"limit", "prefix", "type"},
 		"listCatalogs": {"details"}, "listUsers": {"details"}, "listGroups": {"details"}, "listTags": {"details"}, "listObjectTags": {"details"}, "listSemanticModelMetrics": {"details"},
 		"search": {"catalog", "cursor", "facetSize", "facets", "limit", "minPosition", "offset", "query", "schema", "scope", "sort", "tag", "type", "waitMs"},
 	}
@@ -1160,6 +1160,11 @@ func TestOpenAPIValidatesResponses(t *testing.T) {
 	admin.call(http.StatusMethodNotAllowed, "GET", sales+"/tables/orders/partitions/p1", nil)
 	admin.call(http.StatusMethodNotAllowed, "DELETE", sales+"/tables/orders/partitions/p1", nil)
 	admin.call(http.StatusNotFound, "GET", sales+"/tables/nope/partitions", nil)
+	// Type-ahead.
+	admin.call(ok, "GET", ml+"/suggest?prefix=ord&type=table&limit=5", nil)
+	admin.call(http.StatusBadRequest, "GET", ml+"/suggest?prefix=", nil)
+	admin.call(http.StatusBadRequest, "GET", ml+"/suggest?prefix=o&limit=101", nil)
+	admin.call(http.StatusNotFound, "GET", "/api/metalakes/nope/suggest?prefix=o", nil)
 	// Statistics of a table.
 	admin.call(ok, "PUT", ml+"/objects/table/rel.sales.orders/statistics", `{"updates":{"custom-rows":10,"custom-owners":["a","b"]}}`)
 	admin.call(ok, "GET", ml+"/objects/table/rel.sales.orders/statistics", nil)

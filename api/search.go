@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/semcat/semcat"
 )
@@ -68,11 +69,8 @@ func searchRequest(r *http.Request, qs url.Values) (semcat.SearchRequest, error)
 		return req, semcat.Errorf(semcat.EINVALID, "query: the query parameter is required")
 	}
 	req.Query = qs.Get("query")
-	for _, t := range listParam(qs, "type") {
-		if !searchTypes[t] {
-			return req, semcat.Errorf(semcat.EINVALID, "type: unknown type '%s' (want catalog, schema, table, semantic_model or metric)", t)
-		}
-		req.Types = append(req.Types, t)
+	if req.Types, err = typesParam(qs); err != nil {
+		return req, err
 	}
 	for _, p := range []struct {
 		name string
@@ -123,6 +121,57 @@ func searchRequest(r *http.Request, qs url.Values) (semcat.SearchRequest, error)
 		return req, err
 	}
 	return req, nil
+}
+
+// typesParam reads the entity types of a search or suggest.
+func typesParam(qs url.Values) ([]string, error) {
+	var out []string
+	for _, t := range listParam(qs, "type") {
+		if !searchTypes[t] {
+			return nil, semcat.Errorf(semcat.EINVALID, "type: unknown type '%s' (want catalog, schema, table, semantic_model or metric)", t)
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// Suggest limits (SPEC §2.6).
+const (
+	defaultSuggestLimit = 10
+	maxSuggestLimit     = 100
+	maxPrefixLength     = 128
+)
+
+// suggest answers GET /api/metalakes/{metalake}/suggest?prefix=…: the
+// entities whose name or a part of it starts with prefix, best first.
+func (h *handler) suggest(w http.ResponseWriter, r *http.Request) error {
+	qs, err := queryValues(r, "prefix", "limit")
+	if err != nil {
+		return err
+	}
+	var req semcat.SuggestRequest
+	if req.Metalake, err = pathName(r, "metalake"); err != nil {
+		return err
+	}
+	if _, ok := qs["prefix"]; !ok {
+		return semcat.Errorf(semcat.EINVALID, "prefix: the query parameter is required")
+	}
+	req.Prefix = qs.Get("prefix")
+	if n := utf8.RuneCountInString(req.Prefix); n < 1 || n > maxPrefixLength || strings.TrimSpace(req.Prefix) == "" {
+		return semcat.Errorf(semcat.EINVALID, "prefix: must be 1-%d characters, not blank", maxPrefixLength)
+	}
+	if req.Types, err = typesParam(qs); err != nil {
+		return err
+	}
+	if req.Limit, err = intParam(qs, "limit", defaultSuggestLimit, 1, maxSuggestLimit); err != nil {
+		return err
+	}
+	res, err := h.svc.Search.Suggest(r.Context(), req)
+	if err != nil {
+		return err
+	}
+	RecordCount(r, len(res.Suggestions))
+	return ok(w, "suggestions", nonNil(res.Suggestions))
 }
 
 // requestedWait is how long a request asks to wait for a position

@@ -61,6 +61,7 @@ var routeMethods = map[string]string{
 	"revokePrivileges":     "RevokePrivileges",
 	"listObjectRoles":      "ObjectRoles",
 	"listStatistics":       "ListTableStatistics",
+	"suggest":              "Suggest",
 	"updateStatistics":     "UpdateTableStatistics",
 	"dropStatistics":       "DropTableStatistics",
 	"alterTag":             "AlterTag",

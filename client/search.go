@@ -89,3 +89,25 @@ func (c *Client) SearchAfter(ctx context.Context, req semcat.SearchRequest, minP
 func (c *Client) WaitFor(ctx context.Context, pos semcat.Position) error {
 	return semcat.Errorf(semcat.EUNSUPPORTED, "the REST API waits for a position only within a search: use SearchAfter")
 }
+
+// Suggest answers a type-ahead prefix (SPEC §2.6): the entities of
+// req.Metalake whose name or a part of it starts with req.Prefix, best
+// first. Zero Limit leaves the server's default (10).
+func (c *Client) Suggest(ctx context.Context, req semcat.SuggestRequest) (*semcat.SuggestResult, error) {
+	p, err := metalakePath(req.Metalake)
+	if err != nil {
+		return nil, err
+	}
+	q := url.Values{"prefix": {req.Prefix}}
+	if len(req.Types) > 0 {
+		q.Set("type", strings.Join(req.Types, ","))
+	}
+	if req.Limit != 0 {
+		q.Set("limit", strconv.Itoa(req.Limit))
+	}
+	suggestions, err := get[[]semcat.Suggestion](ctx, c, request{method: http.MethodGet, path: p + "/suggest", query: q}, "suggestions")
+	if err != nil {
+		return nil, err
+	}
+	return &semcat.SuggestResult{Suggestions: suggestions}, nil
+}

@@ -99,6 +99,10 @@ func (f *fakeSearch) Search(ctx context.Context, req semcat.SearchRequest) (*sem
 	return f.result, nil
 }
 
+func (f *fakeSearch) Suggest(ctx context.Context, req semcat.SuggestRequest) (*semcat.SuggestResult, error) {
+	return nil, semcat.Errorf(semcat.EUNSUPPORTED, "no suggestions here")
+}
+
 func (f *fakeSearch) WaitFor(ctx context.Context, pos semcat.Position) error {
 	panic("WaitFor must not be called by the MCP server")
 }

@@ -53,6 +53,10 @@ type segColumns struct {
 	nameParts []uint8
 	// created holds each document's FieldCreated key, parsed.
 	created []uint64
+	// suggest is the type-ahead index (suggest.go), built by the first
+	// suggestion that reads the segment.
+	suggestOnce sync.Once
+	suggest     *suggestColumns
 }
 
 // facetColumn is one facet field of a segment: its distinct terms, and

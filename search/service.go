@@ -53,43 +53,75 @@ func (s *Service) Search(ctx context.Context, req semcat.SearchRequest) (*semcat
 		}
 		defer release()
 	}
-	var visible bq.Query
-	if s.Authorization {
-		user := semcat.UserFromContext(ctx)
-		g, err := s.Store.UserGrants(ctx, req.Metalake, user)
-		if err != nil {
-			return nil, err
-		}
-		if !g.Member && (s.Admin == nil || !s.Admin(user)) {
-			// A metalake the caller is not in is one that does not exist
-			// (SPEC §6, no existence oracles).
-			return nil, semcat.NoSuchMetalake(req.Metalake)
-		}
-		visible = Visibility(g)
+	visible, err := s.visibility(ctx, req.Metalake)
+	if err != nil {
+		return nil, err
 	}
 	res, err := search(ctx, s.Index, req, visible)
 	if err != nil || res.Total > 0 {
 		return res, err
 	}
-	// No hits: either nothing matches, or the metalake does not exist,
-	// which every other route under it answers with 404. A search with
-	// hits has shown the metalake exists without this round trip.
-	_, err = s.Store.GetMetalake(ctx, req.Metalake)
+	if err := s.exists(ctx, req.Metalake); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// Suggest answers a type-ahead prefix with only what the caller may see.
+func (s *Service) Suggest(ctx context.Context, req semcat.SuggestRequest) (*semcat.SuggestResult, error) {
+	visible, err := s.visibility(ctx, req.Metalake)
+	if err != nil {
+		return nil, err
+	}
+	res, err := suggest(ctx, s.Index, req, visible)
+	if err != nil || len(res.Suggestions) > 0 {
+		return res, err
+	}
+	if err := s.exists(ctx, req.Metalake); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// visibility is the query of what the caller may see of a metalake, or nil
+// with authorization off.
+func (s *Service) visibility(ctx context.Context, metalake string) (bq.Query, error) {
+	if !s.Authorization {
+		return nil, nil
+	}
+	user := semcat.UserFromContext(ctx)
+	g, err := s.Store.UserGrants(ctx, metalake, user)
+	if err != nil {
+		return nil, err
+	}
+	if !g.Member && (s.Admin == nil || !s.Admin(user)) {
+		// A metalake the caller is not in is one that does not exist
+		// (SPEC §6, no existence oracles).
+		return nil, semcat.NoSuchMetalake(metalake)
+	}
+	return Visibility(g), nil
+}
+
+// exists checks, for an answer with nothing in it, that the metalake
+// exists, which every other route under it answers with 404; an answer
+// with hits has shown it without this round trip.
+func (s *Service) exists(ctx context.Context, metalake string) error {
+	_, err := s.Store.GetMetalake(ctx, metalake)
 	switch {
 	case err == nil:
-		return res, nil
+		return nil
 	case semcat.ErrorCode(err) == semcat.ENOTFOUND || ctx.Err() != nil:
-		return nil, err
+		return err
 	}
 	// The database did not answer (an outage): searches keep answering
 	// from the index, and an index holding anything of the metalake shows
 	// it exists as well as the database would. Only an empty (or missing)
 	// metalake then has no answer.
-	held, ierr := search(ctx, s.Index, semcat.SearchRequest{Metalake: req.Metalake, Query: "*", Limit: 1}, nil)
+	held, ierr := search(ctx, s.Index, semcat.SearchRequest{Metalake: metalake, Query: "*", Limit: 1}, nil)
 	if ierr == nil && held.Total > 0 {
-		return res, nil
+		return nil
 	}
-	return nil, err
+	return err
 }
 
 // heavySlots admits the costliest searches, many terms or many prefixes

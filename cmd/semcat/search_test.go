@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -337,6 +338,30 @@ func TestSearchVisibility(t *testing.T) {
 				t.Errorf("%s: schema facet leaks %v", tt.user, fv)
 			}
 		}
+	}
+
+	// Type-ahead suggests only what the caller sees, too.
+	for user, want := range map[string]string{
+		"admin": "closed open rel secret t0 t0 t1 t1 t2 t2 t3 t3 t4 t4",
+		"alice": "open rel t0 t1 t2 t3 t4",
+		"bob":   "closed rel t0 t1 t2 t3 t4",
+	} {
+		c := client{t: t, base: m.URL(), user: user}
+		var names []string
+		for _, prefix := range []string{"t", "se", "o", "c", "r"} {
+			_, out := c.ok("GET", "/api/metalakes/m/suggest?prefix="+prefix+"&limit=100", "")
+			for _, sg := range out["suggestions"].([]any) {
+				names = append(names, sg.(map[string]any)["entity"].(map[string]any)["name"].(string))
+			}
+		}
+		slices.Sort(names)
+		if got := strings.Join(names, " "); got != want {
+			t.Errorf("%s's suggestions: %s, want %s", user, got, want)
+		}
+	}
+	status, _, _ := client{t: t, base: m.URL(), user: "carol"}.do("GET", "/api/metalakes/m/suggest?prefix=t", "")
+	if status != 404 {
+		t.Errorf("suggest by a non-member: %d, want 404", status)
 	}
 }
 
