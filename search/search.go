@@ -50,6 +50,20 @@ func filtersKey(req semcat.SearchRequest) string {
 	return base64.RawURLEncoding.EncodeToString(sum[:9])
 }
 
+// baseFilters are the filters of a search or suggestion in a metalake,
+// restricted to types when any are given.
+func baseFilters(metalake string, types []string) []bq.Query {
+	filters := []bq.Query{filterTerm(q.FieldMetalake, metalake)}
+	if len(types) > 0 {
+		var ts []bq.Query
+		for _, t := range types {
+			ts = append(ts, filterTerm(q.FieldType, t))
+		}
+		filters = append(filters, bq.NewDisjunctionQuery(ts))
+	}
+	return filters
+}
+
 func filterTerm(field, value string) bq.Query {
 	t := bq.NewTermQuery(value)
 	t.SetField(field)
@@ -67,14 +81,7 @@ func search(ctx context.Context, x Index, req semcat.SearchRequest, visible bq.Q
 	if err != nil {
 		return nil, semcat.Errorf(semcat.EINVALID, "query: %s", strings.TrimPrefix(err.Error(), "query: "))
 	}
-	filters := []bq.Query{filterTerm(q.FieldMetalake, req.Metalake)}
-	if len(req.Types) > 0 {
-		var ts []bq.Query
-		for _, t := range req.Types {
-			ts = append(ts, filterTerm(q.FieldType, t))
-		}
-		filters = append(filters, bq.NewDisjunctionQuery(ts))
-	}
+	filters := baseFilters(req.Metalake, req.Types)
 	if req.Catalog != "" {
 		filters = append(filters, filterTerm(q.FieldCatalog, req.Catalog))
 	}

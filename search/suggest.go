@@ -17,7 +17,6 @@ import (
 
 	"github.com/semcat/semcat"
 	"github.com/semcat/semcat/analyzers"
-	q "github.com/semcat/semcat/query"
 )
 
 // Type-ahead (SPEC §2.6): the entities whose name, or a part of it (split
@@ -151,14 +150,7 @@ func (t *suggestTop) offer(p suggestPick) {
 // nil, is the caller's visibility.
 func suggest(ctx context.Context, x Index, req semcat.SuggestRequest, visible bq.Query) (*semcat.SuggestResult, error) {
 	prefix := []byte(analyzers.Lower(req.Prefix))
-	filters := []bq.Query{filterTerm(q.FieldMetalake, req.Metalake)}
-	if len(req.Types) > 0 {
-		var ts []bq.Query
-		for _, t := range req.Types {
-			ts = append(ts, filterTerm(q.FieldType, t))
-		}
-		filters = append(filters, bq.NewDisjunctionQuery(ts))
-	}
+	filters := baseFilters(req.Metalake, req.Types)
 	if visible != nil {
 		filters = append(filters, visible)
 	}
