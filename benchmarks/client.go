@@ -176,3 +176,22 @@ func (c *Client) WaitSearchable(ctx context.Context, m, pos string, limit time.D
 		}
 	}
 }
+
+// SuggestResponse is a type-ahead answer.
+type SuggestResponse struct {
+	Suggestions []struct {
+		Entity struct {
+			Type string `json:"type"`
+			Name string `json:"name"`
+		} `json:"entity"`
+		Highlight string `json:"highlight"`
+	} `json:"suggestions"`
+}
+
+// Suggest asks metalake m's type-ahead for prefix.
+func (c *Client) Suggest(ctx context.Context, m, prefix string, limit int) (*SuggestResponse, error) {
+	v := url.Values{"prefix": {prefix}, "limit": {strconv.Itoa(limit)}}
+	var out SuggestResponse
+	_, err := c.do(ctx, http.MethodGet, "/api/metalakes/"+url.PathEscape(m)+"/suggest?"+v.Encode(), nil, &out)
+	return &out, err
+}

@@ -296,6 +296,11 @@ func bench(ctx context.Context, o options, n int, root, tmp string, srv **Server
 	for _, f := range failures {
 		fail("%s", f)
 	}
+	if res.Suggest, err = runSuggest(ctx, client, g, o.iterations, o.warmup, o.seed); err != nil {
+		return nil, err
+	}
+	logf("  %-20s semcat p50 %7.2f ms p99 %8.2f ms | prefix search p50 %8.2f ms p99 %8.2f ms | %.1f suggestions on average, %d prefixes with none",
+		"suggest", res.Suggest.Suggest.P50, res.Suggest.Suggest.P99, res.Suggest.Prefix.P50, res.Suggest.Prefix.P99, res.Suggest.MeanSuggested, res.Suggest.Empty)
 	if res.Floor, err = runFloor(ctx, client, pg, o.iterations, o.warmup); err != nil {
 		return nil, err
 	}

@@ -117,6 +117,7 @@ type Results struct {
 	PGLoad     PGLoadStats     `json:"postgresFTS"`
 	Discovery  DiscoveryResult `json:"discovery"`
 	Queries    []QueryResult   `json:"search"`
+	Suggest    SuggestResult   `json:"suggest"`
 	Floor      FloorResult     `json:"roundTripFloor"`
 	Lag        LagResult       `json:"writeToSearchable"`
 	Hostile    HostileResult   `json:"hostileLoad"`
@@ -164,6 +165,7 @@ const (
 	targetIngest           = 2000.0           // entities/s
 	targetRebuildRate      = 1_000_000 / 300. // 1M entities in 5 minutes
 	targetRSS              = 1 << 30
+	targetSuggestP99       = 5.0 // ms
 )
 
 // evaluate fills r.Checks.
@@ -208,6 +210,15 @@ func (r *Results) evaluate() {
 		}
 		add("search: "+q.Kind, strings.Join(parts, ", "), missed)
 	}
+
+	missed = nil
+	if r.Suggest.Suggest.P99 > targetSuggestP99 {
+		missed = append(missed, fmt.Sprintf("p99 %s ms", fmtMs(r.Suggest.Suggest.P99)))
+	}
+	if r.Suggest.Empty > 0 {
+		missed = append(missed, fmt.Sprintf("%d prefixes of existing names suggested nothing", r.Suggest.Empty))
+	}
+	add("suggest", fmt.Sprintf("p99 ≤ %g ms", targetSuggestP99), missed)
 
 	missed = nil
 	if r.Lag.Lag.P99 > targetLagP99 || r.Lag.NotFound > 0 {
@@ -338,6 +349,12 @@ func (r *Results) Markdown() string {
 		ck := r.check("search: " + q.Kind)
 		p("| search: %s `%s` | %s | PostgreSQL FTS | %s | %.1f× / %.1f× | %s | %s |\n",
 			q.Kind, q.Example, fmtStats(q.Semcat), fmtStats(q.PG), q.RatioP50, q.RatioP99, ck.Target, metText(ck))
+	}
+	if sg := r.Suggest; sg.Suggest.N > 0 {
+		ck := r.check("suggest")
+		p("| type-ahead `GET …/suggest?prefix=%s&limit=%d` (2–4 letters of a name part; %.1f suggestions on average) | %s | prefix search `%s*`, limit %d | %s | %.1f× / %.1f× | %s | %s |\n",
+			sg.Example, suggestLimit, sg.MeanSuggested, fmtStats(sg.Suggest), sg.Example, suggestLimit, fmtStats(sg.Prefix),
+			sg.Prefix.P50/sg.Suggest.P50, sg.Prefix.P99/sg.Suggest.P99, ck.Target, metText(ck))
 	}
 	if f := r.Floor; f.HTTP.N > 0 {
 		p("| round trip with no work: `GET /healthz` | %s | PostgreSQL `SELECT 1` | %s | %.1f× / %.1f× | | |\n",
