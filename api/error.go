@@ -124,6 +124,14 @@ func classify(err error) (errorBody, int, bool) {
 	return errorBody{Code: class.code, Type: typ, Message: semcat.ErrorMessage(err), Stack: []string{}}, class.status, false
 }
 
+// WireError returns the Gravitino code, exception type and user-safe
+// message an error response carries for err (the MCP server's tool errors
+// carry them too).
+func WireError(err error) (code int, typ, message string) {
+	b, _, _ := classify(err)
+	return b.Code, b.Type, b.Message
+}
+
 // Error writes err as an error response: the status, code and type of its
 // semcat error code, and its user-safe message. Any other error is a 500
 // with a generic message; only those are logged, with the real error.

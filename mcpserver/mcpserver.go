@@ -2,9 +2,10 @@
 // Protocol (SPEC §2.8), with the official Go MCP SDK: `semcat mcp` over stdio
 // (ServeStdio) and /mcp over streamable HTTP (HTTPHandler).
 //
-// The server is read-only by construction: it registers exactly three tools,
-// list_metrics, list_metric_infos and search, and each calls one read method
-// of a domain service once. Their ReadOnlyHint annotations only describe
+// The server is read-only by construction: it registers exactly its
+// read-only tools (list_metrics, list_metric_infos, search, get_entity,
+// list_entities, suggest), and each calls read methods of the domain
+// services. Their ReadOnlyHint annotations only describe
 // that; nothing else is reachable. Every tool call runs as the authenticated
 // user (semcat.NewContextWithUser), so the services' authorization applies
 // exactly as for the REST API. Failures of a call (invalid arguments, missing
@@ -60,10 +61,15 @@ type Config struct {
 	Events func(semcat.Event)
 }
 
-// Services are the domain services the tools call. Both are required.
+// Services are the domain services the tools call. All are required.
 type Services struct {
-	Metrics semcat.MetricDiscoveryService
-	Search  semcat.SearchService
+	Metrics  semcat.MetricDiscoveryService
+	Search   semcat.SearchService
+	Catalogs semcat.CatalogService
+	Schemas  semcat.SchemaService
+	Tables   semcat.TableService
+	Models   semcat.SemanticModelService
+	Tags     semcat.TagService
 }
 
 // NewServer returns an MCP server with the three read-only tools. Tool calls
@@ -87,6 +93,7 @@ func NewServer(svc Services, cfg Config) *mcp.Server {
 	})
 	t := newToolset(svc, cfg)
 	t.register(server)
+	server.AddReceivingMiddleware(structuredErrors)
 	return server
 }
 
@@ -242,5 +249,8 @@ var errNoUser = errors.New("unauthorized: this MCP session has no authenticated 
 const instructions = `semcat is a metadata catalog of metalakes, catalogs, schemas, tables and semantic models (with their metrics). All tools are read-only.
 - list_metrics: the metrics of every semantic model of one schema, as identifiers {namespace: [metalake, catalog, schema, model], name}.
 - list_metric_infos: the same metrics with their complete definitions.
-- search: full-text and field search over all metadata (query language: words, "phrases", prefix*, key:value, tags:t, schema:field, field:type, +required, -excluded, * for everything), with filters, facets and paging.
-The metalake argument may be omitted when the server has a default metalake.`
+- search: full-text and field search over all metadata (query language: words, "phrases", prefix*, key:value, tags:t, schema:field, field:type, +required, -excluded, * for everything), with filters, facets and paging; minPosition waits for a write to be searchable.
+- get_entity: one catalog, schema, table (columns and comments), semantic model (datasets, relationships, metrics) or metric, with its properties and tags.
+- list_entities: the children of a namespace by type (catalogs; a catalog's schemas; a schema's tables or semantic models; a model's metrics), paged.
+- suggest: entities whose name, or a part of it, starts with a prefix (type-ahead).
+The metalake argument may be omitted when the server has a default metalake. A failed call's structured content has the error's Gravitino code, type and message.`

@@ -87,6 +87,7 @@ type fakeSearch struct {
 	calls  []searchCall
 	result *semcat.SearchResult
 	err    error
+	waits  []semcat.Position // WaitFor's positions
 }
 
 func (f *fakeSearch) Search(ctx context.Context, req semcat.SearchRequest) (*semcat.SearchResult, error) {
@@ -104,7 +105,14 @@ func (f *fakeSearch) Suggest(ctx context.Context, req semcat.SuggestRequest) (*s
 }
 
 func (f *fakeSearch) WaitFor(ctx context.Context, pos semcat.Position) error {
-	panic("WaitFor must not be called by the MCP server")
+	f.mu.Lock()
+	f.waits = append(f.waits, pos)
+	f.mu.Unlock()
+	if pos.TxID >= 1<<29 { // a position the fake never reaches
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	return nil
 }
 
 func (f *fakeSearch) takeCalls() []searchCall {
@@ -228,10 +236,20 @@ func toolError(t *testing.T, res *mcp.CallToolResult, wants ...string) string {
 	if !res.IsError {
 		t.Fatalf("want a tool error, got success %s", text(res))
 	}
-	if res.StructuredContent != nil {
-		t.Errorf("tool error with structured content %v", res.StructuredContent)
+	// The structured content is the REST error body's code and type.
+	var info struct {
+		Code    int    `json:"code"`
+		Type    string `json:"type"`
+		Message string `json:"message"`
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(b, &info); err != nil || info.Code == 0 || info.Type == "" || info.Message == "" {
+		t.Errorf("tool error without code, type and message in its structured content: %s", b)
 	}
 	msg := text(res)
+	if msg != info.Type+": "+info.Message {
+		t.Errorf("tool error text %q, want %q", msg, info.Type+": "+info.Message)
+	}
 	for _, w := range wants {
 		if !strings.Contains(msg, w) {
 			t.Errorf("error %q does not contain %q", msg, w)
@@ -317,7 +335,7 @@ func TestSession(t *testing.T) {
 			}
 		}
 		slices.Sort(names)
-		if want := []string{"list_metric_infos", "list_metrics", "search"}; !slices.Equal(names, want) {
+		if want := []string{"get_entity", "list_entities", "list_metric_infos", "list_metrics", "search", "suggest"}; !slices.Equal(names, want) {
 			t.Errorf("tools %v, want exactly %v", names, want)
 		}
 		for _, tool := range res.Tools {
@@ -329,10 +347,13 @@ func TestSession(t *testing.T) {
 			if err := json.Unmarshal(schema, &s); err != nil {
 				t.Fatal(err)
 			}
-			want := []string{"catalog", "schema"}
+			want := map[string][]string{"get_entity": {"type", "fullName"}, "list_entities": {"type"}, "suggest": {"prefix"},
+				"search": {"query"}}[tool.Name]
+			if want == nil {
+				want = []string{"catalog", "schema"}
+			}
 			if tool.Name == "search" {
-				want = []string{"query"}
-				for _, p := range []string{"metalake", "types", "catalog", "schema", "tags", "scope", "sort", "limit", "offset", "cursor", "facets", "facetSize"} {
+				for _, p := range []string{"metalake", "types", "catalog", "schema", "tags", "scope", "sort", "limit", "offset", "cursor", "facets", "facetSize", "minPosition", "waitMs"} {
 					if s.Properties[p] == nil {
 						t.Errorf("search: no argument %s", p)
 					}
@@ -393,7 +414,7 @@ func TestSession(t *testing.T) {
 	t.Run("missing schema", func(t *testing.T) {
 		for _, tool := range []string{"list_metrics", "list_metric_infos"} {
 			toolError(t, call(t, cs, tool, map[string]any{"catalog": "rel", "schema": "nope"}),
-				"not_found", "schema 'rel.nope' does not exist in metalake 'lake'")
+				"NoSuchSchemaException", "schema 'rel.nope' does not exist in metalake 'lake'")
 			if got := metrics.takeCalls(); len(got) != 1 {
 				t.Errorf("%s: %d discovery calls, want 1", tool, len(got))
 			}
@@ -481,10 +502,25 @@ func TestSession(t *testing.T) {
 			{map[string]any{"query": "x", "schema": "a.b"}, "schema: invalid name 'a.b'"},
 			{map[string]any{"query": "x", "tags": []string{"ok", "not ok"}}, "tags: invalid name 'not ok'"},
 			{map[string]any{"query": "x", "metalake": "bad lake"}, "metalake: invalid name 'bad lake'"},
-			{map[string]any{"query": "x", "minPosition": "t1"}, "minPosition"},
+			{map[string]any{"query": "x", "minPosition": "nonsense"}, "IllegalArgumentException: minPosition"},
+			{map[string]any{"query": "x", "minPosition": "t1", "waitMs": 30001}, "waitMs"},
+			{map[string]any{"query": "x", "waitMs": 10}, "waitMs: only with minPosition"},
+			{map[string]any{"query": "x", "minPosition": "tzzzzzz", "waitMs": 20}, "IndexNotCaughtUpException: the search index has not yet applied position tzzzzzz after 20 ms"},
 		} {
 			toolError(t, call(t, cs, "search", c.args), c.want)
 		}
+		// minPosition waits for the write, then searches.
+		search.mu.Lock()
+		search.waits = nil
+		search.mu.Unlock()
+		search.takeCalls()
+		call(t, cs, "search", map[string]any{"query": "x", "minPosition": "t16"})
+		search.takeCalls()
+		search.mu.Lock()
+		if len(search.waits) != 1 || search.waits[0] != (semcat.Position{TxID: 42}) {
+			t.Errorf("search with minPosition t16 waited for %v", search.waits)
+		}
+		search.mu.Unlock()
 		if got := search.takeCalls(); len(got) != 0 {
 			t.Errorf("invalid arguments reached the service: %+v", got)
 		}
@@ -495,7 +531,7 @@ func TestSession(t *testing.T) {
 		search.err = semcat.Errorf(semcat.EINVALID, "query: unterminated quote at position 4")
 		search.mu.Unlock()
 		defer func() { search.mu.Lock(); search.err = nil; search.mu.Unlock() }()
-		toolError(t, call(t, cs, "search", map[string]any{"query": `a "b`}), "invalid: query: unterminated quote at position 4")
+		toolError(t, call(t, cs, "search", map[string]any{"query": `a "b`}), "IllegalArgumentException: query: unterminated quote at position 4")
 		if got := search.takeCalls(); len(got) != 1 {
 			t.Errorf("%d search calls, want 1", len(got))
 		}
@@ -527,9 +563,9 @@ func TestToolErrors(t *testing.T) {
 		err  error
 		want []string
 	}{
-		{semcat.Errorf(semcat.EFORBIDDEN, "user 'bob' may not use schema 'rel.sales'"), []string{"forbidden: user 'bob' may not use schema 'rel.sales'"}},
-		{semcat.Errorf(semcat.EUNSUPPORTED, "catalog 'rel' is not relational"), []string{"unsupported: catalog 'rel' is not relational"}},
-		{errors.New("pq: relation secret_table does not exist"), []string{"internal: internal error"}},
+		{semcat.Errorf(semcat.EFORBIDDEN, "user 'bob' may not use schema 'rel.sales'"), []string{"ForbiddenException: user 'bob' may not use schema 'rel.sales'"}},
+		{semcat.Errorf(semcat.EUNSUPPORTED, "catalog 'rel' is not relational"), []string{"UnsupportedOperationException: catalog 'rel' is not relational"}},
+		{errors.New("pq: relation secret_table does not exist"), []string{"InternalError: internal server error"}},
 	} {
 		metrics.mu.Lock()
 		metrics.err = c.err
@@ -548,7 +584,7 @@ func TestToolErrors(t *testing.T) {
 	metrics.mu.Lock()
 	metrics.err, metrics.panics = nil, true
 	metrics.mu.Unlock()
-	toolError(t, call(t, cs, "list_metric_infos", args), "internal error")
+	toolError(t, call(t, cs, "list_metric_infos", args), "InternalError: internal server error")
 
 	metrics.mu.Lock()
 	metrics.panics = false
@@ -569,8 +605,8 @@ func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 func TestNoDefaultMetalake(t *testing.T) {
 	metrics, search := newFakes()
 	cs := connect(t, Services{Metrics: metrics, Search: search}, Config{}, "")
-	toolError(t, call(t, cs, "list_metrics", map[string]any{"catalog": "rel", "schema": "sales"}), "metalake: required")
-	toolError(t, call(t, cs, "search", map[string]any{"query": "x"}), "metalake: required")
+	toolError(t, call(t, cs, "list_metrics", map[string]any{"catalog": "rel", "schema": "sales"}), `missing properties: ["metalake"]`)
+	toolError(t, call(t, cs, "search", map[string]any{"query": "x"}), `missing properties: ["metalake"]`)
 	if len(metrics.takeCalls())+len(search.takeCalls()) != 0 {
 		t.Error("a call without metalake reached a service")
 	}
@@ -678,8 +714,8 @@ func TestHTTP(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(tools.Tools) != 3 {
-				t.Errorf("%d tools, want 3", len(tools.Tools))
+			if len(tools.Tools) != 6 {
+				t.Errorf("%d tools, want 6", len(tools.Tools))
 			}
 			for _, tool := range tools.Tools {
 				if tool.Annotations == nil || !tool.Annotations.ReadOnlyHint {
@@ -695,7 +731,7 @@ func TestHTTP(t *testing.T) {
 				t.Errorf("discovery calls: one per tool call, each as its caller (-want +got):\n%s", diff)
 			}
 
-			toolError(t, call(t, carol, "list_metric_infos", map[string]any{"catalog": "rel", "schema": "gone"}), "not_found", "schema 'rel.gone' does not exist")
+			toolError(t, call(t, carol, "list_metric_infos", map[string]any{"catalog": "rel", "schema": "gone"}), "NoSuchSchemaException", "schema 'rel.gone' does not exist")
 			metrics.takeCalls()
 
 			payload(t, call(t, carol, "search", map[string]any{"query": "EmpTel", "facets": []string{"type"}}), wantSearch)
@@ -862,7 +898,7 @@ func TestStdio(t *testing.T) {
 	payload(t, call(t, cs, "list_metrics", map[string]any{"catalog": "rel", "schema": "sales"}), wantIdentifiers)
 	payload(t, call(t, cs, "list_metric_infos", map[string]any{"catalog": "rel", "schema": "sales"}), wantInfos)
 	payload(t, call(t, cs, "search", map[string]any{"query": "EmpTel"}), wantSearch)
-	toolError(t, call(t, cs, "list_metrics", map[string]any{"catalog": "rel", "schema": "nope"}), "not_found")
+	toolError(t, call(t, cs, "list_metrics", map[string]any{"catalog": "rel", "schema": "nope"}), "NoSuchSchemaException")
 	if err := cs.Close(); err != nil {
 		t.Errorf("close: %v", err)
 	}
@@ -949,7 +985,7 @@ func TestEvents(t *testing.T) {
 	srv := newHTTPServer(t, Services{Metrics: metrics, Search: search}, Config{DefaultMetalake: "lake", Events: record}, basicUser)
 	cs := connectHTTP(t, srv.URL+"/mcp", "alice", "")
 	call(t, cs, "list_metrics", map[string]any{"catalog": "rel", "schema": "sales"})
-	toolError(t, call(t, cs, "list_metrics", map[string]any{"catalog": "rel", "schema": "nope"}), "not_found")
+	toolError(t, call(t, cs, "list_metrics", map[string]any{"catalog": "rel", "schema": "nope"}), "NoSuchSchemaException")
 	call(t, cs, "search", map[string]any{"query": "orders", "metalake": "other"})
 	cs.Close()
 	two := 2

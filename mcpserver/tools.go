@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/semcat/semcat"
+	"github.com/semcat/semcat/api"
 )
 
 // Tool names.
@@ -82,6 +83,9 @@ type SearchArgs struct {
 	Cursor    string   `json:"cursor,omitempty" jsonschema:"the cursor of the previous page, to get the next one"`
 	Facets    []string `json:"facets,omitempty" jsonschema:"facets to count"`
 	FacetSize int      `json:"facetSize,omitempty" jsonschema:"values per facet"`
+	// MinPosition and WaitMs are the REST API's (SPEC §5.6).
+	MinPosition string `json:"minPosition,omitempty" jsonschema:"a write's position (X-Semcat-Position): answer only once the search index covers that write"`
+	WaitMs      int    `json:"waitMs,omitempty" jsonschema:"how long to wait for minPosition, in milliseconds"`
 }
 
 // SearchOutput is the result of search: the shape of GET .../search without
@@ -117,29 +121,52 @@ func readOnly(title string) *mcp.ToolAnnotations {
 	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, IdempotentHint: true, DestructiveHint: &no, OpenWorldHint: &no}
 }
 
-// register adds the three tools, and nothing else, to server.
+// register adds the tools, and nothing else, to server. Their metalake
+// argument is required unless the server has a default metalake.
 func (t *toolset) register(server *mcp.Server) {
+	need := t.metalake == ""
 	mcp.AddTool(server, &mcp.Tool{
 		Name:         ToolListMetrics,
 		Description:  "List the metrics of every semantic model of a schema in one call, as identifiers: namespace [metalake, catalog, schema, model] and metric name, sorted by model then metric name.",
 		Annotations:  readOnly("List a schema's metrics"),
-		InputSchema:  schemaArgsSchema(),
+		InputSchema:  schemaArgsSchema(need),
 		OutputSchema: outputSchema[MetricIdentifiers](),
 	}, handle(t, ToolListMetrics, t.listMetrics))
 	mcp.AddTool(server, &mcp.Tool{
 		Name:         ToolListMetricInfos,
 		Description:  "List the metrics of every semantic model of a schema in one call, with their complete definitions: namespace [metalake, catalog, schema, model] and the metric as stored, sorted by model then metric name.",
 		Annotations:  readOnly("List a schema's metrics with definitions"),
-		InputSchema:  schemaArgsSchema(),
+		InputSchema:  schemaArgsSchema(need),
 		OutputSchema: outputSchema[MetricInfos](),
 	}, handle(t, ToolListMetricInfos, t.listMetricInfos))
 	mcp.AddTool(server, &mcp.Tool{
 		Name:         ToolSearch,
-		Description:  "Search the metadata of catalogs, schemas, tables, semantic models and metrics. Each result names the entity, why it matched (matches) and its system and user metadata (properties and tags). Filters narrow by type, namespace, tags and scope; facets count values; page with limit and offset or cursor.",
+		Description:  "Search the metadata of catalogs, schemas, tables, semantic models and metrics. Each result names the entity, why it matched (matches) and its system and user metadata (properties and tags). Filters narrow by type, namespace, tags and scope; facets count values; page with limit and offset or cursor; minPosition (a write's position) waits until that write is searchable.",
 		Annotations:  readOnly("Search the catalog"),
-		InputSchema:  searchArgsSchema(),
+		InputSchema:  searchArgsSchema(need),
 		OutputSchema: outputSchema[SearchOutput](),
 	}, handle(t, ToolSearch, t.search))
+	mcp.AddTool(server, &mcp.Tool{
+		Name:         ToolGetEntity,
+		Description:  "Get one entity by type and dotted name: a catalog, a schema, a table with its columns and their comments, a semantic model with its datasets, relationships and metrics, or one metric; with its properties and tags, as the REST API answers it.",
+		Annotations:  readOnly("Get an entity"),
+		InputSchema:  entityArgsSchema(need),
+		OutputSchema: outputSchema[EntityOutput](),
+	}, handle(t, ToolGetEntity, t.getEntity))
+	mcp.AddTool(server, &mcp.Tool{
+		Name:         ToolListEntities,
+		Description:  "List the children of a namespace by type, sorted by name and paged: the metalake's catalogs, a catalog's schemas, a schema's tables or semantic models, a semantic model's metrics.",
+		Annotations:  readOnly("Browse a namespace"),
+		InputSchema:  listArgsSchema(need),
+		OutputSchema: outputSchema[ListOutput](),
+	}, handle(t, ToolListEntities, t.listEntities))
+	mcp.AddTool(server, &mcp.Tool{
+		Name:         ToolSuggest,
+		Description:  "Type-ahead: the entities whose name, or a part of it, starts with a prefix (any letter case), best first: names starting with it before later parts, shorter names first.",
+		Annotations:  readOnly("Suggest entities for a prefix"),
+		InputSchema:  suggestArgsSchema(need),
+		OutputSchema: outputSchema[SuggestOutput](),
+	}, handle(t, ToolSuggest, t.suggest))
 }
 
 // handle adapts fn to a typed tool handler: the call acts as the context's
@@ -168,8 +195,8 @@ func handle[In, Out any](t *toolset, tool string, fn func(context.Context, In) (
 		defer func() {
 			if p := recover(); p != nil {
 				t.logger.Error("mcp: tool call panicked", "tool", tool, "panic", p, "stack", string(debug.Stack()))
-				out, err = zero, errors.New("internal error")
 				failed = semcat.Errorf(semcat.EINTERNAL, "internal error")
+				out, err = zero, t.toolError(ctx, tool, failed)
 			}
 			ev.Time = time.Now()
 			ev.Duration = ev.Time.Sub(start)
@@ -227,8 +254,10 @@ func (o MetricIdentifiers) count() int    { return len(o.Identifiers) }
 func (o MetricInfos) count() int          { return len(o.Metrics) }
 func (o SearchOutput) count() int         { return len(o.Results) }
 
-// toolError returns the error a client sees: "<code>: <message>" for a
-// semcat error, a generic text (with the details logged) for anything else.
+// toolError returns the error a client sees, "<exception type>: <message>"
+// as the REST API's error body names them (a generic text, with the
+// details logged, for an internal error), and hands its wire form to the
+// call's structuredErrors middleware.
 func (t *toolset) toolError(ctx context.Context, tool string, err error) error {
 	var se *semcat.Error
 	switch {
@@ -236,15 +265,65 @@ func (t *toolset) toolError(ctx context.Context, tool string, err error) error {
 		if se.Code == semcat.EINTERNAL {
 			t.logger.Error("mcp: tool call failed", "tool", tool, "user", semcat.UserFromContext(ctx), "error", err)
 		}
-		return fmt.Errorf("%s: %s", se.Code, se.Message)
 	case errors.Is(err, context.DeadlineExceeded):
 		t.logger.Warn("mcp: tool call timed out", "tool", tool, "timeout", t.timeout)
-		return fmt.Errorf("%s: the call did not finish within %s", semcat.EDEADLINE, t.timeout)
+		err = semcat.Errorf(semcat.EDEADLINE, "the call did not finish within %s", t.timeout)
 	case errors.Is(err, context.Canceled):
-		return fmt.Errorf("%s: the call was cancelled", semcat.ECANCELED)
+		err = semcat.Errorf(semcat.ECANCELED, "the call was cancelled")
 	default:
 		t.logger.Error("mcp: tool call failed", "tool", tool, "user", semcat.UserFromContext(ctx), "error", err)
-		return fmt.Errorf("%s: internal error", semcat.EINTERNAL)
+	}
+	info := wireError(err)
+	if h, ok := ctx.Value(errorKey{}).(*ToolErrorInfo); ok {
+		*h = info
+	}
+	return fmt.Errorf("%s: %s", info.Type, info.Message)
+}
+
+// ToolErrorInfo is the structured content of a failed tool call: the
+// error's Gravitino code and exception type, as the REST API's error body
+// has them, and its message.
+type ToolErrorInfo struct {
+	Code    int    `json:"code"`
+	Type    string `json:"type"`
+	Message string `json:"message"`
+}
+
+func wireError(err error) ToolErrorInfo {
+	code, typ, msg := api.WireError(err)
+	return ToolErrorInfo{Code: code, Type: typ, Message: msg}
+}
+
+// errorKey is the context key of the *ToolErrorInfo a tool call's error
+// is written to.
+type errorKey struct{}
+
+// structuredErrors gives every failed tool call its error's code and type
+// as structured content: the wire form toolError recorded, or, for
+// arguments the SDK refused before the tool ran, an invalid argument.
+func structuredErrors(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method != "tools/call" {
+			return next(ctx, method, req)
+		}
+		info := &ToolErrorInfo{}
+		res, err := next(context.WithValue(ctx, errorKey{}, info), method, req)
+		r, ok := res.(*mcp.CallToolResult)
+		if err != nil || !ok || !r.IsError {
+			return res, err
+		}
+		if info.Type == "" {
+			var text string
+			for _, c := range r.Content {
+				if tc, ok := c.(*mcp.TextContent); ok {
+					text += tc.Text
+				}
+			}
+			*info = wireError(semcat.Errorf(semcat.EINVALID, "%s", text))
+			r.Content = []mcp.Content{&mcp.TextContent{Text: info.Type + ": " + info.Message}}
+		}
+		r.StructuredContent = info
+		return r, nil
 	}
 }
 
@@ -318,13 +397,22 @@ func (t *toolset) listMetricInfos(ctx context.Context, in SchemaArgs) (MetricInf
 	return out, nil
 }
 
-// search is search: one call of the search service.
+// search is search: one call of the search service, after waiting for
+// minPosition if given.
 func (t *toolset) search(ctx context.Context, in SearchArgs) (SearchOutput, error) {
 	req, err := t.searchRequest(in)
 	if err != nil {
 		return SearchOutput{}, err
 	}
-	res, err := t.svc.Search.Search(ctx, req)
+	var res *semcat.SearchResult
+	switch {
+	case in.MinPosition != "":
+		res, err = t.searchAfter(ctx, req, in.MinPosition, in.WaitMs)
+	case in.WaitMs != 0:
+		return SearchOutput{}, semcat.Errorf(semcat.EINVALID, "waitMs: only with minPosition")
+	default:
+		res, err = t.svc.Search.Search(ctx, req)
+	}
 	if err != nil {
 		return SearchOutput{}, err
 	}
@@ -339,6 +427,46 @@ func (t *toolset) search(ctx context.Context, in SearchArgs) (SearchOutput, erro
 		out.Results = []semcat.SearchHit{}
 	}
 	return out, nil
+}
+
+// Waits for a position (SPEC §5.6), as the REST API's.
+const (
+	DefaultWaitMs = 5000
+	MaxWaitMs     = 30000
+)
+
+// searcherAfter is a search service that waits for a position within the
+// search itself: the REST client (semcat mcp), whose API waits only so.
+type searcherAfter interface {
+	SearchAfter(ctx context.Context, req semcat.SearchRequest, minPosition semcat.Position, wait time.Duration) (*semcat.SearchResult, error)
+}
+
+// searchAfter searches once the index covers the write at token, waiting
+// at most waitMs (0: DefaultWaitMs); it fails with ENOTCAUGHTUP after that.
+func (t *toolset) searchAfter(ctx context.Context, req semcat.SearchRequest, token string, waitMs int) (*semcat.SearchResult, error) {
+	pos, err := semcat.ParsePosition("minPosition", token)
+	if err != nil {
+		return nil, err
+	}
+	if waitMs == 0 {
+		waitMs = DefaultWaitMs
+	} else if waitMs < 0 || waitMs > MaxWaitMs {
+		return nil, semcat.Errorf(semcat.EINVALID, "waitMs: must be a whole number from 0 to %d, got %d", MaxWaitMs, waitMs)
+	}
+	wait := time.Duration(waitMs) * time.Millisecond
+	if sa, ok := t.svc.Search.(searcherAfter); ok {
+		return sa.SearchAfter(ctx, req, pos, wait)
+	}
+	wctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	err = t.svc.Search.WaitFor(wctx, pos)
+	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		return nil, semcat.Errorf(semcat.ENOTCAUGHTUP, "the search index has not yet applied position %s after %d ms; try again or raise waitMs", token, waitMs)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return t.svc.Search.Search(ctx, req)
 }
 
 // searchRequest validates the arguments of search as the REST API validates
@@ -456,12 +584,25 @@ func inputSchema[T any]() *jsonschema.Schema {
 	return s
 }
 
-func schemaArgsSchema() *jsonschema.Schema {
-	return inputSchema[SchemaArgs]()
+// requireMetalake marks the metalake argument required in s (a server
+// without a default metalake needs it).
+func requireMetalake(s *jsonschema.Schema, required bool) {
+	if required && !slices.Contains(s.Required, "metalake") {
+		s.Required = append([]string{"metalake"}, s.Required...)
+	}
 }
 
-func searchArgsSchema() *jsonschema.Schema {
+func schemaArgsSchema(required bool) *jsonschema.Schema {
+	s := inputSchema[SchemaArgs]()
+	requireMetalake(s, required)
+	return s
+}
+
+func searchArgsSchema(required bool) *jsonschema.Schema {
 	s := inputSchema[SearchArgs]()
+	requireMetalake(s, required)
+	// No default: the SDK would fill it in, and it goes with minPosition.
+	s.Properties["waitMs"].Minimum, s.Properties["waitMs"].Maximum = jsonschema.Ptr(0.0), jsonschema.Ptr(float64(MaxWaitMs))
 	p := s.Properties
 	p["types"].Items.Enum = anys(searchTypes)
 	p["scope"].Enum = anys(searchScopes)

@@ -336,7 +336,7 @@ func TestMCPOverClient(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	serverT, clientT := mcp.NewInMemoryTransports()
-	server := mcpserver.NewServer(mcpserver.Services{Metrics: c, Search: c}, mcpserver.Config{DefaultMetalake: "demo"})
+	server := mcpserver.NewServer(mcpserver.Services{Metrics: c, Search: c, Catalogs: c, Schemas: c, Tables: c, Models: c, Tags: c}, mcpserver.Config{DefaultMetalake: "demo"})
 	ss, err := server.Connect(semcat.NewContextWithUser(ctx, "anonymous"), serverT, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -440,7 +440,8 @@ func (m *Main) handler(dataDir string) (http.Handler, error) {
 	})
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", api.MetricsHandler(m.Registry))
-	mux.Handle("/mcp", mcpserver.HTTPHandler(mcpserver.Services{Metrics: svc.Metrics, Search: svc.Search},
+	mux.Handle("/mcp", mcpserver.HTTPHandler(mcpserver.Services{Metrics: svc.Metrics, Search: svc.Search,
+		Catalogs: svc.Catalogs, Schemas: svc.Schemas, Tables: svc.Tables, Models: svc.Models, Tags: svc.Tags},
 		mcpserver.Config{DefaultMetalake: cfg.DefaultMetalake, Version: version, Logger: m.Logger, MaxBodyBytes: cfg.MaxBodyBytes,
 			Events: m.bus.Publish}, authenticate))
 	page := web.Handler()

@@ -32,6 +32,6 @@ func serveMCP(args []string, r *remote, stderr io.Writer) error {
 	if name == "" {
 		name = mcpserver.AnonymousUser
 	}
-	return mcpserver.ServeStdio(ctx, mcpserver.Services{Metrics: c, Search: c},
+	return mcpserver.ServeStdio(ctx, mcpserver.Services{Metrics: c, Search: c, Catalogs: c, Schemas: c, Tables: c, Models: c, Tags: c},
 		mcpserver.Config{DefaultMetalake: r.metalake, Version: version, Logger: logger}, name)
 }

@@ -43,7 +43,7 @@ func TestMCPMatchesREST(t *testing.T) {
 			t.Errorf("tool %s is not marked read-only", tool.Name)
 		}
 	}
-	if len(names) != 3 || !names["list_metrics"] || !names["list_metric_infos"] || !names["search"] {
+	if len(names) != 6 || !names["list_metrics"] || !names["list_metric_infos"] || !names["search"] || !names["get_entity"] || !names["list_entities"] || !names["suggest"] {
 		t.Fatalf("tools: %v", names)
 	}
 	call := func(tool string, args map[string]any) map[string]any {
