@@ -1,10 +1,12 @@
 package web_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -20,6 +22,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/semcat/semcat/web"
 )
@@ -249,6 +252,8 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}})
 	case ml + "/search":
 		f.search(w, r)
+	case ml + "/suggest":
+		f.suggest(w, r)
 	case ml + "/catalogs/rel":
 		writeJSON(w, 200, map[string]any{"code": 0, "catalog": map[string]any{"name": "rel", "type": "relational", "comment": "Relational warehouse", "properties": map[string]string{}}})
 	case schema:
@@ -319,14 +324,14 @@ func (f *fakeAPI) search(w http.ResponseWriter, r *http.Request) {
 	limit := f.pageLimit
 	end := min(offset+limit, len(hits))
 	results := []any{}
-	for _, d := range hits[min(offset, len(hits)):end] {
+	for i, d := range hits[min(offset, len(hits)):end] {
 		user := d.user
 		if user == nil {
 			user = map[string]string{}
 		}
 		results = append(results, map[string]any{
 			"entity":  map[string]any{"type": d.typ, "namespace": d.namespace, "name": d.name},
-			"score":   1.5,
+			"score":   3.5 - 0.5*float64(offset+i), // hits rank apart
 			"matches": orEmpty(d.matches, query),
 			"metadata": map[string]any{
 				"system": map[string]any{"properties": d.system, "tags": nonNil(d.sysTags)},
@@ -357,7 +362,7 @@ func (f *fakeAPI) search(w http.ResponseWriter, r *http.Request) {
 						vals = []string{d.namespace[2]}
 					}
 				case "tags":
-					vals = d.tags
+					vals = append(slices.Clone(d.tags), d.sysTags...)
 				}
 				for _, v := range vals {
 					if counts[v] == 0 {
@@ -368,13 +373,37 @@ func (f *fakeAPI) search(w http.ResponseWriter, r *http.Request) {
 			}
 			list := []any{}
 			for _, v := range order {
-				list = append(list, map[string]any{"value": v, "count": counts[v]})
+				fv := map[string]any{"value": v, "count": counts[v]}
+				if name == "tags" && !slices.ContainsFunc(f.docs, func(d fakeDoc) bool { return slices.Contains(d.tags, v) }) {
+					fv["scope"] = "system"
+				}
+				list = append(list, fv)
 			}
 			out[name] = list
 		}
 		body["facets"] = out
 	}
 	writeJSON(w, 200, body)
+}
+
+// suggest answers GET .../suggest like SPEC §2.6: the documents whose name
+// starts with the prefix (case-insensitive), shorter names first, the match
+// in <b>.
+func (f *fakeAPI) suggest(w http.ResponseWriter, r *http.Request) {
+	prefix := strings.ToLower(r.URL.Query().Get("prefix"))
+	var hits []fakeDoc
+	for _, d := range f.docs {
+		if strings.HasPrefix(strings.ToLower(d.name), prefix) {
+			hits = append(hits, d)
+		}
+	}
+	slices.SortFunc(hits, func(a, b fakeDoc) int { return cmp.Or(cmp.Compare(len(a.name), len(b.name)), strings.Compare(a.name, b.name)) })
+	out := []any{}
+	for _, d := range hits {
+		out = append(out, map[string]any{"entity": map[string]any{"type": d.typ, "namespace": d.namespace, "name": d.name},
+			"highlight": "<b>" + html.EscapeString(d.name[:len(prefix)]) + "</b>" + html.EscapeString(d.name[len(prefix):])})
+	}
+	writeJSON(w, 200, map[string]any{"code": 0, "suggestions": out})
 }
 
 func matchesQuery(d fakeDoc, query string) bool {
@@ -495,6 +524,18 @@ func watchConsole(t *testing.T, ctx context.Context) func() {
 // TestSearchPageInBrowser drives the page in headless Chromium against a fake
 // API: browse, open a model, load more, search EmpTel, filter on the table
 // facet, open the table, reload from the URL, and sign in after a 401.
+// eval evaluates a JavaScript expression in the page.
+func eval[T any](t *testing.T, ctx context.Context, expr string) T {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+	if err != nil {
+		t.Fatalf("evaluating %s: %v", expr, err)
+	}
+	return v
+}
+
 func TestSearchPageInBrowser(t *testing.T) {
 	api := newFakeAPI()
 	mux := http.NewServeMux()
@@ -517,7 +558,8 @@ func TestSearchPageInBrowser(t *testing.T) {
 		defer cancel()
 		if err := chromedp.Do(sctx, actions...); err != nil {
 			checkConsole()
-			t.Fatalf("%s: %v", step, err)
+			state, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.search + " | q=" + document.getElementById("q").value + " | " + document.getElementById("status").textContent`))
+			t.Fatalf("%s: %v (page: %s)", step, err, state)
 		}
 	}
 	text := func(sel string) string {
@@ -541,6 +583,13 @@ func TestSearchPageInBrowser(t *testing.T) {
 	if got := text("#status"); !strings.Contains(got, "Showing 3 of 5 results") {
 		t.Errorf("status = %q, want Showing 3 of 5 results", got)
 	}
+	// Without authentication (the fake never answers 401) there is no
+	// sign-in control; browsing everything shows no scores.
+	signInHidden := eval[bool](t, ctx, `document.querySelector(".auth").hidden && document.querySelector("#auth-toggle").offsetParent === null`)
+	scores := eval[int](t, ctx, `document.querySelectorAll("#results .score").length`)
+	if !signInHidden || scores != 0 {
+		t.Errorf("without authentication: sign-in hidden %v; browsing shows %d scores, want none", signInHidden, scores)
+	}
 
 	// Load more follows the cursor.
 	do("load more",
@@ -551,6 +600,67 @@ func TestSearchPageInBrowser(t *testing.T) {
 	if reqs := api.searchRequests(); reqs[len(reqs)-1].Get("cursor") != "o3" {
 		t.Errorf("load more sent %v, want cursor=o3", reqs[len(reqs)-1])
 	}
+
+	// System tags say what they are: a metric's dialect, a model's dataset;
+	// the tags facet marks them.
+	if got := strings.Join(strings.Fields(text(`.result[data-key="metric:rel.hr.people.headcount"] .chip.systag`)), " "); got != "dialect ANSI_SQL" {
+		t.Errorf("the metric's system tag = %q, want the label dialect and ANSI_SQL", got)
+	}
+	if got := text(`.result[data-key="semantic_model:rel.hr.people"] .chip.systag .k`); got != "dataset" {
+		t.Errorf("the model's system tag label = %q, want dataset", got)
+	}
+	if mark := eval[string](t, ctx, `getComputedStyle(document.querySelector("#results .chip.systag"), "::before").content`); mark != "none" && mark != "normal" {
+		t.Errorf("a system tag is marked %s, as user tags are", mark)
+	}
+	if got := text(`button[data-facet="tags"][data-value="ANSI_SQL"] .facet-scope`); got != "system" {
+		t.Errorf("tags facet marks ANSI_SQL as %q, want system", got)
+	}
+
+	// Type-ahead: a prefix suggests names as the user types; the keyboard
+	// picks one, which opens it.
+	do("type a prefix",
+		chromedp.Evaluate[chromedp.Void](`document.getElementById("q").value = ""`),
+		chromedp.Focus(chromedp.CSS("#q")),
+		chromedp.SendKeys(chromedp.CSS("#q"), "Emp"),
+		chromedp.WaitVisible(chromedp.CSS(`#suggestions .suggestion[data-key="table:rel.hr.employees"]`)),
+	)
+	if got := text(`#suggestions .suggestion mark`); got != "emp" {
+		t.Errorf("the suggestion's highlight = %q, want emp", got)
+	}
+	if path := os.Getenv("SEMCAT_SCREENSHOT"); path != "" {
+		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	do("pick it with the keyboard",
+		chromedp.KeyEvent(kb.ArrowDown),
+		chromedp.WaitVisible(chromedp.CSS(`#suggestions .suggestion[aria-selected="true"]`)),
+		chromedp.KeyEvent(kb.Enter),
+		chromedp.WaitNotVisible(chromedp.CSS("#suggestions")),
+		chromedp.WaitVisible(chromedp.CSS(`#detail h2`)),
+	)
+	if got := text("#detail h2"); got != "employees" {
+		t.Errorf("picking the suggestion opened %q, want employees", got)
+	}
+	do("close the picked detail", chromedp.Click(chromedp.CSS("#detail-close")), chromedp.WaitNotVisible(chromedp.CSS("#detail")))
+
+	// A query whose hits rank apart shows their scores.
+	do("search headcount",
+		chromedp.Evaluate[chromedp.Void](`document.getElementById("q").value = ""`),
+		chromedp.SendKeys(chromedp.CSS("#q"), "headcount\r"),
+		chromedp.WaitVisible(chromedp.CSS(`.result[data-key="metric:rel.hr.people.headcount"] .score`)),
+	)
+	do("back to browsing everything",
+		chromedp.Evaluate[chromedp.Void](`document.getElementById("q").value = ""`),
+		chromedp.SendKeys(chromedp.CSS("#q"), "\r"),
+		chromedp.WaitVisible(chromedp.CSS(`.result[data-key="catalog:rel"]`)),
+		chromedp.Click(chromedp.CSS("#more")),
+		chromedp.WaitVisible(chromedp.CSS(`.result[data-key="semantic_model:rel.hr.people"]`)),
+	)
 
 	// A semantic model's details: datasets with fields, relationships, metrics.
 	do("open the model",

@@ -3,7 +3,7 @@
 
 import {ApiError, apiPath, get, getAuth, onUnauthorized, setAuth} from "./api.js";
 import {badge, count, h, plural, replace, typeLabel} from "./dom.js";
-import {loadDetail} from "./detail.js";
+import {loadDetail, systemTag} from "./detail.js";
 import {emptyState, entityKey, FILTERS, parseEntityKey, readState, searchKey, stateURL} from "./state.js";
 
 const PAGE_SIZE = 20;
@@ -18,6 +18,7 @@ const els = {
   filters: $("filters"), facets: $("facets"), activeFilters: $("active-filters"),
   status: $("status"), results: $("results"), more: $("more"),
   layout: $("layout"), detail: $("detail"), detailBody: $("detail-body"), detailClose: $("detail-close"),
+  suggestions: $("suggestions"), auth: document.querySelector(".auth"),
 };
 
 let state = emptyState();
@@ -243,8 +244,12 @@ const SHOWN_SYSTEM = ["datatype", "model", "dialects", "datasets", "sources", "c
 /** Appends results to the list; returns the first new item. */
 function appendResults(results) {
   let first = null;
+  // A score helps only to rank a query's hits: not for everything (*), and
+  // not when every hit on the page scores the same.
+  const scores = new Set(results.map((r) => (typeof r.score === "number" ? r.score.toFixed(2) : "")));
+  const withScore = !!state.q && state.q !== "*" && scores.size > 1;
   for (const r of results) {
-    const li = renderResult(r);
+    const li = renderResult(r, withScore);
     first ??= li;
     els.results.append(li);
   }
@@ -263,7 +268,7 @@ function entityLink(key, content, attrs = {}) {
   return a;
 }
 
-function renderResult(r) {
+function renderResult(r, withScore = false) {
   const e = r.entity || {};
   const ns = e.namespace || [];
   const key = entityKey({type: e.type, namespace: ns, name: e.name});
@@ -291,7 +296,7 @@ function renderResult(r) {
         parents.length ? h("span", {class: "ns"}, `${parents.join(".")}.`) : null,
         h("span", {class: "name"}, e.name),
       ], {class: "result-link", title: `${ns.join(".")}.${e.name}`}),
-      typeof r.score === "number" ? h("span", {class: "score", title: "relevance score"}, r.score.toFixed(2)) : null),
+      withScore && typeof r.score === "number" ? h("span", {class: "score", title: "relevance score"}, r.score.toFixed(2)) : null),
     description ? h("p", {class: "comment", title: description.length > 200 ? description : null}, description) : null,
     matches.length ? h("div", {class: "why"},
       h("span", {class: "label"}, "Matched"),
@@ -300,7 +305,7 @@ function renderResult(r) {
       matches.length > 8 ? h("span", {class: "muted small"}, `+${matches.length - 8} more`) : null) : null,
     userTags.length + sysTags.length ? h("div", {class: "chips tags"},
       userTags.map((t) => h("span", {class: "chip tag"}, t)),
-      sysTags.slice(0, 6).map((t) => h("span", {class: "chip tag system", title: "system tag"}, t)),
+      sysTags.slice(0, 6).map((t) => systemTag(e.type, t)),
       sysTags.length > 6 ? h("span", {class: "muted small"}, `+${sysTags.length - 6}`) : null) : null,
     props.length ? h("dl", {class: "props"}, props.map(([k, v, system]) =>
       h("div", {class: system ? "prop system" : "prop"}, h("dt", null, k), h("dd", {title: String(v)}, String(v))))) : null);
@@ -356,7 +361,8 @@ function renderFacets(facets) {
             },
           },
           h("span", {class: "facet-check", "aria-hidden": "true"}),
-          f.facet === "type" ? badge(v.value) : h("span", {class: "facet-label"}, label),
+          f.facet === "type" ? badge(v.value) : h("span", {class: "facet-label"}, label,
+            v.scope === "system" ? h("span", {class: "facet-scope", title: "a system tag: a metric's dialect or a model's dataset"}, " system") : null),
           h("span", {class: "facet-count"}, v.count === null ? "" : count(v.count))));
         })));
   });
@@ -505,8 +511,13 @@ function fitAuthInput() {
   els.authValue.autocomplete = bearer ? "off" : "username";
 }
 
+// The sign-in control shows once the server asks for credentials (a 401),
+// or while some are kept: a server without authentication never asks.
+let authOn = false;
+
 function renderAuthButton() {
   const a = getAuth();
+  els.auth.hidden = !authOn && !a;
   els.authToggle.textContent = !a ? "Sign in" : a.kind === "basic" ? `Signed in: ${a.value}` : "Signed in (token)";
   els.authToggle.classList.toggle("signed-in", !!a);
   els.authSignout.hidden = !a;
@@ -555,7 +566,11 @@ els.authSignout.addEventListener("click", () => {
   closeAuth({focus: true});
   boot();
 });
-onUnauthorized((err) => openAuth(getAuth() ? `Not accepted: ${err.message}` : `Sign in required: ${err.message}`));
+onUnauthorized((err) => {
+  authOn = true;
+  renderAuthButton();
+  openAuth(getAuth() ? `Not accepted: ${err.message}` : `Sign in required: ${err.message}`);
+});
 
 // ---- keyboard and clicks outside -------------------------------------------
 
@@ -569,16 +584,136 @@ document.addEventListener("keydown", (ev) => {
     els.q.focus();
     els.q.select();
   } else if (ev.key === "Escape") {
-    if (!els.help.hidden) closeHelp({focus: true});
+    if (!els.suggestions.hidden) closeSuggestions();
+    else if (!els.help.hidden) closeHelp({focus: true});
     else if (!els.authPanel.hidden) closeAuth({focus: true});
     else if (!els.detail.hidden && ev.target !== els.q) closeDetail();
   }
 });
 
 document.addEventListener("click", (ev) => {
+  if (!els.suggestions.hidden && !els.suggestions.contains(ev.target) && ev.target !== els.q) closeSuggestions();
   if (!els.help.hidden && !els.help.contains(ev.target) && !els.helpToggle.contains(ev.target)) closeHelp();
   if (!els.authPanel.hidden && !els.authPanel.contains(ev.target) && !els.authToggle.contains(ev.target)) closeAuth();
 });
+
+// ---- type-ahead ---------------------------------------------------------------
+
+const SUGGEST_LIMIT = 8;
+let suggestSeq = 0;
+let suggestAbort = null;
+let suggestTimer = 0;
+let activeSuggestion = -1;
+
+/** The word being typed, when the box holds one bare word (no operator). */
+function typedPrefix() {
+  const v = els.q.value.trim();
+  return /^[^\s"*:+\-][^\s"*:]*$/.test(v) ? v : "";
+}
+
+els.q.addEventListener("input", () => {
+  clearTimeout(suggestTimer);
+  suggestTimer = setTimeout(suggest, 80);
+});
+
+async function suggest() {
+  const prefix = typedPrefix();
+  const seq = ++suggestSeq;
+  suggestAbort?.abort();
+  if (!prefix || !state.metalake || document.activeElement !== els.q) {
+    closeSuggestions();
+    return;
+  }
+  suggestAbort = new AbortController();
+  let body;
+  try {
+    body = await get(apiPath("metalakes", state.metalake, "suggest"), {prefix, limit: SUGGEST_LIMIT}, {signal: suggestAbort.signal});
+  } catch {
+    if (seq === suggestSeq) closeSuggestions();
+    return; // type-ahead is a help: its failure is silent, search still works
+  }
+  if (seq !== suggestSeq) return;
+  renderSuggestions(body.suggestions || []);
+}
+
+/** The highlight's text with its <b> runs as marks, built as text nodes. */
+function highlighted(html) {
+  const out = [];
+  for (const [i, part] of html.split(/<\/?b>/).entries()) {
+    const text = new DOMParser().parseFromString(`<!doctype html><p>${part}`, "text/html").body.textContent;
+    if (text) out.push(i % 2 ? h("mark", null, text) : text);
+  }
+  return out;
+}
+
+function renderSuggestions(list) {
+  activeSuggestion = -1;
+  els.q.removeAttribute("aria-activedescendant");
+  if (list.length === 0) {
+    closeSuggestions();
+    return;
+  }
+  replace(els.suggestions, list.map((sg, i) => {
+    const e = sg.entity;
+    const key = entityKey({type: e.type, namespace: e.namespace, name: e.name});
+    const parents = (e.namespace || []).slice(1);
+    return h("li", {
+      id: `suggestion-${i}`, role: "option", class: "suggestion", "aria-selected": "false", dataset: {key},
+      onmousedown: (ev) => ev.preventDefault(), // keep the focus in the box
+      onclick: () => pickSuggestion(i),
+    }, badge(e.type), h("span", {class: "name"}, highlighted(sg.highlight)),
+    parents.length ? h("span", {class: "ns muted small"}, parents.join(".")) : null);
+  }));
+  els.suggestions.hidden = false;
+  els.q.setAttribute("aria-expanded", "true");
+}
+
+function closeSuggestions() {
+  clearTimeout(suggestTimer);
+  suggestSeq++;
+  suggestAbort?.abort();
+  els.suggestions.hidden = true;
+  els.q.setAttribute("aria-expanded", "false");
+  els.q.removeAttribute("aria-activedescendant");
+  activeSuggestion = -1;
+}
+
+function moveSuggestion(by) {
+  const items = els.suggestions.querySelectorAll(".suggestion");
+  if (items.length === 0) return;
+  activeSuggestion = (activeSuggestion + by + items.length) % items.length;
+  items.forEach((li, i) => li.setAttribute("aria-selected", i === activeSuggestion ? "true" : "false"));
+  els.q.setAttribute("aria-activedescendant", items[activeSuggestion].id);
+  items[activeSuggestion].scrollIntoView({block: "nearest"});
+}
+
+/** Opens the entity of suggestion i: a name typed is an entity wanted. */
+function pickSuggestion(i) {
+  const li = els.suggestions.querySelectorAll(".suggestion")[i];
+  if (!li) return;
+  const key = li.dataset.key;
+  closeSuggestions();
+  navigate({...state, open: key}, {focusDetail: true});
+}
+
+els.q.addEventListener("keydown", (ev) => {
+  if (els.suggestions.hidden) return;
+  if (ev.key === "ArrowDown" || ev.key === "ArrowUp") {
+    ev.preventDefault();
+    moveSuggestion(ev.key === "ArrowDown" ? 1 : -1);
+  } else if (ev.key === "Enter" && activeSuggestion >= 0) {
+    ev.preventDefault();
+    pickSuggestion(activeSuggestion);
+  } else if (ev.key === "Escape") {
+    ev.preventDefault();
+    ev.stopPropagation();
+    closeSuggestions();
+  }
+});
+els.q.addEventListener("blur", () => setTimeout(() => {
+  if (document.activeElement !== els.q) closeSuggestions();
+}, 0));
+els.form.addEventListener("submit", closeSuggestions);
 
 renderAuthButton();
 boot();

@@ -100,7 +100,16 @@ function tagsOf(ctx) {
   if (user.length + system.length === 0) return null;
   return section("Tags", h("div", {class: "chips"},
     user.map((t) => h("span", {class: "chip tag"}, t)),
-    system.map((t) => h("span", {class: "chip tag system", title: "system tag"}, t))));
+    system.map((t) => systemTag(ctx.result?.entity?.type, t))));
+}
+
+/** The labels of system tags, by entity type (SPEC §4.2): what they are. */
+const SYSTEM_TAG_LABELS = {metric: "dialect", semantic_model: "dataset"};
+
+/** A system tag chip, labelled as what it is (a dialect, a dataset). */
+export function systemTag(type, t) {
+  const label = SYSTEM_TAG_LABELS[type] || "system";
+  return h("span", {class: "chip systag", title: `system tag: ${label} ${t}`}, h("span", {class: "k"}, label), h("span", {class: "v"}, t));
 }
 
 function matchesOf(ctx) {
