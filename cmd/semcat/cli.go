@@ -36,8 +36,8 @@ func usagef(format string, args ...any) error {
 
 // report writes err as the one line "semcat: <message>" to w and returns
 // the exit code: 0 for no error (and for -h, whose usage flag has already
-// printed), 2 for a usage error, 3 when something does not exist, 1
-// otherwise. A semcat error shows only its message.
+// printed), 2 for a usage error (or an argument the server refused as
+// invalid, 400), 3 when something does not exist, 1 otherwise. A semcat error shows only its message.
 func report(w io.Writer, err error) int {
 	if err == nil || errors.Is(err, flag.ErrHelp) {
 		return 0
@@ -49,7 +49,8 @@ func report(w io.Writer, err error) int {
 	fmt.Fprintln(w, "semcat:", msg)
 	var usage *usageError
 	switch {
-	case errors.As(err, &usage):
+	case errors.As(err, &usage), errors.Is(err, apiclient.ErrInvalid):
+		// A request the server refused as invalid carried a bad argument.
 		return exitUsage
 	case errors.Is(err, apiclient.ErrNotFound):
 		return exitNotFound
@@ -115,6 +116,9 @@ func (r *remote) client() (*apiclient.Client, error) {
 	case r.token != "":
 		opts = append(opts, apiclient.WithToken(r.token))
 	}
+	if !strings.Contains(r.server, "://") {
+		return nil, usagef("--server: %q has no scheme: give the server's URL, http://%s", r.server, r.server)
+	}
 	c, err := apiclient.New(r.server, opts...)
 	if err != nil {
 		return nil, usagef("--server: %s", strings.TrimPrefix(err.Error(), "client: "))
@@ -154,6 +158,11 @@ func (r *remote) resolve(ctx context.Context, c *apiclient.Client, id, shape str
 		m, err := r.defaultMetalake(ctx, c)
 		if err != nil {
 			return nil, err
+		}
+		if parts[0] == m {
+			// demo.hr.people for a table: the metalake and one level short,
+			// not a catalog named like the metalake.
+			return nil, usagef("'%s': want %s (the metalake may be left out); this starts with the metalake %s and names only %d levels", id, shape, m, len(parts))
 		}
 		parts = append([]string{m}, parts...)
 	}

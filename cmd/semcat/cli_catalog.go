@@ -54,7 +54,16 @@ func (e *entityCommand) run(args []string, r *remote, stdout, stderr io.Writer) 
 		return usagef("%s: unknown subcommand %q (want list or get)", e.name, args[0])
 	}
 	sub := args[0]
-	cmd := newCommand(e.name+" "+sub, synopsis, r, stdout, stderr)
+	subSynopsis := fmt.Sprintf("[flags] <%s>", e.identifier())
+	switch {
+	case sub == "list" && e.parent == "":
+		subSynopsis = "[flags]"
+	case sub == "list":
+		subSynopsis = fmt.Sprintf("[flags] <%s>", e.parent)
+	case e.parent == "":
+		subSynopsis = "[flags] <metalake>"
+	}
+	cmd := newCommand(e.name+" "+sub, subSynopsis, r, stdout, stderr)
 	shape := e.identifier()
 	atLeast, atMost := 1, 1
 	if sub == "list" {
@@ -112,14 +121,37 @@ func namespace(parts []string) semcat.Namespace {
 	return ns
 }
 
-// printNames writes a list of names: a NAME column, or a JSON array.
+// printNames writes a list of names: a NAME column, or with --json the
+// REST API's answer without its code: {"names": [...]}.
 func printNames(cmd *command, names []string, what string) error {
 	if cmd.json {
-		if names == nil {
-			names = []string{}
-		}
-		return printJSON(cmd.stdout, names)
+		return printJSON(cmd.stdout, map[string][]string{"names": nonNilNames(names)})
 	}
+	return printNameColumn(cmd, names, what)
+}
+
+// printIdentifiers writes the children of a namespace: a NAME column, or
+// with --json the REST API's listing without its code: {"identifiers":
+// [{"namespace", "name"}]}.
+func printIdentifiers(cmd *command, parent, names []string, what string) error {
+	if cmd.json {
+		ids := make([]semcat.NameIdentifier, len(names))
+		for i, n := range names {
+			ids[i] = semcat.NameIdentifier{Namespace: parent, Name: n}
+		}
+		return printJSON(cmd.stdout, map[string][]semcat.NameIdentifier{"identifiers": ids})
+	}
+	return printNameColumn(cmd, names, what)
+}
+
+func nonNilNames(names []string) []string {
+	if names == nil {
+		return []string{}
+	}
+	return names
+}
+
+func printNameColumn(cmd *command, names []string, what string) error {
 	if len(names) == 0 {
 		fmt.Fprintf(cmd.stdout, "no %s\n", what)
 		return nil
@@ -198,7 +230,7 @@ func listSchemas(ctx context.Context, cmd *command, c *apiclient.Client, parent 
 	if err != nil {
 		return err
 	}
-	return printNames(cmd, names, "schemas in catalog "+strings.Join(parent, "."))
+	return printIdentifiers(cmd, parent, names, "schemas in catalog "+strings.Join(parent, "."))
 }
 
 func getSchema(ctx context.Context, cmd *command, c *apiclient.Client, id []string) error {
@@ -215,7 +247,7 @@ func listTables(ctx context.Context, cmd *command, c *apiclient.Client, parent [
 	if err != nil {
 		return err
 	}
-	return printNames(cmd, names, "tables in schema "+strings.Join(parent, "."))
+	return printIdentifiers(cmd, parent, names, "tables in schema "+strings.Join(parent, "."))
 }
 
 func getTable(ctx context.Context, cmd *command, c *apiclient.Client, id []string) error {
@@ -223,8 +255,12 @@ func getTable(ctx context.Context, cmd *command, c *apiclient.Client, id []strin
 	if err != nil || cmd.json {
 		return orJSON(cmd, tbl, err)
 	}
+	tags, err := c.ListObjectTags(ctx, id[0], semcat.ObjectRef{Type: semcat.KindTable, FullName: strings.Join(id[1:], ".")})
+	if err != nil {
+		return err
+	}
 	if err := printFields(cmd.stdout, append([]string{"table", strings.Join(id, "."), "comment", deref(tbl.Comment),
-		"properties", formatProperties(tbl.Properties)}, auditFields(tbl.Audit)...)...); err != nil {
+		"tags", strings.Join(tags, ", "), "properties", formatProperties(tbl.Properties)}, auditFields(tbl.Audit)...)...); err != nil {
 		return err
 	}
 	fmt.Fprintln(cmd.stdout)
@@ -241,7 +277,7 @@ func listModels(ctx context.Context, cmd *command, c *apiclient.Client, parent [
 	if err != nil {
 		return err
 	}
-	return printNames(cmd, names, "semantic models in schema "+strings.Join(parent, "."))
+	return printIdentifiers(cmd, parent, names, "semantic models in schema "+strings.Join(parent, "."))
 }
 
 func getModel(ctx context.Context, cmd *command, c *apiclient.Client, id []string) error {
@@ -265,6 +301,16 @@ func getModel(ctx context.Context, cmd *command, c *apiclient.Client, id []strin
 	if err := t.flush(); err != nil {
 		return err
 	}
+	if len(m.Definition.Relationships) > 0 {
+		fmt.Fprintln(cmd.stdout)
+		t = newTable(cmd.stdout, "RELATIONSHIP", "FROM", "TO", "COLUMNS")
+		for _, rel := range m.Definition.Relationships {
+			t.row(rel.Name, rel.From, rel.To, relationshipColumns(rel))
+		}
+		if err := t.flush(); err != nil {
+			return err
+		}
+	}
 	if len(m.Definition.Metrics) == 0 {
 		return nil
 	}
@@ -286,4 +332,17 @@ func orJSON(cmd *command, v any, err error) error {
 		return err
 	}
 	return printJSON(cmd.stdout, v)
+}
+
+// relationshipColumns shows a relationship's join: "a = x, b = y".
+func relationshipColumns(rel semcat.Relationship) string {
+	pairs := make([]string, 0, len(rel.FromColumns))
+	for i, f := range rel.FromColumns {
+		to := ""
+		if i < len(rel.ToColumns) {
+			to = rel.ToColumns[i]
+		}
+		pairs = append(pairs, f+" = "+to)
+	}
+	return clip(strings.Join(pairs, ", "), 60)
 }

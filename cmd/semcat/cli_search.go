@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -47,6 +48,12 @@ func runSearch(args []string, r *remote, stdout, stderr io.Writer) error {
 	}
 	req.Query = strings.Join(words, " ")
 	req.Types, req.Tags, req.Facets = types, tags, facets
+	if err := checkTypes(req.Types); err != nil {
+		return err
+	}
+	if req.Sort != "" && !slices.Contains(searchSorts, req.Sort) {
+		return usagef("--sort: unknown sort %q (want %s)%s", req.Sort, strings.Join(searchSorts, ", "), didYouMean(req.Sort, searchSorts))
+	}
 	var pos semcat.Position
 	if minPosition != "" {
 		if pos, err = semcat.ParsePosition("--min-position", minPosition); err != nil {
@@ -111,4 +118,71 @@ func printSearch(w io.Writer, req semcat.SearchRequest, res *semcat.SearchResult
 		fmt.Fprintf(w, "\n%d of %d results; next page: --cursor %s\n", len(res.Results), res.Total, res.Cursor)
 	}
 	return nil
+}
+
+// searchTypeNames and searchSorts are the values --type and --sort take,
+// checked here so that a typo is a usage error (exit 2), as SPEC §2.6
+// names them.
+var (
+	searchTypeNames = []string{"catalog", "schema", "table", "semantic_model", "metric"}
+	searchSorts     = []string{"relevance", "name", "-name", "created", "-created"}
+)
+
+// checkTypes fails with a usage error for a type that is no entity type.
+func checkTypes(types []string) error {
+	for _, t := range types {
+		if !slices.Contains(searchTypeNames, t) {
+			return usagef("--type: unknown type %q (want %s)%s", t, strings.Join(searchTypeNames, ", "), didYouMean(t, searchTypeNames))
+		}
+	}
+	return nil
+}
+
+// suggestPage is the JSON of a suggestion list: the REST API's answer
+// without its "code".
+type suggestPage struct {
+	Suggestions []semcat.Suggestion `json:"suggestions"`
+}
+
+// runSuggest runs `semcat suggest <prefix>`: type-ahead, the entities
+// whose name or a part of it starts with the prefix, best first.
+func runSuggest(args []string, r *remote, stdout, stderr io.Writer) error {
+	cmd := newCommand("suggest", "[flags] <prefix>", r, stdout, stderr)
+	var types listFlag
+	var req semcat.SuggestRequest
+	cmd.fs.Var(&types, "type", "only these entity types: catalog, schema, table, semantic_model, metric (repeatable, or a comma list)")
+	cmd.fs.IntVar(&req.Limit, "limit", 0, "how many suggestions (server default 10, at most 100)")
+	words, err := cmd.parse(args, 1, 1)
+	if err != nil {
+		return err
+	}
+	req.Prefix, req.Types = words[0], types
+	if err := checkTypes(req.Types); err != nil {
+		return err
+	}
+	c, err := cmd.client()
+	if err != nil {
+		return err
+	}
+	ctx, stop := signalContext()
+	defer stop()
+	if req.Metalake, err = cmd.defaultMetalake(ctx, c); err != nil {
+		return err
+	}
+	res, err := c.Suggest(ctx, req)
+	if err != nil {
+		return err
+	}
+	if cmd.json {
+		return printJSON(stdout, suggestPage{Suggestions: res.Suggestions})
+	}
+	if len(res.Suggestions) == 0 {
+		fmt.Fprintf(stdout, "nothing in metalake %s starts with %q\n", req.Metalake, req.Prefix)
+		return nil
+	}
+	t := newTable(stdout, "TYPE", "IDENTIFIER")
+	for _, s := range res.Suggestions {
+		t.row(s.Entity.Type, strings.Join(append(append([]string{}, s.Entity.Namespace...), s.Entity.Name), "."))
+	}
+	return t.flush()
 }

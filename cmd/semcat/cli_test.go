@@ -154,11 +154,11 @@ func TestCommandLine(t *testing.T) {
 		_, tbl := rest.ok("GET", "/api/metalakes/demo/catalogs/hr/schemas/people/tables/employees", "")
 		sameJSON(t, "tables get --json", mustCLI(t, env, "tables", "get", "--json", "demo.hr.people.employees"), tbl["table"])
 		_, ids := rest.ok("GET", "/api/metalakes/demo/catalogs/warehouse/schemas/main/tables", "")
-		var names []any
-		for _, id := range ids["identifiers"].([]any) {
-			names = append(names, id.(map[string]any)["name"])
+		sameJSON(t, "tables list --json", mustCLI(t, env, "tables", "list", "warehouse.main", "--json"), ids)
+		// The table's tags, own and inherited.
+		if out := mustCLI(t, env, "tables", "get", "hr.people.employees"); !regexp.MustCompile(`(?m)^tags: +Tag1, Tag22$`).MatchString(out) {
+			t.Errorf("tables get shows no tags:\n%s", out)
 		}
-		sameJSON(t, "tables list --json", mustCLI(t, env, "tables", "list", "warehouse.main", "--json"), names)
 	})
 
 	t.Run("models", func(t *testing.T) {
@@ -216,7 +216,7 @@ func TestCommandLine(t *testing.T) {
 		if out := mustCLI(t, env, "tags", "associate", "table", "hr.people.employees", "--add", "cli_tag", "--remove", "Tag22"); out != "NAME\nTag1\ncli_tag\n" {
 			t.Errorf("tags associate:\n%s", out)
 		}
-		sameJSON(t, "tags object --json", mustCLI(t, env, "tags", "object", "--json", "table", "demo.hr.people.employees"), []any{"Tag1", "cli_tag"})
+		sameJSON(t, "tags object --json", mustCLI(t, env, "tags", "object", "--json", "table", "demo.hr.people.employees"), map[string]any{"names": []any{"Tag1", "cli_tag"}})
 		out = mustCLI(t, env, "metadata", "table", "hr.people.employees")
 		for _, want := range []string{"system  entity-type    table", "user    Codename       Alpha Tango Charlie", "user    tags           Tag1, cli_tag"} {
 			if !strings.Contains(out, want) {
@@ -265,8 +265,8 @@ func TestCommandLine(t *testing.T) {
 			{[]string{"tables", "get", "hr.people.nope"}, exitNotFound, "semcat: table 'demo.hr.people.nope' does not exist"},
 			{[]string{"metrics", "demo.warehouse.nope"}, exitNotFound, "semcat: schema 'demo.warehouse.nope' does not exist"},
 			{[]string{"models", "get", "warehouse.sales.nope"}, exitNotFound, "semcat: semantic model 'demo.warehouse.sales.nope' does not exist"},
-			{[]string{"search", "--", "-x"}, exitError, "semcat: query: no positive term (every term is excluded) at position 0"},
-			{[]string{"search", "x", "--type", "volume"}, exitError, "semcat: type: unknown type 'volume' (want catalog, schema, table, semantic_model or metric)"},
+			{[]string{"search", "--", "-x"}, exitUsage, "semcat: query: no positive term (every term is excluded) at position 0"},
+			{[]string{"search", "x", "--type", "volume"}, exitUsage, `semcat: --type: unknown type "volume" (want catalog, schema, table, semantic_model, metric)`},
 			{[]string{"tables", "get", "people.employees"}, exitUsage, "semcat: 'people.employees': want metalake.catalog.schema.table (the metalake may be left out)"},
 			{[]string{"tables", "get", "demo.hr.people.*"}, exitUsage, "semcat: 'demo.hr.people.*': name: '*' is a reserved name"},
 			{[]string{"tables", "drop", "x"}, exitUsage, `semcat: tables: unknown subcommand "drop" (want list or get)`},

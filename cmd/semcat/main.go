@@ -19,11 +19,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -55,6 +57,7 @@ func main() {
 // remoteCommands are the commands that talk to a running server.
 var remoteCommands = map[string]func(args []string, r *remote, stdout, stderr io.Writer) error{
 	"search":    runSearch,
+	"suggest":   runSuggest,
 	"metrics":   runMetrics,
 	"metalakes": metalakesCommand.run,
 	"catalogs":  catalogsCommand.run,
@@ -97,6 +100,10 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 	if cmd, ok := remoteCommands[args[0]]; ok {
 		return cmd(args[1:], r, stdout, stderr)
 	}
+	if !slices.Contains(localCommands, args[0]) {
+		usage(stderr)
+		return usagef("unknown command %q%s", args[0], didYouMean(args[0], commandNames()))
+	}
 	if global {
 		return usagef("%s takes no --server, --user, --token, --metalake or --json", args[0])
 	}
@@ -129,9 +136,67 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 	case "help", "-h", "--help":
 		usage(stdout)
 		return nil
+	case "completion":
+		return completion(args[1:], stdout)
 	}
 	usage(stderr)
 	return usagef("unknown command %q", args[0])
+}
+
+// localCommands are the commands that run here, not against a server.
+var localCommands = []string{"serve", "reset", "version", "--version", "help", "-h", "--help", "completion"}
+
+// commandNames lists every command, for did-you-mean and completion.
+func commandNames() []string {
+	names := slices.Collect(maps.Keys(remoteCommands))
+	names = append(names, "serve", "reset", "version", "help", "completion")
+	slices.Sort(names)
+	return names
+}
+
+// didYouMean names the candidate closest to a mistyped word (at most two
+// edits away, or one for short words), as " (did you mean \"x\"?)".
+func didYouMean(word string, candidates []string) string {
+	best, bestD := "", 3
+	if len([]rune(word)) <= 3 {
+		bestD = 2
+	}
+	for _, c := range candidates {
+		if d := editDistance(strings.ToLower(word), c); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", best)
+}
+
+// editDistance is the optimal string alignment distance of a and b:
+// insertions, deletions, substitutions and adjacent transpositions.
+func editDistance(a, b string) int {
+	x, y := []rune(a), []rune(b)
+	d := make([][]int, len(x)+1)
+	for i := range d {
+		d[i] = make([]int, len(y)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(x); i++ {
+		for j := 1; j <= len(y); j++ {
+			cost := 1
+			if x[i-1] == y[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && x[i-1] == y[j-2] && x[i-2] == y[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(x)][len(y)]
 }
 
 func isHelpOrVersion(arg string) bool {
@@ -150,9 +215,11 @@ running the service:
   reset       start over: delete a stopped server's data directory and its PostgreSQL cluster
   mcp         serve the Model Context Protocol over stdio, answering from a running server
   version     print the version
+  completion bash|zsh   print a shell completion script: source <(semcat completion bash)
 
 talking to a running server:
   search <query>                      search the metadata: semcat search EmpTel --type table
+  suggest <prefix>                    type-ahead: names starting with a prefix: semcat suggest emp
   metrics <metalake.catalog.schema>   list a schema's metrics (--details: with definitions)
   models list|get <identifier>        semantic models: semcat models get demo.warehouse.sales.sales
   tables list|get <identifier>        tables: semcat tables list demo.hr.people

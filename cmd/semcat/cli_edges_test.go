@@ -1,0 +1,96 @@
+package main
+
+import (
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCommandLineEdges: what a newcomer trips over gets a usage line, the
+// identifier's form, a did-you-mean and the right exit status (0 success,
+// 1 failure, 2 bad usage, 3 not found); --json is the REST answer; the
+// completion script is generated and loads in bash.
+func TestCommandLineEdges(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Demo = true
+	m := startMain(t, cfg)
+	rest := client{t: t, base: m.URL()}
+	env := map[string]string{"SEMCAT_URL": m.URL()}
+	for _, c := range []struct {
+		args   []string
+		code   int
+		stderr string // a part of it
+	}{
+		{[]string{"tables", "list"}, 2, "usage: semcat tables list [flags] <metalake.catalog.schema>"},
+		{[]string{"tables"}, 2, "usage: semcat tables list [flags] <metalake.catalog.schema> | get [flags] <metalake.catalog.schema.table>"},
+		{[]string{"tables", "get", "demo.hr.people"}, 2, "'demo.hr.people': want metalake.catalog.schema.table (the metalake may be left out); this starts with the metalake demo"},
+		{[]string{"tables", "get", "hr.people.nope"}, 3, "does not exist"},
+		{[]string{"search", "x", "--sort", "nmae"}, 2, `--sort: unknown sort "nmae" (want relevance, name, -name, created, -created) (did you mean "name"?)`},
+		{[]string{"search", "x", "--type", "tabel"}, 2, `(did you mean "table"?)`},
+		{[]string{"search", `a "b`}, 2, "unterminated quote"},
+		{[]string{"--server", m.URL(), "serach", "x"}, 2, `unknown command "serach" (did you mean "search"?)`},
+		{[]string{"tabels", "list"}, 2, `(did you mean "tables"?)`},
+		{[]string{"--server", strings.TrimPrefix(m.URL(), "http://"), "tables", "list", "hr.people"}, 2, "has no scheme: give the server's URL, http://"},
+		{[]string{"suggest"}, 2, "usage: semcat suggest [flags] <prefix>"},
+		{[]string{"completion", "fish"}, 2, "give the shell, bash or zsh"},
+		{[]string{"--server", "http://127.0.0.1:1", "tables", "list", "demo.hr.people"}, 1, "is semcat serve running there?"},
+	} {
+		code, _, errOut := runCLI(env, c.args...)
+		if code != c.code || !strings.Contains(errOut, c.stderr) {
+			t.Errorf("semcat %s: exit %d, stderr:\n%s\nwant exit %d and %q", strings.Join(c.args, " "), code, errOut, c.code, c.stderr)
+		}
+	}
+
+	// --json is the REST API's answer without its code, lists included.
+	for _, c := range []struct {
+		args []string
+		path string
+	}{
+		{[]string{"tables", "list", "demo.hr.people", "--json"}, "/api/metalakes/demo/catalogs/hr/schemas/people/tables"},
+		{[]string{"schemas", "list", "warehouse", "--json"}, "/api/metalakes/demo/catalogs/warehouse/schemas"},
+		{[]string{"models", "list", "warehouse.sales", "--json"}, "/api/metalakes/demo/catalogs/warehouse/schemas/sales/semantic-models"},
+		{[]string{"tags", "list", "demo", "--json"}, "/api/metalakes/demo/tags"},
+		{[]string{"suggest", "emp", "--json"}, "/api/metalakes/demo/suggest?" + url.Values{"prefix": {"emp"}}.Encode()},
+	} {
+		_, want := rest.ok("GET", c.path, "")
+		sameJSON(t, strings.Join(c.args, " "), mustCLI(t, env, c.args...), want)
+	}
+
+	// suggest: type-ahead as a table; a model shows its relationships.
+	if out := mustCLI(t, env, "suggest", "ord", "--type", "table"); !strings.HasPrefix(out, "TYPE   IDENTIFIER\ntable  demo.warehouse.sales.orders\n") {
+		t.Errorf("semcat suggest ord:\n%s", out)
+	}
+	if out := mustCLI(t, env, "models", "get", "warehouse.sales.sales"); !strings.Contains(out, "RELATIONSHIP") {
+		t.Errorf("models get shows no relationships:\n%s", out)
+	}
+
+	// The completion script completes commands and subcommands in bash.
+	script := mustCLI(t, env, "completion", "bash")
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash is not installed: the completion script cannot be tried")
+	}
+	path := filepath.Join(t.TempDir(), "semcat.bash")
+	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for line, want := range map[string]string{
+		"semcat tab":        "tables",
+		"semcat tables g":   "get",
+		"semcat search --t": "--token --type --tag",
+		"semcat sug":        "suggest",
+	} {
+		words := strings.Fields(line)
+		if strings.HasSuffix(line, " ") {
+			words = append(words, "")
+		}
+		cmd := exec.Command("bash", "-c", `source "$1"; COMP_WORDS=(${@:2}); COMP_CWORD=$(( $# - 2 )); _semcat; echo "${COMPREPLY[*]}"`, "bash", path)
+		cmd.Args = append(cmd.Args, words...)
+		out, err := cmd.CombinedOutput()
+		if err != nil || strings.TrimSpace(string(out)) != want {
+			t.Errorf("completing %q: %q (%v), want %q", line, out, err, want)
+		}
+	}
+}
