@@ -397,7 +397,9 @@ func (f *fakeAPI) suggest(w http.ResponseWriter, r *http.Request) {
 			hits = append(hits, d)
 		}
 	}
-	slices.SortFunc(hits, func(a, b fakeDoc) int { return cmp.Or(cmp.Compare(len(a.name), len(b.name)), strings.Compare(a.name, b.name)) })
+	slices.SortFunc(hits, func(a, b fakeDoc) int {
+		return cmp.Or(cmp.Compare(len(a.name), len(b.name)), strings.Compare(a.name, b.name))
+	})
 	out := []any{}
 	for _, d := range hits {
 		out = append(out, map[string]any{"entity": map[string]any{"type": d.typ, "namespace": d.namespace, "name": d.name},
