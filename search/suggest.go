@@ -31,11 +31,17 @@ import (
 type suggestColumns struct {
 	lower []byte   // the lower-cased names, back to back
 	ends  []uint32 // document n's name is lower[ends[n-1]:ends[n]]
-	// whole lists every document by its lower-cased name; parts every
-	// (document, later part) by the name's text from that part on.
-	whole []suggestEntry
-	parts []suggestEntry
+	// whole lists every document, parts every (document, later part), by
+	// the length of the name in runes (the first ranking key), and within
+	// one length by the lower-cased text from the name's start or the
+	// part's: the shortest names that start with a prefix are found first,
+	// and a page stops at the first length that fills it.
+	whole [][]suggestEntry
+	parts [][]suggestEntry
 }
+
+// maxSuggestRunes bounds the length buckets (names have at most 64).
+const maxSuggestRunes = 255
 
 // suggestEntry is a place in a document's lower-cased name.
 type suggestEntry struct {
@@ -63,7 +69,14 @@ func keyName(key string) string {
 // keys.
 func buildSuggestColumns(c *segColumns) *suggestColumns {
 	n := len(c.keyEnds)
-	s := &suggestColumns{ends: make([]uint32, n), whole: make([]suggestEntry, 0, n)}
+	s := &suggestColumns{ends: make([]uint32, n)}
+	bucket := func(b *[][]suggestEntry, runes int, e suggestEntry) {
+		runes = min(runes, maxSuggestRunes)
+		for len(*b) <= runes {
+			*b = append(*b, nil)
+		}
+		(*b)[runes] = append((*b)[runes], e)
+	}
 	for doc := range n {
 		name := keyName(c.sortKey(uint64(doc)))
 		lower := analyzers.Lower(name)
@@ -72,22 +85,24 @@ func buildSuggestColumns(c *segColumns) *suggestColumns {
 		if lower == "" {
 			continue
 		}
-		s.whole = append(s.whole, suggestEntry{doc: uint32(doc)})
+		runes := utf8.RuneCountInString(lower)
+		bucket(&s.whole, runes, suggestEntry{doc: uint32(doc)})
 		for _, start := range analyzers.NamePartStarts(name) {
 			off := start
 			if len(lower) != len(name) { // lower-casing changed a length
 				off = len(analyzers.Lower(name[:start]))
 			}
 			if off > 0 && off < len(lower) && off <= 0xffff {
-				s.parts = append(s.parts, suggestEntry{doc: uint32(doc), off: uint16(off)})
+				bucket(&s.parts, runes, suggestEntry{doc: uint32(doc), off: uint16(off)})
 			}
 		}
 	}
 	byText := func(a, b suggestEntry) int {
 		return cmp.Or(bytes.Compare(s.text(a), s.text(b)), cmp.Compare(a.doc, b.doc), cmp.Compare(a.off, b.off))
 	}
-	slices.SortFunc(s.whole, byText)
-	slices.SortFunc(s.parts, byText)
+	for _, b := range append(slices.Clone(s.whole), s.parts...) {
+		slices.SortFunc(b, byText)
+	}
 	return s
 }
 
@@ -193,52 +208,62 @@ func suggest(ctx context.Context, x Index, req semcat.SuggestRequest, visible bq
 			return passes[i], nil
 		}
 		top := &suggestTop{n: req.Limit}
-		// The whole names first: a later part is needed only when they
-		// are too few to fill the page.
-		wholes := 0
-		for i := range segs {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			sc := cols.segs[i].suggestions()
-			matches := sc.startingWith(sc.whole, prefix)
-			if len(matches) == 0 {
-				continue
-			}
-			ok, err := pass(i)
-			if err != nil {
-				return err
-			}
-			for _, e := range matches {
-				if ok.Contains(e.doc) {
-					wholes++
-					top.offer(suggestPick{seg: i, doc: e.doc, runes: utf8.RuneCount(sc.name(e.doc)), key: cols.segs[i].sortKey(uint64(e.doc))})
-				}
-			}
-		}
-		if wholes < req.Limit {
-			for i := range segs {
+		// By name length, the first ranking key: whole names of each
+		// length, then (only when they are too few to fill the page) later
+		// parts of each length; a length that fills the page ends the scan.
+		seen := make([]map[uint32]bool, len(segs))
+		scan := func(later bool) error {
+			for runes := utf8.RuneCount(prefix); runes <= maxSuggestRunes; runes++ {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
-				sc := cols.segs[i].suggestions()
-				matches := sc.startingWith(sc.parts, prefix)
-				if len(matches) == 0 {
-					continue
-				}
-				ok, err := pass(i)
-				if err != nil {
-					return err
-				}
-				seen := map[uint32]bool{}
-				for _, e := range matches {
-					name := sc.name(e.doc)
-					if !ok.Contains(e.doc) || seen[e.doc] || bytes.HasPrefix(name, prefix) {
-						continue // not visible, offered already, or a whole-name match
+				longer := false
+				for i := range segs {
+					sc := cols.segs[i].suggestions()
+					buckets := sc.whole
+					if later {
+						buckets = sc.parts
 					}
-					seen[e.doc] = true
-					top.offer(suggestPick{seg: i, doc: e.doc, off: e.off, later: true, runes: utf8.RuneCount(name), key: cols.segs[i].sortKey(uint64(e.doc))})
+					if runes >= len(buckets) {
+						continue
+					}
+					longer = longer || runes+1 < len(buckets)
+					matches := sc.startingWith(buckets[runes], prefix)
+					if len(matches) == 0 {
+						continue
+					}
+					ok, err := pass(i)
+					if err != nil {
+						return err
+					}
+					for _, e := range matches {
+						if !ok.Contains(e.doc) {
+							continue
+						}
+						if later {
+							if bytes.HasPrefix(sc.name(e.doc), prefix) || seen[i][e.doc] {
+								continue // a whole-name match, or offered already
+							}
+							if seen[i] == nil {
+								seen[i] = map[uint32]bool{}
+							}
+							seen[i][e.doc] = true
+						}
+						top.offer(suggestPick{seg: i, doc: e.doc, off: e.off, later: later, runes: runes, key: cols.segs[i].sortKey(uint64(e.doc))})
+					}
 				}
+				if len(top.picks) == top.n || !longer {
+					return nil
+				}
+			}
+			return nil
+		}
+		if err := scan(false); err != nil {
+			return err
+		}
+		if len(top.picks) < top.n {
+			if err := scan(true); err != nil {
+				return err
 			}
 		}
 		for _, p := range top.picks {
