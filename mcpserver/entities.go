@@ -251,11 +251,8 @@ func (t *toolset) suggest(ctx context.Context, in SuggestArgs) (SuggestOutput, e
 	if n := len([]rune(req.Prefix)); n < 1 || n > MaxPrefixLength || strings.TrimSpace(req.Prefix) == "" {
 		return SuggestOutput{}, semcat.Errorf(semcat.EINVALID, "prefix: must be 1-%d characters, not blank", MaxPrefixLength)
 	}
-	for _, typ := range in.Types {
-		if !slices.Contains(searchTypes, typ) {
-			return SuggestOutput{}, semcat.Errorf(semcat.EINVALID, "types: unknown type '%s' (want catalog, schema, table, semantic_model or metric)", typ)
-		}
-		req.Types = append(req.Types, typ)
+	if req.Types, err = typesArg(in.Types); err != nil {
+		return SuggestOutput{}, err
 	}
 	if req.Limit == 0 {
 		req.Limit = DefaultSuggestLimit

@@ -469,6 +469,18 @@ func (t *toolset) searchAfter(ctx context.Context, req semcat.SearchRequest, tok
 	return t.svc.Search.Search(ctx, req)
 }
 
+// typesArg checks a types argument: entity types of search.
+func typesArg(types []string) ([]string, error) {
+	var out []string
+	for _, typ := range types {
+		if !slices.Contains(searchTypes, typ) {
+			return nil, semcat.Errorf(semcat.EINVALID, "types: unknown type '%s' (want catalog, schema, table, semantic_model or metric)", typ)
+		}
+		out = append(out, typ)
+	}
+	return out, nil
+}
+
 // searchRequest validates the arguments of search as the REST API validates
 // its parameters (SPEC §2.6).
 func (t *toolset) searchRequest(in SearchArgs) (semcat.SearchRequest, error) {
@@ -485,11 +497,8 @@ func (t *toolset) searchRequest(in SearchArgs) (semcat.SearchRequest, error) {
 	if req.Metalake, err = t.metalakeOf(in.Metalake); err != nil {
 		return req, err
 	}
-	for _, typ := range in.Types {
-		if !slices.Contains(searchTypes, typ) {
-			return req, semcat.Errorf(semcat.EINVALID, "types: unknown type '%s' (want catalog, schema, table, semantic_model or metric)", typ)
-		}
-		req.Types = append(req.Types, typ)
+	if req.Types, err = typesArg(in.Types); err != nil {
+		return req, err
 	}
 	if in.Catalog != "" {
 		if err := semcat.ValidateName("catalog", in.Catalog); err != nil {
