@@ -165,6 +165,9 @@ type ColumnCache struct {
 	searched      atomic.Int64
 	searchedIndex atomic.Pointer[scorch.Scorch]
 	incoming      atomic.Pointer[scorch.Scorch]
+	// suggested is when a type-ahead last read the columns (Unix ns): while
+	// type-aheads run, warming a segment builds its type-ahead index too.
+	suggested atomic.Int64
 }
 
 type segKey struct {
@@ -209,6 +212,21 @@ func (cc *ColumnCache) Recent() bool {
 	return time.Since(time.Unix(0, cc.searched.Load())) <= time.Minute
 }
 
+// suggestedBy records a type-ahead (which also records a search).
+func (cc *ColumnCache) suggestedBy(owner index.Index) {
+	cc.SearchedBy(owner)
+	cc.suggested.Store(time.Now().UnixNano())
+}
+
+// warmSuggest builds the type-ahead index of c when a type-ahead ran in
+// the last ten minutes: at 1M entities a merged segment's takes about a
+// second, which the first type-ahead to read it would otherwise wait.
+func (cc *ColumnCache) warmSuggest(c *segColumns) {
+	if c != nil && time.Since(time.Unix(0, cc.suggested.Load())) <= 10*time.Minute {
+		c.suggestions()
+	}
+}
+
 // Searching reports whether searches run and owner is the index they
 // search, or the one about to replace it.
 func (cc *ColumnCache) Searching(owner *scorch.Scorch) bool {
@@ -222,6 +240,7 @@ func (cc *ColumnCache) Warm(owner index.Index, id uint64, seg segment.Segment) {
 	e := cc.entry(segKey{owner: owner, id: id}, time.Now())
 	cc.mu.Unlock()
 	e.build(seg)
+	cc.warmSuggest(e.cols)
 	cc.mu.Lock()
 	e.live = time.Now()
 	cc.mu.Unlock()
@@ -300,8 +319,14 @@ func OpenSnapshot(idx bleve.Index) (index.Index, *scorch.IndexSnapshot, error) {
 // WarmSnapshot builds the columns of every segment of snap, a snapshot of
 // owner.
 func (cc *ColumnCache) WarmSnapshot(owner index.Index, snap *scorch.IndexSnapshot) error {
-	_, err := cc.forSnapshot(owner, snap)
-	return err
+	cols, err := cc.forSnapshot(owner, snap)
+	if err != nil {
+		return err
+	}
+	for _, c := range cols.segs {
+		cc.warmSuggest(c)
+	}
+	return nil
 }
 
 // SetIncoming names a rebuilt index about to replace the searched one (nil:

@@ -179,7 +179,7 @@ func suggest(ctx context.Context, x Index, req semcat.SuggestRequest, visible bq
 			return err
 		}
 		defer reader.Close()
-		x.Columns().SearchedBy(adv)
+		x.Columns().suggestedBy(adv)
 		cols, err := x.Columns().forSnapshot(adv, reader)
 		if err != nil {
 			return err

@@ -1,0 +1,52 @@
+package search
+
+import (
+	"fmt"
+	"testing"
+
+	q "github.com/semcat/semcat/query"
+)
+
+// TestWarmBuildsSuggestWhileTypeAheadsRun: warming a snapshot builds its
+// segments' type-ahead indexes only once a type-ahead has run, so that a
+// merged segment's is not built by the first type-ahead that reads it.
+func TestWarmBuildsSuggestWhileTypeAheadsRun(t *testing.T) {
+	idx, rewrite := manySegments(t, func(i, version int) map[string]any {
+		name := fmt.Sprintf("orders_%d_v%d", i, version)
+		return map[string]any{q.FieldType: "table", q.FieldSortKey: q.SortKey(name, "m.c.s."+name, "table")}
+	}, 100)
+	var cc ColumnCache
+	warm := func() (built, segments int) {
+		t.Helper()
+		adv, snap, err := OpenSnapshot(idx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer snap.Close()
+		if err := cc.WarmSnapshot(adv, snap); err != nil {
+			t.Fatal(err)
+		}
+		cols, err := cc.forSnapshot(adv, snap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cols.segs {
+			if c.suggest != nil {
+				built++
+			}
+		}
+		return built, len(cols.segs)
+	}
+	if built, n := warm(); built != 0 || n == 0 {
+		t.Fatalf("before any type-ahead: %d of %d segments have a type-ahead index, want 0 of some", built, n)
+	}
+	adv, err := idx.Advanced()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc.suggestedBy(adv)
+	rewrite(0, 20, 9) // a new segment
+	if built, n := warm(); built != n {
+		t.Fatalf("while type-aheads run: %d of %d segments have a type-ahead index, want all", built, n)
+	}
+}
