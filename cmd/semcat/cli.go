@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"text/tabwriter"
 
+	"github.com/spf13/pflag"
+
 	"github.com/semcat/semcat"
 	apiclient "github.com/semcat/semcat/client"
 )
@@ -98,7 +100,7 @@ func newRemote(getenv func(string) string) *remote {
 
 // register adds the remote flags to fs, with their current values as
 // defaults, so that flags given before the command carry over.
-func (r *remote) register(fs *flag.FlagSet) {
+func (r *remote) register(fs *pflag.FlagSet) {
 	fs.StringVar(&r.server, "server", r.server, "base URL of the semcat server (env SEMCAT_URL)")
 	fs.StringVar(&r.user, "user", r.user, "user name, for a server with --auth simple (env SEMCAT_USER)")
 	fs.StringVar(&r.token, "token", r.token, "bearer token, for a server with --auth jwt (env SEMCAT_TOKEN)")
@@ -178,57 +180,11 @@ func (r *remote) resolve(ctx context.Context, c *apiclient.Client, id, shape str
 }
 
 // command is one run of a command that talks to a server: its flags, its
-// client and where it writes.
+// name (after "semcat ") and where it writes.
 type command struct {
 	*remote
 	name           string
-	fs             *flag.FlagSet
 	stdout, stderr io.Writer
-}
-
-// newCommand returns a command whose flag set has the remote flags;
-// synopsis is the usage line after "semcat <name>".
-func newCommand(name, synopsis string, r *remote, stdout, stderr io.Writer) *command {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: semcat %s %s\n\nflags:\n", name, synopsis)
-		fs.PrintDefaults()
-	}
-	r.register(fs)
-	fs.BoolVar(&r.json, "json", r.json, "print the result as JSON, in the REST API's shapes")
-	return &command{remote: r, name: name, fs: fs, stdout: stdout, stderr: stderr}
-}
-
-// parse parses args, with flags before, between or after the positional
-// arguments, which it returns; after "--" everything is positional. It
-// fails unless there are between atLeast and atMost positional arguments
-// (atMost < 0: any number).
-func (cmd *command) parse(args []string, atLeast, atMost int) ([]string, error) {
-	var pos []string
-	for {
-		if err := cmd.fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, err
-			}
-			return nil, &usageError{msg: err.Error()}
-		}
-		rest := cmd.fs.Args()
-		if len(rest) == 0 {
-			break
-		}
-		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
-			pos = append(pos, rest...)
-			break
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
-	if len(pos) < atLeast || atMost >= 0 && len(pos) > atMost {
-		cmd.fs.Usage()
-		return nil, usagef("%s: wrong number of arguments", cmd.name)
-	}
-	return pos, nil
 }
 
 // signalContext is the context of a command: canceled by SIGINT or SIGTERM.
@@ -304,6 +260,9 @@ type listFlag []string
 
 func (l *listFlag) String() string { return strings.Join(*l, ",") }
 
+// Type names the flag's value in help: words, commas between.
+func (l *listFlag) Type() string { return "a,b" }
+
 func (l *listFlag) Set(v string) error {
 	for _, p := range strings.Split(v, ",") {
 		if p = strings.TrimSpace(p); p != "" {
@@ -318,6 +277,8 @@ func (l *listFlag) Set(v string) error {
 type repeatedFlag []string
 
 func (l *repeatedFlag) String() string { return strings.Join(*l, " ") }
+
+func (l *repeatedFlag) Type() string { return "string" }
 
 func (l *repeatedFlag) Set(v string) error {
 	*l = append(*l, v)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/semcat/semcat"
 	apiclient "github.com/semcat/semcat/client"
 )
@@ -40,45 +42,58 @@ var (
 	modelsCommand    = &entityCommand{name: "models", parent: "metalake.catalog.schema", list: listModels, get: getModel}
 )
 
-// run runs `semcat <name> list|get ...`.
-func (e *entityCommand) run(args []string, r *remote, stdout, stderr io.Writer) error {
+// command is `semcat <name> list|get ...`.
+func (e *entityCommand) command(r *remote) *cobra.Command {
 	synopsis := fmt.Sprintf("list [flags] <%s> | get [flags] <%s>", e.parent, e.identifier())
-	if e.parent == "" {
-		synopsis = "list [flags] | get [flags] <metalake>"
+	listUse := fmt.Sprintf("list [flags] <%s>", e.parent)
+	getUse := fmt.Sprintf("get [flags] <%s>", e.identifier())
+	switch e.parent {
+	case "":
+		synopsis, listUse, getUse = "list [flags] | get [flags] <metalake>", "list [flags]", "get [flags] <metalake>"
+	case "metalake":
+		listUse = "list [flags] [metalake]"
 	}
-	if len(args) == 0 || args[0] != "list" && args[0] != "get" {
-		fmt.Fprintf(stderr, "usage: semcat %s %s\n", e.name, synopsis)
-		if len(args) == 0 {
-			return usagef("%s: list or get?", e.name)
-		}
-		return usagef("%s: unknown subcommand %q (want list or get)", e.name, args[0])
-	}
-	sub := args[0]
-	subSynopsis := fmt.Sprintf("[flags] <%s>", e.identifier())
-	switch {
-	case sub == "list" && e.parent == "":
-		subSynopsis = "[flags]"
-	case sub == "list":
-		subSynopsis = fmt.Sprintf("[flags] <%s>", e.parent)
-	case e.parent == "":
-		subSynopsis = "[flags] <metalake>"
-	}
-	cmd := newCommand(e.name+" "+sub, subSynopsis, r, stdout, stderr)
-	shape := e.identifier()
 	atLeast, atMost := 1, 1
+	switch e.parent {
+	case "":
+		atLeast, atMost = 0, 0
+	case "metalake":
+		atLeast = 0 // the metalake may be left out
+	}
+	list := &cobra.Command{
+		Use:               listUse,
+		Short:             "list the " + e.name + e.under(),
+		Args:              argsBetween(atLeast, atMost),
+		ValidArgsFunction: completeIdentifier(r, firstArg(e.parent)),
+		RunE: func(cc *cobra.Command, pos []string) error {
+			return e.run(r.command(cc), "list", pos)
+		},
+	}
+	get := &cobra.Command{
+		Use:               getUse,
+		Short:             "show one of the " + e.name,
+		Args:              argsBetween(1, 1),
+		ValidArgsFunction: completeIdentifier(r, firstArg(e.identifier())),
+		RunE: func(cc *cobra.Command, pos []string) error {
+			return e.run(r.command(cc), "get", pos)
+		},
+	}
+	return groupCommand(e.name, e.name+": list|get", synopsis, list, get)
+}
+
+// under is where a listing of the entities is, for help.
+func (e *entityCommand) under() string {
+	if e.parent == "" {
+		return ""
+	}
+	return " of a " + e.parent[strings.LastIndex(e.parent, ".")+1:]
+}
+
+// run runs `semcat <name> <sub> <pos>`.
+func (e *entityCommand) run(cmd *command, sub string, pos []string) error {
+	shape := e.identifier()
 	if sub == "list" {
 		shape = e.parent
-		switch e.parent {
-		case "":
-			atLeast, atMost = 0, 0
-		case "metalake":
-			// The metalake may be left out.
-			atLeast = 0
-		}
-	}
-	pos, err := cmd.parse(args[1:], atLeast, atMost)
-	if err != nil {
-		return err
 	}
 	c, err := cmd.client()
 	if err != nil {

@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -35,7 +37,10 @@ func TestCommandLineEdges(t *testing.T) {
 		{[]string{"tabels", "list"}, 2, `(did you mean "tables"?)`},
 		{[]string{"--server", strings.TrimPrefix(m.URL(), "http://"), "tables", "list", "hr.people"}, 2, "has no scheme: give the server's URL, http://"},
 		{[]string{"suggest"}, 2, "usage: semcat suggest [flags] <prefix>"},
-		{[]string{"completion", "fish"}, 2, "give the shell, bash or zsh"},
+		{[]string{"completion", "tcsh"}, 2, "give the shell, bash, zsh, fish or powershell"},
+		{[]string{"tables", "get"}, 2, "usage: semcat tables get [flags] <metalake.catalog.schema.table>\n(semcat tables get --help: what it does, and its flags)"},
+		{[]string{"tags", "obj", "table", "x"}, 2, `tags: unknown subcommand "obj" (want associate, create, drop, get, list, object) (did you mean "object"?)`},
+		{[]string{"--json", "completion", "bash"}, 2, "completion takes no --server"},
 		{[]string{"--server", "http://127.0.0.1:1", "tables", "list", "demo.hr.people"}, 1, "is semcat serve running there?"},
 	} {
 		code, _, errOut := runCLI(env, c.args...)
@@ -67,29 +72,50 @@ func TestCommandLineEdges(t *testing.T) {
 		t.Errorf("models get shows no relationships:\n%s", out)
 	}
 
-	// The completion script completes commands and subcommands in bash.
+	// The completion script (bash, with the bash-completion package it
+	// relies on, as a shell loads it) completes commands, subcommands,
+	// flags and their values, and identifiers, which it asks `semcat
+	// __complete` for, and semcat the server. Here semcat is this test
+	// binary, behind a script on PATH.
 	script := mustCLI(t, env, "completion", "bash")
-	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("bash is not installed: the completion script cannot be tried")
+	const bashCompletion = "/usr/share/bash-completion/bash_completion"
+	if _, err := os.Stat(bashCompletion); err != nil {
+		t.Fatalf("the bash-completion package is not installed (.ci/run installs it): %v", err)
 	}
-	path := filepath.Join(t.TempDir(), "semcat.bash")
+	dir := t.TempDir()
+	path := filepath.Join(dir, "semcat.bash")
 	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "semcat"), []byte("#!/bin/sh\nSEMCAT_TEST_MAIN=1 exec "+strconv.Quote(self)+` "$@"`+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for line, want := range map[string]string{
-		"semcat tab":        "tables",
-		"semcat tables g":   "get",
-		"semcat search --t": "--token --type --tag",
-		"semcat sug":        "suggest",
+		"semcat tab":                                "tables",
+		"semcat tables g":                           "get",
+		"semcat search --t":                         "--tag --token --type",
+		"semcat sug":                                "suggest",
+		"semcat search x --type sem":                "semantic_model",
+		"semcat search x --sort na":                 "name",
+		"semcat completion f":                       "fish",
+		"semcat tables get demo.hr.p":               "demo.hr.people.",
+		"semcat tables get hr.people.emp":           "hr.people.employees",
+		"semcat tables list ":                       "demo. hr. warehouse.",
+		"semcat metrics warehouse.s":                "warehouse.sales",
+		"semcat tags object table demo.hr.people.e": "demo.hr.people.employees",
+		"semcat tags object ta":                     "table",
 	} {
-		words := strings.Fields(line)
-		if strings.HasSuffix(line, " ") {
-			words = append(words, "")
-		}
-		cmd := exec.Command("bash", "-c", `source "$1"; COMP_WORDS=(${@:2}); COMP_CWORD=$(( $# - 2 )); _semcat; echo "${COMPREPLY[*]}"`, "bash", path)
-		cmd.Args = append(cmd.Args, words...)
-		out, err := cmd.CombinedOutput()
-		if err != nil || strings.TrimSpace(string(out)) != want {
+		cmd := exec.Command("bash", "-c", `source "$1"; source "$2"; compopt() { :; }; COMP_LINE=$3; COMP_POINT=${#COMP_LINE}; read -ra COMP_WORDS <<< "$COMP_LINE"; [[ $COMP_LINE == *" " ]] && COMP_WORDS+=(""); COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 )); __start_semcat; echo "${COMPREPLY[*]}"`,
+			"bash", bashCompletion, path, line)
+		cmd.Env = append(os.Environ(), "PATH="+dir+":"+os.Getenv("PATH"), "SEMCAT_URL="+m.URL())
+		out, err := cmd.Output()
+		got := strings.Fields(string(out))
+		slices.Sort(got)
+		if err != nil || strings.Join(got, " ") != want {
 			t.Errorf("completing %q: %q (%v), want %q", line, out, err, want)
 		}
 	}

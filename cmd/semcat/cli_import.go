@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/spf13/cobra"
 	"io"
 	"os"
 	"regexp"
@@ -19,8 +20,6 @@ import (
 	"github.com/semcat/semcat"
 	apiclient "github.com/semcat/semcat/client"
 )
-
-const importSynopsis = "[--concurrency N] [--skip-existing] FILE|-"
 
 // importLine is one line of an import file (JSON Lines): an entity to
 // create under a parent, and the tags to attach to it.
@@ -68,22 +67,34 @@ type importStats struct {
 // up to importTableBatch at a time in one batch create, all or none of
 // them. It stops at the first failure, naming the line; --skip-existing
 // passes over entities that already exist (tables then one by one).
-func runImport(args []string, r *remote, stdout, stderr io.Writer) error {
-	cmd := newCommand("import", importSynopsis, r, stdout, stderr)
-	concurrency := cmd.fs.Int("concurrency", 4, "requests in flight")
-	skipExisting := cmd.fs.Bool("skip-existing", false, "count entities that already exist as skipped instead of failing")
-	pos, err := cmd.parse(args, 1, 1)
-	if err != nil {
-		return err
+func importCommand(r *remote) *cobra.Command {
+	var concurrency int
+	var skipExisting bool
+	c := &cobra.Command{
+		Use:   "import [--concurrency N] [--skip-existing] FILE|-",
+		Short: "create the entities of a JSON Lines file",
+		Long: `create the entities of a JSON Lines file (- for stdin), one per line:
+{"type":"table","namespace":"m.c.s","entity":{...},"tags":[...]}`,
+		Args: argsBetween(1, 1),
+		RunE: func(cc *cobra.Command, pos []string) error {
+			return runImport(r.command(cc), pos[0], concurrency, skipExisting)
+		},
 	}
-	if *concurrency < 1 {
+	c.Flags().IntVar(&concurrency, "concurrency", 4, "requests in flight")
+	c.Flags().BoolVar(&skipExisting, "skip-existing", false, "count entities that already exist as skipped instead of failing")
+	return c
+}
+
+func runImport(cmd *command, file string, concurrency int, skipExisting bool) error {
+	stdout, stderr := cmd.stdout, cmd.stderr
+	if concurrency < 1 {
 		return usagef("import: --concurrency must be at least 1")
 	}
 	c, err := cmd.client()
 	if err != nil {
 		return err
 	}
-	in, total, closeIn, err := openImport(pos[0])
+	in, total, closeIn, err := openImport(file)
 	if err != nil {
 		return err
 	}
@@ -92,10 +103,10 @@ func runImport(args []string, r *remote, stdout, stderr io.Writer) error {
 	defer stop()
 
 	var done atomic.Int64
-	label := "importing " + pos[0]
+	label := "importing " + file
 	stopProgress := startProgress(stderr, label, func() (int64, int64, bool) { return done.Load(), total, total > 0 })
 	started := time.Now()
-	stats, err := importEntities(ctx, c, in, *concurrency, *skipExisting, &done)
+	stats, err := importEntities(ctx, c, in, concurrency, skipExisting, &done)
 	stopProgress()
 	stats.TookMs = time.Since(started).Milliseconds()
 	if err != nil {

@@ -3,7 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io"
+	"github.com/spf13/cobra"
 	"strings"
 
 	"github.com/semcat/semcat"
@@ -16,34 +16,45 @@ type metricInfo struct {
 	Metric    json.RawMessage `json:"metric"`
 }
 
-// runMetrics runs `semcat metrics <metalake.catalog.schema> [--details]`:
+// metricsCommand is `semcat metrics <metalake.catalog.schema> [--details]`:
 // every metric of the schema's semantic models in one request, sorted by
 // model then metric name.
-func runMetrics(args []string, r *remote, stdout, stderr io.Writer) error {
-	cmd := newCommand("metrics", "[--details] [flags] <metalake.catalog.schema>", r, stdout, stderr)
-	details := cmd.fs.Bool("details", false, "with each metric's definition")
-	pos, err := cmd.parse(args, 1, 1)
-	if err != nil {
-		return err
+func metricsCommand(r *remote) *cobra.Command {
+	var details bool
+	c := &cobra.Command{
+		Use:               "metrics [--details] [flags] <metalake.catalog.schema>",
+		Short:             "list a schema's metrics (--details: with definitions)",
+		Example:           "  semcat metrics demo.warehouse.sales --details",
+		Args:              argsBetween(1, 1),
+		ValidArgsFunction: completeIdentifier(r, firstArg("metalake.catalog.schema")),
+		RunE: func(cc *cobra.Command, pos []string) error {
+			return runMetrics(r.command(cc), pos[0], details)
+		},
 	}
+	c.Flags().BoolVar(&details, "details", false, "with each metric's definition")
+	return c
+}
+
+func runMetrics(cmd *command, schema string, details bool) error {
+	stdout := cmd.stdout
 	c, err := cmd.client()
 	if err != nil {
 		return err
 	}
 	ctx, stop := signalContext()
 	defer stop()
-	parts, err := cmd.resolve(ctx, c, pos[0], "metalake.catalog.schema")
+	parts, err := cmd.resolve(ctx, c, schema, "metalake.catalog.schema")
 	if err != nil {
 		return err
 	}
 	ns := semcat.Namespace{Metalake: parts[0], Catalog: parts[1], Schema: parts[2]}
-	metrics, err := c.ListSchemaMetrics(ctx, ns, *details)
+	metrics, err := c.ListSchemaMetrics(ctx, ns, details)
 	if err != nil {
 		return err
 	}
 	fullNamespace := func(m semcat.SchemaMetric) []string { return append(ns.Path(), m.Model) }
 	if cmd.json {
-		if *details {
+		if details {
 			out := make([]metricInfo, len(metrics))
 			for i, m := range metrics {
 				out[i] = metricInfo{Namespace: fullNamespace(m), Metric: m.Definition}
@@ -60,7 +71,7 @@ func runMetrics(args []string, r *remote, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "no metrics in schema %s\n", strings.Join(ns.Path(), "."))
 		return nil
 	}
-	if !*details {
+	if !details {
 		t := newTable(stdout, "MODEL", "METRIC")
 		for _, m := range metrics {
 			t.row(m.Model, m.Name)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/semcat/semcat"
 )
 
@@ -21,33 +23,57 @@ type searchPage struct {
 	Cursor   string                         `json:"cursor,omitempty"`
 }
 
-// runSearch runs `semcat search <query> [filters]`: one page of results of a
-// metadata search, as a table or JSON.
-func runSearch(args []string, r *remote, stdout, stderr io.Writer) error {
-	cmd := newCommand("search", "[flags] <query>...  (quote a query with -terms, or put it after --)", r, stdout, stderr)
-	var req semcat.SearchRequest
-	var types, tags, facets listFlag
-	var minPosition string
-	var wait time.Duration
-	cmd.fs.Var(&types, "type", "only these entity types: catalog, schema, table, semantic_model, metric (repeatable, or a comma list)")
-	cmd.fs.StringVar(&req.Catalog, "catalog", "", "only entities in this catalog")
-	cmd.fs.StringVar(&req.Schema, "schema", "", "only entities in this schema")
-	cmd.fs.Var(&tags, "tag", "only entities with this tag (repeatable; all must be present)")
-	cmd.fs.StringVar(&req.Scope, "scope", "", "match only user or only system metadata (default both)")
-	cmd.fs.StringVar(&req.Sort, "sort", "", "relevance (default), name, -name, created or -created")
-	cmd.fs.IntVar(&req.Limit, "limit", 0, "results per page (server default 20, at most 1000)")
-	cmd.fs.IntVar(&req.Offset, "offset", 0, "results to skip (at most 10000)")
-	cmd.fs.StringVar(&req.Cursor, "cursor", "", "the cursor of the previous page, for the next one")
-	cmd.fs.Var(&facets, "facets", "count results per value of: type, catalog, schema, tags (comma list)")
-	cmd.fs.IntVar(&req.FacetSize, "facet-size", 0, "values per facet (server default 10)")
-	cmd.fs.StringVar(&minPosition, "min-position", "", "wait until the index covers this write position (X-Semcat-Position)")
-	cmd.fs.DurationVar(&wait, "wait", 0, "with --min-position, how long the server may wait (default 5s, at most 30s)")
-	words, err := cmd.parse(args, 1, -1)
-	if err != nil {
-		return err
+// searchCommand is `semcat search <query> [filters]`: one page of results
+// of a metadata search, as a table or JSON.
+func searchCommand(r *remote) *cobra.Command {
+	var a searchArgs
+	c := &cobra.Command{
+		Use:   "search [flags] <query>...",
+		Short: "search the metadata",
+		Long:  "search the metadata; quote a query with -terms, or put it after --",
+		Example: `  semcat search EmpTel --type table
+  semcat search 'owner:finance revenue' --facets type,tags
+  semcat search -- -deprecated orders`,
+		Args:              argsBetween(1, -1),
+		ValidArgsFunction: cobra.NoFileCompletions,
+		RunE: func(cc *cobra.Command, words []string) error {
+			return a.run(r.command(cc), words)
+		},
 	}
+	fs := c.Flags()
+	typesFlag(c, &a.types)
+	fs.StringVar(&a.req.Catalog, "catalog", "", "only entities in this catalog")
+	fs.StringVar(&a.req.Schema, "schema", "", "only entities in this schema")
+	fs.Var(&a.tags, "tag", "only entities with this tag (repeatable; all must be present)")
+	fs.StringVar(&a.req.Scope, "scope", "", "match only user or only system metadata (default both)")
+	fs.StringVar(&a.req.Sort, "sort", "", "relevance (default), name, -name, created or -created")
+	fs.IntVar(&a.req.Limit, "limit", 0, "results per page (server default 20, at most 1000)")
+	fs.IntVar(&a.req.Offset, "offset", 0, "results to skip (at most 10000)")
+	fs.StringVar(&a.req.Cursor, "cursor", "", "the cursor of the previous page, for the next one")
+	fs.Var(&a.facets, "facets", "count results per value of: "+strings.Join(searchFacets, ", ")+" (comma list)")
+	fs.IntVar(&a.req.FacetSize, "facet-size", 0, "values per facet (server default 10)")
+	fs.StringVar(&a.minPosition, "min-position", "", "wait until the index covers this write position (X-Semcat-Position)")
+	fs.DurationVar(&a.wait, "wait", 0, "with --min-position, how long the server may wait (default 5s, at most 30s)")
+	_ = c.RegisterFlagCompletionFunc("sort", completeValues(searchSorts...))
+	_ = c.RegisterFlagCompletionFunc("scope", completeValues("user", "system"))
+	_ = c.RegisterFlagCompletionFunc("facets", completeValues(searchFacets...))
+	_ = c.RegisterFlagCompletionFunc("tag", completeTags(r))
+	return c
+}
+
+// searchArgs are the flags of semcat search.
+type searchArgs struct {
+	req                 semcat.SearchRequest
+	types, tags, facets listFlag
+	minPosition         string
+	wait                time.Duration
+}
+
+func (a *searchArgs) run(cmd *command, words []string) error {
+	stdout, req, minPosition, wait := cmd.stdout, a.req, a.minPosition, a.wait
+	var err error
 	req.Query = strings.Join(words, " ")
-	req.Types, req.Tags, req.Facets = types, tags, facets
+	req.Types, req.Tags, req.Facets = a.types, a.tags, a.facets
 	if err := checkTypes(req.Types); err != nil {
 		return err
 	}
@@ -126,6 +152,7 @@ func printSearch(w io.Writer, req semcat.SearchRequest, res *semcat.SearchResult
 var (
 	searchTypeNames = []string{"catalog", "schema", "table", "semantic_model", "metric"}
 	searchSorts     = []string{"relevance", "name", "-name", "created", "-created"}
+	searchFacets    = []string{"type", "catalog", "schema", "tags"}
 )
 
 // checkTypes fails with a usage error for a type that is no entity type.
@@ -144,18 +171,29 @@ type suggestPage struct {
 	Suggestions []semcat.Suggestion `json:"suggestions"`
 }
 
-// runSuggest runs `semcat suggest <prefix>`: type-ahead, the entities
+// suggestCommand is `semcat suggest <prefix>`: type-ahead, the entities
 // whose name or a part of it starts with the prefix, best first.
-func runSuggest(args []string, r *remote, stdout, stderr io.Writer) error {
-	cmd := newCommand("suggest", "[flags] <prefix>", r, stdout, stderr)
+func suggestCommand(r *remote) *cobra.Command {
 	var types listFlag
 	var req semcat.SuggestRequest
-	cmd.fs.Var(&types, "type", "only these entity types: catalog, schema, table, semantic_model, metric (repeatable, or a comma list)")
-	cmd.fs.IntVar(&req.Limit, "limit", 0, "how many suggestions (server default 10, at most 100)")
-	words, err := cmd.parse(args, 1, 1)
-	if err != nil {
-		return err
+	c := &cobra.Command{
+		Use:               "suggest [flags] <prefix>",
+		Short:             "type-ahead: the names starting with a prefix",
+		Example:           "  semcat suggest emp --type table",
+		Args:              argsBetween(1, 1),
+		ValidArgsFunction: cobra.NoFileCompletions,
+		RunE: func(cc *cobra.Command, words []string) error {
+			return runSuggest(r.command(cc), req, words, types)
+		},
 	}
+	typesFlag(c, &types)
+	c.Flags().IntVar(&req.Limit, "limit", 0, "how many suggestions (server default 10, at most 100)")
+	return c
+}
+
+func runSuggest(cmd *command, req semcat.SuggestRequest, words, types []string) error {
+	stdout := cmd.stdout
+	var err error
 	req.Prefix, req.Types = words[0], types
 	if err := checkTypes(req.Types); err != nil {
 		return err

@@ -2,16 +2,24 @@ package main
 
 import (
 	"fmt"
-	"io"
+	"github.com/spf13/cobra"
 )
 
 // runStatus runs `semcat status`: whether the server is up and ready, and
 // its version. It fails when the server is not ready.
-func runStatus(args []string, r *remote, stdout, stderr io.Writer) error {
-	cmd := newCommand("status", "[flags]", r, stdout, stderr)
-	if _, err := cmd.parse(args, 0, 0); err != nil {
-		return err
+func statusCommand(r *remote) *cobra.Command {
+	return &cobra.Command{
+		Use:   "status",
+		Short: "whether the server is up and ready, and its version",
+		Args:  argsBetween(0, 0),
+		RunE: func(cc *cobra.Command, _ []string) error {
+			return runStatus(r.command(cc))
+		},
 	}
+}
+
+func runStatus(cmd *command) error {
+	stdout := cmd.stdout
 	c, err := cmd.client()
 	if err != nil {
 		return err

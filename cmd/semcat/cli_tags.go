@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
+	"github.com/spf13/cobra"
 	"sort"
 	"strings"
 
@@ -16,62 +16,79 @@ const tagsSynopsis = `list [metalake] | get <[metalake.]tag> | create <[metalake
                    associate <type> <identifier> [--add t1,t2] [--remove t3]
 (type: catalog, schema, table or semantic_model; identifier dotted from the metalake, which may be left out)`
 
-// runTags runs `semcat tags ...`: the tags of a metalake, and the tags of
-// its objects.
-func runTags(args []string, r *remote, stdout, stderr io.Writer) error {
-	// The number of arguments of each subcommand, at least and at most.
-	arity := map[string][2]int{"list": {0, 1}, "get": {1, 1}, "create": {1, 1}, "drop": {1, 1}, "object": {2, 2}, "associate": {2, 2}}
-	if _, ok := arity[safeIndex(args, 0)]; !ok {
-		fmt.Fprintf(stderr, "usage: semcat tags %s\n", tagsSynopsis)
-		if len(args) == 0 {
-			return usagef("tags: which subcommand?")
+// tagsCommand is `semcat tags ...`: the tags of a metalake, and the tags
+// of its objects.
+func tagsCommand(r *remote) *cobra.Command {
+	// sub makes one subcommand of n arguments at least and at most.
+	sub := func(use, short string, atLeast, atMost int, complete cobra.CompletionFunc, run func(ctx context.Context, cmd *command, c *apiclient.Client, pos []string) error) *cobra.Command {
+		return &cobra.Command{
+			Use:               use,
+			Short:             short,
+			Args:              argsBetween(atLeast, atMost),
+			ValidArgsFunction: complete,
+			RunE: func(cc *cobra.Command, pos []string) error {
+				cmd := r.command(cc)
+				c, err := cmd.client()
+				if err != nil {
+					return err
+				}
+				ctx, stop := signalContext()
+				defer stop()
+				return run(ctx, cmd, c, pos)
+			},
 		}
-		return usagef("tags: unknown subcommand %q", args[0])
 	}
-	sub := args[0]
-	cmd := newCommand("tags "+sub, tagsSynopsis, r, stdout, stderr)
+	tagID := completeIdentifier(r, firstArg("metalake.tag"))
 	var comment string
 	var add, remove listFlag
 	var props repeatedFlag
-	switch sub {
-	case "create":
-		cmd.fs.StringVar(&comment, "comment", "", "the tag's comment")
-		cmd.fs.Var(&props, "property", "a property key=value (repeatable)")
-	case "associate":
-		cmd.fs.Var(&add, "add", "tags to add (repeatable, or a comma list)")
-		cmd.fs.Var(&remove, "remove", "tags to remove (repeatable, or a comma list)")
-	}
-	pos, err := cmd.parse(args[1:], arity[sub][0], arity[sub][1])
-	if err != nil {
-		return err
-	}
-	c, err := cmd.client()
-	if err != nil {
-		return err
-	}
-	ctx, stop := signalContext()
-	defer stop()
-	switch sub {
-	case "list":
-		return listTags(ctx, cmd, c, pos)
-	case "get":
-		return getTag(ctx, cmd, c, pos[0])
-	case "create":
+	create := sub("create [flags] <[metalake.]tag>", "create a tag", 1, 1, tagID, func(ctx context.Context, cmd *command, c *apiclient.Client, pos []string) error {
 		return createTag(ctx, cmd, c, pos[0], comment, props)
-	case "drop":
-		return dropTag(ctx, cmd, c, pos[0])
-	case "object":
-		return objectTags(ctx, cmd, c, pos)
-	}
-	return associateTags(ctx, cmd, c, pos, add, remove)
+	})
+	create.Flags().StringVar(&comment, "comment", "", "the tag's comment")
+	create.Flags().Var(&props, "property", "a property key=value (repeatable)")
+	associate := sub("associate [flags] <type> <identifier>", "add tags to an object, or remove them (type: "+objectTypes()+")", 2, 2,
+		completeObject(r), func(ctx context.Context, cmd *command, c *apiclient.Client, pos []string) error {
+			return associateTags(ctx, cmd, c, pos, add, remove)
+		})
+	associate.Flags().Var(&add, "add", "tags to add (repeatable, or a comma list)")
+	associate.Flags().Var(&remove, "remove", "tags to remove (repeatable, or a comma list)")
+	_ = associate.RegisterFlagCompletionFunc("add", completeTags(r))
+	_ = associate.RegisterFlagCompletionFunc("remove", completeTags(r))
+	return groupCommand("tags", "tags: list|get|create|drop|object|associate", tagsSynopsis,
+		sub("list [flags] [metalake]", "list the tags of a metalake", 0, 1, completeIdentifier(r, firstArg("metalake")), listTags),
+		sub("get [flags] <[metalake.]tag>", "show a tag", 1, 1, tagID, func(ctx context.Context, cmd *command, c *apiclient.Client, pos []string) error {
+			return getTag(ctx, cmd, c, pos[0])
+		}),
+		create,
+		sub("drop [flags] <[metalake.]tag>", "drop a tag", 1, 1, tagID, func(ctx context.Context, cmd *command, c *apiclient.Client, pos []string) error {
+			return dropTag(ctx, cmd, c, pos[0])
+		}),
+		sub("object [flags] <type> <identifier>", "list the tags of an object (type: "+objectTypes()+")", 2, 2, completeObject(r), objectTags),
+		associate,
+	)
 }
 
-// safeIndex returns args[i], or "" past the end.
-func safeIndex(args []string, i int) string {
-	if i < len(args) {
-		return args[i]
+// completeObject completes the arguments <type> <identifier> of an object.
+func completeObject(r *remote) cobra.CompletionFunc {
+	ids := completeIdentifier(r, objectShape)
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) == 0 {
+			return completeValues(strings.Split(objectTypes(), ", ")...)(cmd, args, toComplete)
+		}
+		return ids(cmd, args, toComplete)
 	}
-	return ""
+}
+
+// objectTypes lists the types of the objects that carry tags and
+// metadata, sorted.
+func objectTypes() string {
+	kinds := make([]string, 0, len(objectShapes))
+	for k := range objectShapes {
+		kinds = append(kinds, string(k))
+	}
+	sort.Strings(kinds)
+	return strings.Join(kinds, ", ")
 }
 
 func listTags(ctx context.Context, cmd *command, c *apiclient.Client, pos []string) error {
@@ -189,12 +206,7 @@ func objectRef(ctx context.Context, cmd *command, c *apiclient.Client, pos []str
 	kind := semcat.EntityKind(pos[0])
 	shape, ok := objectShapes[kind]
 	if !ok {
-		kinds := make([]string, 0, len(objectShapes))
-		for k := range objectShapes {
-			kinds = append(kinds, string(k))
-		}
-		sort.Strings(kinds)
-		return "", semcat.ObjectRef{}, usagef("unknown object type %q (want %s)", pos[0], strings.Join(kinds, ", "))
+		return "", semcat.ObjectRef{}, usagef("unknown object type %q (want %s)", pos[0], objectTypes())
 	}
 	parts, err := cmd.resolve(ctx, c, pos[1], shape)
 	if err != nil {
@@ -203,14 +215,23 @@ func objectRef(ctx context.Context, cmd *command, c *apiclient.Client, pos []str
 	return parts[0], semcat.ObjectRef{Type: kind, FullName: strings.Join(parts[1:], ".")}, nil
 }
 
-// runMetadata runs `semcat metadata <type> <identifier>`: the system and
-// user metadata of an object.
-func runMetadata(args []string, r *remote, stdout, stderr io.Writer) error {
-	cmd := newCommand("metadata", "[flags] <type> <identifier>  (type: catalog, schema, table or semantic_model)", r, stdout, stderr)
-	pos, err := cmd.parse(args, 2, 2)
-	if err != nil {
-		return err
+// metadataCommand is `semcat metadata <type> <identifier>`: the system
+// and user metadata of an object.
+func metadataCommand(r *remote) *cobra.Command {
+	return &cobra.Command{
+		Use:               "metadata [flags] <type> <identifier>",
+		Short:             "an object's system and user metadata (type: " + objectTypes() + ")",
+		Example:           "  semcat metadata table demo.hr.people.employees",
+		Args:              argsBetween(2, 2),
+		ValidArgsFunction: completeObject(r),
+		RunE: func(cc *cobra.Command, pos []string) error {
+			return runMetadata(r.command(cc), pos)
+		},
 	}
+}
+
+func runMetadata(cmd *command, pos []string) error {
+	stdout := cmd.stdout
 	c, err := cmd.client()
 	if err != nil {
 		return err

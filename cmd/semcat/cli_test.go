@@ -269,13 +269,13 @@ func TestCommandLine(t *testing.T) {
 			{[]string{"search", "x", "--type", "volume"}, exitUsage, `semcat: --type: unknown type "volume" (want catalog, schema, table, semantic_model, metric)`},
 			{[]string{"tables", "get", "people.employees"}, exitUsage, "semcat: 'people.employees': want metalake.catalog.schema.table (the metalake may be left out)"},
 			{[]string{"tables", "get", "demo.hr.people.*"}, exitUsage, "semcat: 'demo.hr.people.*': name: '*' is a reserved name"},
-			{[]string{"tables", "drop", "x"}, exitUsage, `semcat: tables: unknown subcommand "drop" (want list or get)`},
+			{[]string{"tables", "drop", "x"}, exitUsage, `semcat: tables: unknown subcommand "drop" (want get, list)`},
 			{[]string{"tables", "get"}, exitUsage, "semcat: tables get: wrong number of arguments"},
 			{[]string{"search"}, exitUsage, "semcat: search: wrong number of arguments"},
-			{[]string{"search", "x", "--no-such-flag"}, exitUsage, "semcat: flag provided but not defined: -no-such-flag"},
+			{[]string{"search", "x", "--no-such-flag"}, exitUsage, "semcat: unknown flag: --no-such-flag"},
 			{[]string{"tags", "object", "volume", "a.b"}, exitUsage, `semcat: unknown object type "volume" (want catalog, schema, semantic_model, table)`},
 			{[]string{"search", "x", "--user", "u", "--token", "t"}, exitUsage, "semcat: give --user or --token, not both"},
-			{[]string{"bogus"}, exitUsage, `semcat: unknown command "bogus"`},
+			{[]string{"bogus"}, exitUsage, `semcat: unknown command "bogus" (semcat help lists them)`},
 			{[]string{"--server", "http://127.0.0.1:1", "status"}, exitError, `(is semcat serve running there? set --server or SEMCAT_URL)`},
 			{[]string{"--json", "serve"}, exitUsage, "semcat: serve takes no --server, --user, --token, --metalake or --json"},
 		}
@@ -286,8 +286,8 @@ func TestCommandLine(t *testing.T) {
 				t.Errorf("semcat %s: exit %d, stdout %q, stderr:\n%s\nwant exit %d and %q", strings.Join(tt.args, " "), code, out, errOut, tt.code, tt.stderr)
 			}
 		}
-		if code, out, _ := runCLI(env, "search", "--help"); code != 0 || out != "" {
-			t.Errorf("search --help: exit %d", code)
+		if code, out, _ := runCLI(env, "search", "--help"); code != 0 || !strings.HasPrefix(out, "search the metadata") || !strings.Contains(out, "usage: semcat search [flags] <query>...") || !strings.Contains(out, "--facets a,b") {
+			t.Errorf("search --help: exit %d, stdout:\n%s", code, out)
 		}
 	})
 

@@ -3,53 +3,47 @@ package main
 import (
 	"fmt"
 	"io"
-	"strings"
+
+	"github.com/spf13/cobra"
 )
 
-// subcommands are the second words of the commands that have them.
-var subcommands = map[string][]string{
-	"metalakes": {"list", "get"},
-	"catalogs":  {"list", "get"},
-	"schemas":   {"list", "get"},
-	"tables":    {"list", "get"},
-	"models":    {"list", "get"},
-	"tags":      {"list", "get", "create", "drop", "object", "associate"},
+// completionShells are the shells semcat completion writes a script for,
+// and how.
+var completionShells = map[string]func(root *cobra.Command, w io.Writer) error{
+	"bash":       func(root *cobra.Command, w io.Writer) error { return root.GenBashCompletionV2(w, true) },
+	"zsh":        func(root *cobra.Command, w io.Writer) error { return root.GenZshCompletion(w) },
+	"fish":       func(root *cobra.Command, w io.Writer) error { return root.GenFishCompletion(w, true) },
+	"powershell": func(root *cobra.Command, w io.Writer) error { return root.GenPowerShellCompletionWithDesc(w) },
 }
 
-// completion prints the completion script of a shell: commands, their
-// subcommands and the flags every server command takes.
-func completion(args []string, w io.Writer) error {
-	if len(args) != 1 || (args[0] != "bash" && args[0] != "zsh") {
-		return usagef("completion: give the shell, bash or zsh: source <(semcat completion bash)")
+// completionCommand is `semcat completion <shell>`: the shell's completion
+// script of commands, subcommands and flags, the values of --type, --sort
+// and the like, and identifiers and tags, which the script asks semcat
+// (and semcat the server, at --server or SEMCAT_URL) for as they are typed.
+func completionCommand(root *cobra.Command) *cobra.Command {
+	return &cobra.Command{
+		Use:   "completion bash|zsh|fish|powershell",
+		Short: "print a shell completion script: source <(semcat completion bash)",
+		Long: `print a shell completion script; load it with
+  bash:        source <(semcat completion bash)
+  zsh:         source <(semcat completion zsh)
+  fish:        semcat completion fish | source
+  powershell:  semcat completion powershell | Out-String | Invoke-Expression
+It completes commands, flags and their values, and the identifiers and tags of
+the server the command line names (--server, SEMCAT_URL).`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 || completionShells[args[0]] == nil {
+				return usagef("completion: give the shell, bash, zsh, fish or powershell: source <(semcat completion bash)")
+			}
+			return nil
+		},
+		ValidArgs:   []cobra.Completion{"bash", "zsh", "fish", "powershell"},
+		Annotations: local,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := completionShells[args[0]](root, cmd.OutOrStdout()); err != nil {
+				return fmt.Errorf("completion: %w", err)
+			}
+			return nil
+		},
 	}
-	var cases strings.Builder
-	for _, c := range commandNames() {
-		if subs, ok := subcommands[c]; ok {
-			fmt.Fprintf(&cases, "    %s) words=%q ;;\n", c, strings.Join(subs, " "))
-		}
-	}
-	script := fmt.Sprintf(`# semcat completion (%[1]s): source <(semcat completion %[1]s)
-_semcat() {
-  local cur=${COMP_WORDS[COMP_CWORD]} words
-  if [[ $cur == -* ]]; then
-    words="--server --user --token --metalake --json --help"
-    case ${COMP_WORDS[1]} in
-    search) words="$words --type --catalog --schema --tag --scope --sort --limit --offset --cursor --facets --facet-size --min-position --wait" ;;
-    suggest) words="$words --type --limit" ;;
-    esac
-  elif (( COMP_CWORD == 1 )); then
-    words=%[2]q
-  elif (( COMP_CWORD == 2 )); then
-    case ${COMP_WORDS[1]} in
-%[3]s    esac
-  fi
-  COMPREPLY=($(compgen -W "$words" -- "$cur"))
-}
-`, args[0], strings.Join(commandNames(), " "), cases.String())
-	if args[0] == "zsh" {
-		script += "autoload -U +X bashcompinit && bashcompinit\n"
-	}
-	script += "complete -F _semcat semcat\n"
-	_, err := io.WriteString(w, script)
-	return err
 }

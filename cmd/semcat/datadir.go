@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
+	"github.com/spf13/cobra"
 	"io"
 	"os"
 	"path/filepath"
@@ -53,21 +53,29 @@ func lockDataDir(dir string) (release func(), err error) {
 // as root lives in /var/tmp, outside it), so that the next serve starts
 // from nothing. It refuses while a semcat serves the directory, and asks
 // for --yes, since it cannot be undone.
-func reset(args []string, getenv func(string) string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("reset", flag.ContinueOnError)
+func resetCommand(getenv func(string) string) *cobra.Command {
 	def := DefaultConfig().DataDir
 	if v := getenv("SEMCAT_DATA_DIR"); v != "" {
 		def = v
 	}
-	dataDir := fs.String("data-dir", def, "the data directory to delete (default SEMCAT_DATA_DIR, else ./var)")
-	yes := fs.Bool("yes", false, "really delete it: every metalake, the index and the audit log")
-	if err := fs.Parse(args); err != nil {
-		return err
+	var dataDir string
+	var yes bool
+	c := &cobra.Command{
+		Use:         "reset [--data-dir DIR] --yes",
+		Short:       "start over: delete a stopped server's data directory and its PostgreSQL cluster",
+		Args:        argsBetween(0, 0),
+		Annotations: local,
+		RunE: func(cc *cobra.Command, _ []string) error {
+			return reset(dataDir, yes, cc.OutOrStdout())
+		},
 	}
-	if fs.NArg() > 0 {
-		return usagef("reset takes no arguments, got %q", fs.Arg(0))
-	}
-	dir, err := filepath.Abs(*dataDir)
+	c.Flags().StringVar(&dataDir, "data-dir", def, "the data directory to delete (default SEMCAT_DATA_DIR, else ./var)")
+	c.Flags().BoolVar(&yes, "yes", false, "really delete it: every metalake, the index and the audit log")
+	return c
+}
+
+func reset(dataDir string, yes bool, stdout io.Writer) error {
+	dir, err := filepath.Abs(dataDir)
 	if err != nil {
 		return err
 	}
@@ -75,7 +83,7 @@ func reset(args []string, getenv func(string) string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "%s does not exist: nothing to reset\n", dir)
 		return nil
 	}
-	if !*yes {
+	if !yes {
 		return usagef("reset deletes %s and its PostgreSQL cluster, every metalake in them; run it again with --yes", dir)
 	}
 	release, err := lockDataDir(dir)

@@ -15,11 +15,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -33,6 +31,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/spf13/cobra"
 
 	"github.com/semcat/semcat/api"
 	"github.com/semcat/semcat/catalogdb"
@@ -54,112 +53,68 @@ func main() {
 	os.Exit(report(os.Stderr, run(os.Args[1:], os.Getenv, os.Stdout, os.Stderr)))
 }
 
-// remoteCommands are the commands that talk to a running server.
-var remoteCommands = map[string]func(args []string, r *remote, stdout, stderr io.Writer) error{
-	"search":    runSearch,
-	"suggest":   runSuggest,
-	"metrics":   runMetrics,
-	"metalakes": metalakesCommand.run,
-	"catalogs":  catalogsCommand.run,
-	"schemas":   schemasCommand.run,
-	"tables":    tablesCommand.run,
-	"models":    modelsCommand.run,
-	"tags":      runTags,
-	"metadata":  runMetadata,
-	"reindex":   runReindex,
-	"import":    runImport,
-	"status":    runStatus,
-	"mcp": func(args []string, r *remote, _, stderr io.Writer) error {
-		return serveMCP(args, r, stderr)
-	},
+func run(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	root := newRootCommand(getenv, stdout, stderr)
+	root.SetArgs(args)
+	return root.Execute()
 }
 
-func run(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	r := newRemote(getenv)
-	// Flags of the remote commands may come before the command too:
-	// semcat --server URL search x.
-	global := false
-	if len(args) > 0 && strings.HasPrefix(args[0], "-") && !isHelpOrVersion(args[0]) {
-		fs := flag.NewFlagSet("semcat", flag.ContinueOnError)
-		fs.SetOutput(stderr)
-		fs.Usage = func() { usage(stderr) }
-		r.register(fs)
-		fs.BoolVar(&r.json, "json", false, "print the result as JSON")
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
+// serveCommand is semcat serve, which parses its own flags (LoadConfig):
+// each setting is also an environment variable and a config file key.
+func serveCommand(getenv func(string) string) *cobra.Command {
+	return &cobra.Command{
+		Use:                "serve [flags]",
+		Short:              "run the catalog and search service (semcat serve --help for flags)",
+		DisableFlagParsing: true,
+		Annotations:        local,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := LoadConfig(args, getenv)
+			if err != nil {
 				return err
 			}
-			return usagef("%s", err)
-		}
-		args, global = fs.Args(), true
+			// SIGHUP too: closing the terminal semcat runs in stops it in
+			// order, managed PostgreSQL included, rather than killing it
+			// and leaving the cluster running.
+			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+			defer stop()
+			m := NewMain(cfg, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			if err := m.Run(ctx); err != nil {
+				m.Close(context.Background())
+				return err
+			}
+			<-ctx.Done()
+			m.Logger.Info("shutting down")
+			closeCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			return m.Close(closeCtx)
+		},
 	}
-	if len(args) == 0 {
-		usage(stderr)
-		return usagef("no command given")
-	}
-	if cmd, ok := remoteCommands[args[0]]; ok {
-		return cmd(args[1:], r, stdout, stderr)
-	}
-	if !slices.Contains(localCommands, args[0]) {
-		usage(stderr)
-		return usagef("unknown command %q%s", args[0], didYouMean(args[0], commandNames()))
-	}
-	if global {
-		return usagef("%s takes no --server, --user, --token, --metalake or --json", args[0])
-	}
-	switch args[0] {
-	case "serve":
-		cfg, err := LoadConfig(args[1:], getenv)
-		if err != nil {
-			return err
-		}
-		// SIGHUP too: closing the terminal semcat runs in stops it in
-		// order, managed PostgreSQL included, rather than killing it and
-		// leaving the cluster running.
-		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-		defer stop()
-		m := NewMain(cfg, stdout, stderr)
-		if err := m.Run(ctx); err != nil {
-			m.Close(context.Background())
-			return err
-		}
-		<-ctx.Done()
-		m.Logger.Info("shutting down")
-		closeCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		return m.Close(closeCtx)
-	case "reset":
-		return reset(args[1:], getenv, stdout)
-	case "version", "--version":
-		fmt.Fprintln(stdout, "semcat", version)
-		return nil
-	case "help", "-h", "--help":
-		usage(stdout)
-		return nil
-	case "completion":
-		return completion(args[1:], stdout)
-	}
-	usage(stderr)
-	return usagef("unknown command %q", args[0])
 }
 
-// localCommands are the commands that run here, not against a server.
-var localCommands = []string{"serve", "reset", "version", "--version", "help", "-h", "--help", "completion"}
-
-// commandNames lists every command, for did-you-mean and completion.
-func commandNames() []string {
-	names := slices.Collect(maps.Keys(remoteCommands))
-	names = append(names, "serve", "reset", "version", "help", "completion")
-	slices.Sort(names)
-	return names
+// versionCommand is semcat version (also semcat --version).
+func versionCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:         "version",
+		Short:       "print the version",
+		Args:        argsBetween(0, 0),
+		Annotations: local,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			fmt.Fprintln(cmd.OutOrStdout(), "semcat", version)
+			return nil
+		},
+	}
 }
 
 // didYouMean names the candidate closest to a mistyped word (at most two
-// edits away, or one for short words), as " (did you mean \"x\"?)".
+// edits away, or one for short words), or else the only one the word
+// starts, as " (did you mean \"x\"?)".
 func didYouMean(word string, candidates []string) string {
 	best, bestD := "", 3
 	if len([]rune(word)) <= 3 {
 		bestD = 2
+	}
+	if starts := slices.DeleteFunc(slices.Clone(candidates), func(c string) bool { return !strings.HasPrefix(c, strings.ToLower(word)) }); len(word) >= 2 && len(starts) == 1 {
+		best = starts[0]
 	}
 	for _, c := range candidates {
 		if d := editDistance(strings.ToLower(word), c); d < bestD {
@@ -199,14 +154,6 @@ func editDistance(a, b string) int {
 	return d[len(x)][len(y)]
 }
 
-func isHelpOrVersion(arg string) bool {
-	switch arg {
-	case "-h", "-help", "--help", "--version":
-		return true
-	}
-	return false
-}
-
 func usage(w io.Writer) {
 	fmt.Fprint(w, `usage: semcat <command> [flags]
 
@@ -215,7 +162,7 @@ running the service:
   reset       start over: delete a stopped server's data directory and its PostgreSQL cluster
   mcp         serve the Model Context Protocol over stdio, answering from a running server
   version     print the version
-  completion bash|zsh   print a shell completion script: source <(semcat completion bash)
+  completion SHELL   print a completion script (bash, zsh, fish, powershell): source <(semcat completion bash)
 
 talking to a running server:
   search <query>                      search the metadata: semcat search EmpTel --type table
@@ -239,6 +186,7 @@ only one. The commands that talk to a server take, before or after the command:
   --user NAME      user name, for a server with --auth simple (SEMCAT_USER)
   --token JWT      bearer token, for a server with --auth jwt (SEMCAT_TOKEN)
   --json           print the result as JSON, in the REST API's shapes
+semcat help <command> (or semcat <command> --help) tells what a command does and its flags.
 Exit status: 0 success, 1 failure, 2 bad usage, 3 not found.
 `)
 }

@@ -200,20 +200,20 @@ func TestReset(t *testing.T) {
 	c.ok("POST", "/api/metalakes", `{"name":"old"}`)
 	var out strings.Builder
 	getenv := func(string) string { return "" }
-	if err := reset([]string{"--data-dir", cfg.DataDir, "--yes"}, getenv, &out); err == nil || !strings.Contains(err.Error(), "in use by semcat") {
+	if err := run([]string{"reset", "--data-dir", cfg.DataDir, "--yes"}, getenv, &out, io.Discard); err == nil || !strings.Contains(err.Error(), "in use by semcat") {
 		t.Errorf("reset while serving: %v", err)
 	}
 	if err := m.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if err := reset([]string{"--data-dir", cfg.DataDir}, getenv, &out); err == nil || !strings.Contains(err.Error(), "--yes") {
+	if err := run([]string{"reset", "--data-dir", cfg.DataDir}, getenv, &out, io.Discard); err == nil || !strings.Contains(err.Error(), "--yes") {
 		t.Errorf("reset without --yes: %v", err)
 	}
 	cluster, err := catalogdb.LocalClusterDir(cfg.DataDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := reset([]string{"--data-dir", cfg.DataDir, "--yes"}, getenv, &out); err != nil {
+	if err := run([]string{"reset", "--data-dir", cfg.DataDir, "--yes"}, getenv, &out, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	for _, dir := range []string{cfg.DataDir, cluster} {

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"flag"
+	"github.com/spf13/cobra"
 	"io"
 	"log/slog"
 
@@ -11,16 +11,18 @@ import (
 // serveMCP runs `semcat mcp`: the MCP tools over stdio, answering from a
 // running semcat server over HTTP, so an agent's session never opens the
 // server's database or index itself.
-func serveMCP(args []string, r *remote, stderr io.Writer) error {
-	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	r.register(fs)
-	if err := fs.Parse(args); err != nil {
-		return err
+func mcpCommand(r *remote) *cobra.Command {
+	return &cobra.Command{
+		Use:   "mcp",
+		Short: "serve the Model Context Protocol over stdio, answering from a running server",
+		Args:  argsBetween(0, 0),
+		RunE: func(cc *cobra.Command, _ []string) error {
+			return serveMCP(r, cc.ErrOrStderr())
+		},
 	}
-	if fs.NArg() > 0 {
-		return usagef("mcp: unexpected argument %q", fs.Arg(0))
-	}
+}
+
+func serveMCP(r *remote, stderr io.Writer) error {
 	c, err := r.client()
 	if err != nil {
 		return err

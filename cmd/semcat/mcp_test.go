@@ -84,16 +84,26 @@ func TestMCPMatchesREST(t *testing.T) {
 	}
 
 	// The calls are operations like REST's: in the audit log and the
-	// counters (SPEC §2.8).
-	resp, err := http.Get(m.URL() + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	metrics, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	for _, tool := range []string{"list_metrics", "list_metric_infos", "search"} {
-		if !strings.Contains(string(metrics), `operation="mcp.`+tool+`"`) {
-			t.Errorf("/metrics counts no mcp.%s", tool)
+	// counters (SPEC §2.8), which the event bus's listeners update after
+	// the call, as for REST.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		resp, err := http.Get(m.URL() + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		metrics, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		var missing []string
+		for _, tool := range []string{"list_metrics", "list_metric_infos", "search"} {
+			if !strings.Contains(string(metrics), `operation="mcp.`+tool+`"`) {
+				missing = append(missing, tool)
+			}
+		}
+		if len(missing) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/metrics counts no mcp operation of %v", missing)
 		}
 	}
 	if err := m.Close(ctx); err != nil {

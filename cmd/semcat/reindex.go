@@ -4,18 +4,26 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
+	"github.com/spf13/cobra"
 	"time"
 )
 
 // runReindex runs `semcat reindex`: it asks a running server to rebuild its
 // search index into a new directory and swap it in atomically, while search
 // keeps serving, and waits until the new index serves.
-func runReindex(args []string, r *remote, stdout, stderr io.Writer) error {
-	cmd := newCommand("reindex", "[flags]", r, stdout, stderr)
-	if _, err := cmd.parse(args, 0, 0); err != nil {
-		return err
+func reindexCommand(r *remote) *cobra.Command {
+	return &cobra.Command{
+		Use:   "reindex",
+		Short: "rebuild the server's search index and swap it in",
+		Args:  argsBetween(0, 0),
+		RunE: func(cc *cobra.Command, _ []string) error {
+			return runReindex(r.command(cc))
+		},
 	}
+}
+
+func runReindex(cmd *command) error {
+	stdout, stderr := cmd.stdout, cmd.stderr
 	c, err := cmd.client()
 	if err != nil {
 		return err
