@@ -45,6 +45,9 @@ type options struct {
 	relevance bool
 	corpus    string // its corpus, an import file
 	pool      string // write judging pools here instead of measuring
+	// breakdown measures where the index's bytes go on a sample of this
+	// many entities instead (breakdown.go); 0: off.
+	breakdown int
 }
 
 func parseFlags() options {
@@ -65,6 +68,7 @@ func parseFlags() options {
 	flag.BoolVar(&o.relevance, "relevance", false, "run the relevance benchmark (nDCG@10 on judged queries over a real catalog, against a BM25 baseline) instead")
 	flag.StringVar(&o.corpus, "corpus", "", "the relevance benchmark's corpus, an import file (default ../shared/data/catalog-corpus.jsonl from the module)")
 	flag.StringVar(&o.pool, "pool", "", "with -relevance: write each query's judging pool into this directory instead of measuring")
+	flag.IntVar(&o.breakdown, "breakdown", 0, "instead of the latency scenarios, load the catalog and measure where the index's bytes and build CPU go, field group by field group, on a sample of this many of its entities (index-breakdown-<size>.md)")
 	memoryLimit := flag.String("memory-limit", "", "serve under this memory limit (e.g. 1GiB): the server joins a memory cgroup of its own once ready (needs permission to make cgroups); empty: none")
 	flag.Parse()
 	if *memoryLimit != "" {
@@ -148,6 +152,18 @@ func run(o options) int {
 			}
 			return 1
 		}
+		return 0
+	}
+	if o.breakdown > 0 {
+		res, err := breakdown(ctx, o, n, root, tmp, &srv, &clusterDir)
+		if err == nil {
+			err = res.write(o.out)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "benchmarks: FAILED:", err)
+			return 1
+		}
+		fmt.Print(res.Markdown())
 		return 0
 	}
 	res, err := bench(ctx, o, n, root, tmp, &srv, &clusterDir)

@@ -28,6 +28,9 @@ type mapper struct {
 	// dynamic maps a property map's key to the rule of each of its fields,
 	// named key + "." + property key.
 	dynamic map[string]fieldRule
+	// dropped names the document keys whose values are left out (a
+	// breakdown's mapper: breakdown.go).
+	dropped map[string]bool
 }
 
 // fieldRule is how one field is indexed.
@@ -75,6 +78,9 @@ func newMapper(im *mapping.IndexMappingImpl) *mapper {
 func (m *mapper) document(id string, fields map[string]any) (*document.Document, error) {
 	doc := document.NewDocument(id)
 	for key, v := range fields {
+		if m.dropped[key] {
+			continue
+		}
 		if rules, ok := m.fields[key]; ok {
 			if err := addValues(doc, key, rules, v); err != nil {
 				return nil, err
