@@ -136,7 +136,7 @@ func buildMeasured(ctx context.Context, dir string, m *mapper, ids []string, doc
 			idx.Close()
 		}
 	}()
-		// Large batches, then one segment: segment counts (and so dictionary
+	// Large batches, then one segment: segment counts (and so dictionary
 	// copies) equal in every index of the breakdown.
 	const batchDocs = 5000
 	for from := 0; from < len(docs); from += batchDocs {
