@@ -8,10 +8,13 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	q "github.com/semcat/semcat/query"
 )
 
 // ---- Search by query kind ------------------------------------------------
@@ -676,30 +679,34 @@ func runLag(ctx context.Context, c *Client, g *Generator, rate float64, dur, pol
 		if len(pending) == 0 {
 			continue
 		}
+		// One search per query.MaxTerms pending values (the most a query
+		// may have), at most three a poll: a backlog is searched in turn.
 		var terms []string
 		for i := range pending {
 			terms = append(terms, "lagref:"+lagValue(i))
-			if len(terms) == 150 {
+			if len(terms) == 3*q.MaxTerms {
 				break
 			}
 		}
-		sr, err := c.Search(ctx, g.Plan.Metalake, SearchParams{Query: strings.Join(terms, " "), Limit: 1000})
-		if err != nil {
-			cancel()
-			wg.Wait()
-			return res, err
-		}
-		now := time.Now()
-		res.Searches++
-		for _, h := range sr.Results {
-			var i int
-			if _, err := fmt.Sscanf(h.Entity.Name, "lag_%d", &i); err != nil {
-				continue
+		for chunk := range slices.Chunk(terms, q.MaxTerms) {
+			sr, err := c.Search(ctx, g.Plan.Metalake, SearchParams{Query: strings.Join(chunk, " "), Limit: 1000})
+			if err != nil {
+				cancel()
+				wg.Wait()
+				return res, err
 			}
-			if at, ok := pending[i]; ok {
-				lags = append(lags, now.Sub(at))
-				delete(pending, i)
-				found++
+			now := time.Now()
+			res.Searches++
+			for _, h := range sr.Results {
+				var i int
+				if _, err := fmt.Sscanf(h.Entity.Name, "lag_%d", &i); err != nil {
+					continue
+				}
+				if at, ok := pending[i]; ok {
+					lags = append(lags, now.Sub(at))
+					delete(pending, i)
+					found++
+				}
 			}
 		}
 	}
