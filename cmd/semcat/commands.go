@@ -89,13 +89,13 @@ func newRootCommand(getenv func(string) string, stdout, stderr io.Writer) *cobra
 	)
 	for _, c := range root.Commands() {
 		if c.Annotations[localAnnotation] != "" {
-			local := c.PreRunE
+			pre := c.PreRunE
 			c.PreRunE = func(cmd *cobra.Command, args []string) error {
 				if err := noRemoteFlags(cmd, args); err != nil {
 					return err
 				}
-				if local != nil {
-					return local(cmd, args)
+				if pre != nil {
+					return pre(cmd, args)
 				}
 				return nil
 			}
