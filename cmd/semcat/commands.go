@@ -219,7 +219,7 @@ func completeIdentifier(r *remote, shape func(args []string) string) cobra.Compl
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveError
 		}
-		ctx, cancel := context.WithTimeout(cmd.Context(), 3*time.Second)
+		ctx, cancel := context.WithTimeout(cmd.Context(), completionTimeout)
 		defer cancel()
 		levels := strings.Split(s, ".")
 		typed := strings.Split(toComplete, ".")
@@ -276,7 +276,7 @@ func completeTags(r *remote) cobra.CompletionFunc {
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveError
 		}
-		ctx, cancel := context.WithTimeout(cmd.Context(), 3*time.Second)
+		ctx, cancel := context.WithTimeout(cmd.Context(), completionTimeout)
 		defer cancel()
 		m, err := r.defaultMetalake(ctx, c)
 		if err != nil {
@@ -346,3 +346,7 @@ func firstArg(shape string) func(args []string) string {
 		return shape
 	}
 }
+
+// completionTimeout bounds the server calls of one completion: a Tab
+// waits at most this long for a slow server.
+const completionTimeout = 10 * time.Second
