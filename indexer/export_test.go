@@ -41,6 +41,10 @@ func SweepCache(x *Indexer) (files int, cached, size int64, err error) {
 	return st.files, st.cached, st.size, err
 }
 
+// SetFreeMemory makes x see free bytes of memory where it asks whether
+// there is room (roomFor: free at least twice what it asks for).
+func SetFreeMemory(x *Indexer, free int64) { x.room = func(size int64) bool { return free >= 2*size } }
+
 // MergesSettled reports whether the merges of x's index have settled (the
 // merge policy plans nothing more), and how many segments it has.
 func MergesSettled(x *Indexer) (bool, int, error) {

@@ -103,6 +103,8 @@ type Indexer struct {
 	// afterScan, if set (by tests), runs once a build has scanned and
 	// indexed its snapshot, before it catches up.
 	afterScan func()
+	// room is roomFor, but for tests that play a machine short of memory.
+	room func(size int64) bool
 
 	// building is held by whoever builds a new generation while the index
 	// serves, so that two rebuilds never overlap.
@@ -191,7 +193,7 @@ func Open(ctx context.Context, opts Options) (*Indexer, error) {
 	if opts.StallAfter == 0 {
 		opts.StallAfter = 30 * time.Second
 	}
-	x := &Indexer{opts: opts, store: opts.Store, logger: opts.Logger, disk: store{dir: opts.Dir}, prog: newProgress()}
+	x := &Indexer{opts: opts, store: opts.Store, logger: opts.Logger, disk: store{dir: opts.Dir}, prog: newProgress(), room: roomFor}
 	x.stopping, x.stop = context.WithCancel(context.Background())
 	x.stall.after = opts.StallAfter
 	var err error

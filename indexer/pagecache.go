@@ -35,6 +35,14 @@ import (
 // the index, in the machine and in semcat's memory cgroup). A page dropped
 // for want of memory stays dropped. Without this, 54 of 200 word searches
 // at 1,000,000 entities still waited for the disk.
+//
+// Where the index cannot be cached whole (roomFor half its size: less
+// free memory than the index, as in a container whose limit is below it),
+// there is no sweep at all. Reading every cached page marks each as just
+// used, so the kernel, which must then drop some, can no longer tell the
+// pages searches read from those nothing reads: it drops the pages a
+// search has just brought in (new pages start on its inactive list, below
+// the swept ones) and the next search reads them from disk again.
 
 // sweepStats is what one sweep read.
 type sweepStats struct {
@@ -42,14 +50,26 @@ type sweepStats struct {
 	cached int64 // bytes read that the page cache held
 	loaded int64 // bytes read back from disk: pages that had been dropped
 	size   int64 // the files' total size
+	// skipped: the index does not fit the memory there is, so nothing
+	// was read.
+	skipped bool
 }
 
 // keepCached sweeps the searched index every interval until ctx ends.
 func (x *Indexer) keepCached(ctx context.Context, interval time.Duration) {
+	skipping := false
 	every(ctx, interval, func() bool {
 		// Spread the reading over half the interval, so that a sweep of a
 		// large index does not take a core away from searches at once.
 		st, err := x.sweepCache(ctx, interval/2)
+		if err == nil && st.skipped != skipping {
+			skipping = st.skipped
+			if skipping {
+				x.logger.Info("indexer: the index is larger than the memory free for it: its pages are left to the kernel, not kept in the page cache", "indexBytes", st.size)
+			} else {
+				x.logger.Info("indexer: the index fits the memory free for it again: keeping it in the page cache", "indexBytes", st.size)
+			}
+		}
 		switch {
 		case err == nil && st.loaded > 0:
 			// During a bulk load each sweep finds a few MiB dropped (3-5
@@ -91,7 +111,11 @@ func (x *Indexer) sweepCache(ctx context.Context, spread time.Duration) (sweepSt
 			st.size += fi.Size()
 		}
 	}
-	load := roomFor(st.size)
+	if !x.room(st.size / 2) {
+		st.skipped = true
+		return st, nil
+	}
+	load := x.room(st.size)
 	start := time.Now()
 	buf := make([]byte, 1<<20)
 	var done int64 // bytes of the files swept so far, for pacing

@@ -26,3 +26,28 @@ func TestSweepCacheReadsTheSearchedIndex(t *testing.T) {
 		t.Errorf("sweep: %d files, %d of %d bytes cached", files, cached, size)
 	}
 }
+
+// TestSweepCacheLeavesAnIndexLargerThanMemory: where the index could not
+// be cached whole, a sweep reads nothing (reading every cached page would
+// make them all look just used, and the kernel could no longer keep the
+// ones searches read); with room for it, the same index is swept.
+func TestSweepCacheLeavesAnIndexLargerThanMemory(t *testing.T) {
+	t.Parallel()
+	s, x := seededIndexer(t)
+	for i := range 20 {
+		checker(t)(s.CreateTable(ctx, ns, table(fmt.Sprintf("t%02d", i), "col")))
+	}
+	catchUp(t, x)
+	_, _, size, err := indexer.SweepCache(x)
+	if err != nil || size == 0 {
+		t.Fatalf("sweep: %d bytes, %v", size, err)
+	}
+	indexer.SetFreeMemory(x, size/2)
+	if files, cached, _, err := indexer.SweepCache(x); err != nil || files != 0 || cached != 0 {
+		t.Errorf("sweep with memory for half the index: %d files, %d bytes read, %v; want none", files, cached, err)
+	}
+	indexer.SetFreeMemory(x, 4*size)
+	if files, cached, _, err := indexer.SweepCache(x); err != nil || files == 0 || cached == 0 {
+		t.Errorf("sweep with memory for the index: %d files, %d bytes read, %v", files, cached, err)
+	}
+}
