@@ -50,6 +50,9 @@ type CgroupStats struct {
 	// the processes the kernel killed for want of memory.
 	LimitHits int64 `json:"limitHits"`
 	OOMKills  int64 `json:"oomKills"`
+	// AfterLoad: the server joined the cgroup once the bulk load was
+	// searchable (-limit-after-load), not once it was ready.
+	AfterLoad bool `json:"joinedAfterLoad,omitempty"`
 }
 
 // parseBytes reads a size such as 1073741824, 512MiB or 1GiB.

@@ -306,7 +306,11 @@ func (r *Results) Markdown() string {
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	m := r.Machine
 	if c := r.MemoryCgroup; c != nil {
-		p("# semcat benchmark — %s entities, served under a %s memory limit\n\n", r.Size, fmtBytes(c.LimitBytes))
+		after := ""
+		if c.AfterLoad {
+			after = " from the end of the load"
+		}
+		p("# semcat benchmark — %s entities, served under a %s memory limit%s\n\n", r.Size, fmtBytes(c.LimitBytes), after)
 	} else {
 		p("# semcat benchmark — %s entities\n\n", r.Size)
 	}
