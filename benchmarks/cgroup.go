@@ -36,6 +36,9 @@ type memoryCgroup struct {
 	dir     string
 	version int // 1 or 2
 	limit   int64
+	// limitFile is the file that sets the limit: memory.limit_in_bytes
+	// (v1) or memory.max (v2).
+	limitFile string
 }
 
 // CgroupStats is what the server's memory cgroup saw.
@@ -50,9 +53,9 @@ type CgroupStats struct {
 	// the processes the kernel killed for want of memory.
 	LimitHits int64 `json:"limitHits"`
 	OOMKills  int64 `json:"oomKills"`
-	// AfterLoad: the server joined the cgroup once the bulk load was
-	// searchable (-limit-after-load), not once it was ready.
-	AfterLoad bool `json:"joinedAfterLoad,omitempty"`
+	// LoadLimitBytes is the limit during the bulk load, when it was not
+	// LimitBytes (-load-memory-limit).
+	LoadLimitBytes int64 `json:"loadLimitBytes,omitempty"`
 }
 
 // parseBytes reads a size such as 1073741824, 512MiB or 1GiB.
@@ -115,8 +118,8 @@ func makeCgroup(dir string, h memcg.Hierarchy, limit int64) (*memoryCgroup, erro
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("making memory cgroup: %w", err)
 	}
-	c := &memoryCgroup{dir: dir, version: h.Version, limit: limit}
-	if err := c.write(h.LimitFile(), strconv.FormatInt(limit, 10)); err != nil {
+	c := &memoryCgroup{dir: dir, version: h.Version, limitFile: h.LimitFile()}
+	if err := c.setLimit(limit); err != nil {
 		c.remove()
 		return nil, err
 	}
@@ -127,6 +130,16 @@ func makeCgroup(dir string, h memcg.Hierarchy, limit int64) (*memoryCgroup, erro
 		c.write("memory.move_charge_at_immigrate", "3")
 	}
 	return c, nil
+}
+
+// setLimit sets the cgroup's limit; below its usage, the kernel reclaims
+// its pages down to it first.
+func (c *memoryCgroup) setLimit(limit int64) error {
+	if err := c.write(c.limitFile, strconv.FormatInt(limit, 10)); err != nil {
+		return err
+	}
+	c.limit = limit
+	return nil
 }
 
 func (c *memoryCgroup) write(file, value string) error {

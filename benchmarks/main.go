@@ -41,7 +41,7 @@ type options struct {
 	keep            bool
 	profile         time.Duration
 	memoryLimit     int64 // bytes; 0: none
-	limitAfterLoad  bool  // join the memory cgroup after the load, not once ready
+	loadMemoryLimit int64 // bytes; the limit until the load is searchable (0: memoryLimit)
 	// relevance runs the relevance benchmark (relevance.go) instead.
 	relevance bool
 	corpus    string // its corpus, an import file
@@ -71,8 +71,15 @@ func parseFlags() options {
 	flag.StringVar(&o.pool, "pool", "", "with -relevance: write each query's judging pool into this directory instead of measuring")
 	flag.IntVar(&o.breakdown, "breakdown", 0, "instead of the latency scenarios, load the catalog and measure where the index's bytes and build CPU go, field group by field group, on a sample of this many of its entities (index-breakdown-<size>.md)")
 	memoryLimit := flag.String("memory-limit", "", "serve under this memory limit (e.g. 1GiB): the server joins a memory cgroup of its own once ready (needs permission to make cgroups); empty: none")
-	flag.BoolVar(&o.limitAfterLoad, "limit-after-load", false, "with -memory-limit: join the cgroup once the bulk load is searchable, so that the searches run under the limit but the load does not (to study searches under a limit smaller than the load needs; the DESIGN §6 target is measured with the limit from the start)")
+	loadMemoryLimit := flag.String("load-memory-limit", "", "with -memory-limit: the limit during the bulk load, lowered to -memory-limit once the load is searchable (to study searches under a limit smaller than the load needs; DESIGN §6's target is measured with one limit from the start); empty: -memory-limit throughout")
 	flag.Parse()
+	if *loadMemoryLimit != "" {
+		var err error
+		if o.loadMemoryLimit, err = parseBytes(*loadMemoryLimit); err != nil {
+			fmt.Fprintln(os.Stderr, "benchmarks: -load-memory-limit:", err)
+			os.Exit(2)
+		}
+	}
 	if *memoryLimit != "" {
 		var err error
 		if o.memoryLimit, err = parseBytes(*memoryLimit); err != nil {
@@ -224,17 +231,15 @@ func bench(ctx context.Context, o options, n int, root, tmp string, srv **Server
 	}
 	client := newClient(s.URL)
 	logf("  ready at %s", s.URL)
-	limit := func() error {
-		if err := s.limitMemory(o.memoryLimit); err != nil {
-			return fmt.Errorf("-memory-limit: %w", err)
+	if o.memoryLimit > 0 {
+		limit := o.memoryLimit
+		if o.loadMemoryLimit > 0 {
+			limit = o.loadMemoryLimit
 		}
-		logf("  serving under a memory limit of %s (cgroup v%d)", fmtBytes(o.memoryLimit), s.cgroup.version)
-		return nil
-	}
-	if o.memoryLimit > 0 && !o.limitAfterLoad {
-		if err := limit(); err != nil {
-			return nil, err
+		if err := s.limitMemory(limit); err != nil {
+			return nil, fmt.Errorf("-memory-limit: %w", err)
 		}
+		logf("  serving under a memory limit of %s (cgroup v%d)", fmtBytes(limit), s.cgroup.version)
 	}
 	rss := s.sampleRSS(100 * time.Millisecond)
 	if o.profile > 0 {
@@ -256,10 +261,13 @@ func bench(ctx context.Context, o options, n int, root, tmp string, srv **Server
 	logf("  %d entities in %.1f s: %.0f entities/s end to end (%.0f/s until the last write was answered)",
 		res.Load.Entities, res.Load.Seconds, res.Load.Rate, res.Load.HTTPRate)
 	res.IndexBytes = dirSize(filepath.Join(s.DataDir, "index"))
-	if o.memoryLimit > 0 && o.limitAfterLoad {
-		if err := limit(); err != nil {
-			return nil, err
+	if o.memoryLimit > 0 && o.loadMemoryLimit > 0 {
+		// The kernel reclaims the cgroup's pages down to the new limit,
+		// the index's cached file pages first.
+		if err := s.cgroup.setLimit(o.memoryLimit); err != nil {
+			return nil, fmt.Errorf("-memory-limit after the load: %w", err)
 		}
+		logf("  the load is searchable: memory limit lowered to %s", fmtBytes(o.memoryLimit))
 	}
 	fail := func(format string, args ...any) {
 		res.Failures = append(res.Failures, fmt.Sprintf(format, args...))
@@ -406,7 +414,7 @@ func bench(ctx context.Context, o options, n int, root, tmp string, srv **Server
 		if st, err := s.cgroup.Stats(); err != nil {
 			logf("warning: reading the server's memory cgroup: %v", err)
 		} else {
-			st.AfterLoad = o.limitAfterLoad
+			st.LoadLimitBytes = o.loadMemoryLimit
 			res.MemoryCgroup = &st
 			logf("memory cgroup: peak usage %s of %s; limit reached %d times; %d OOM kills", fmtBytes(st.PeakBytes), fmtBytes(st.LimitBytes), st.LimitHits, st.OOMKills)
 		}
@@ -486,8 +494,8 @@ func notes(o options, g *Generator, r *Results) []string {
 	}
 	if c := r.MemoryCgroup; c != nil {
 		joined := "joined once it was ready"
-		if c.AfterLoad {
-			joined = "joined once the bulk load was searchable (-limit-after-load): the load ran without it"
+		if c.LoadLimitBytes > 0 {
+			joined = fmt.Sprintf("joined once it was ready, with a limit of %s during the bulk load (-load-memory-limit), lowered once the load was searchable", fmtBytes(c.LoadLimitBytes))
 		}
 		out = append(out, fmt.Sprintf("The server ran under a memory limit of %s (a cgroup v%d of its own, %s; its PostgreSQL outside it): "+
 			"the cgroup's peak usage, its heap and the page cache charged to it, was %s; usage reached the limit %d times (each time the kernel reclaimed the cgroup's pages, the index's cached file pages first); %d processes were killed for want of memory.",

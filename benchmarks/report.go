@@ -307,8 +307,8 @@ func (r *Results) Markdown() string {
 	m := r.Machine
 	if c := r.MemoryCgroup; c != nil {
 		after := ""
-		if c.AfterLoad {
-			after = " from the end of the load"
+		if c.LoadLimitBytes > 0 {
+			after = fmt.Sprintf(" (%s during the load)", fmtBytes(c.LoadLimitBytes))
 		}
 		p("# semcat benchmark — %s entities, served under a %s memory limit%s\n\n", r.Size, fmtBytes(c.LimitBytes), after)
 	} else {
