@@ -20,6 +20,8 @@ type SearchRequest struct {
 	Cursor    string
 	Facets    []string // type, catalog, schema, tags
 	FacetSize int
+	// Profile asks for the search's profile too (SearchProfile).
+	Profile bool
 }
 
 // SearchEntity names the entity of a result.
@@ -60,6 +62,31 @@ type SearchResult struct {
 	Results  []SearchHit
 	Facets   map[string][]FacetValue
 	Cursor   string
+	Profile  *SearchProfile // when asked for
+}
+
+// SearchProfile says what a search read of its index, field by field: the
+// postings lists of the terms it looked up (its filters' included) with
+// their size on disk, the dictionary entries its expansions walked
+// (prefixes, word forms, typos), and the stored documents of its page
+// (field "doc", their size decoded). What a search reads must be in
+// memory for it to be fast, so a profile shows which fields a kind of
+// search needs kept there, as Elasticsearch's search profile shows where
+// a query's time goes.
+type SearchProfile struct {
+	Fields []FieldRead `json:"fields"`
+}
+
+// FieldRead is what a search read of one index field.
+type FieldRead struct {
+	Field string `json:"field"`
+	// Lists are the postings lists (or stored documents) read, Bytes
+	// their size; a term of a single document is held in the dictionary,
+	// and costs no bytes here.
+	Lists int    `json:"lists"`
+	Bytes uint64 `json:"bytes"`
+	// Terms are the dictionary entries expansions walked.
+	Terms int `json:"terms,omitempty"`
 }
 
 // SuggestRequest is a type-ahead request (SPEC §2.6), validated by the

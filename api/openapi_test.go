@@ -675,7 +675,7 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 	wantQuery := map[string][]string{
 		"dropMetalake": {"force"}, "dropCatalog": {"force"}, "dropSchema": {"cascade"}, "dropTable": {"purge"}, "listTagObjects": {"value"}, "suggest": {"limit", "prefix", "type"},
 		"listCatalogs": {"details"}, "listUsers": {"details"}, "listGroups": {"details"}, "listTags": {"details"}, "listObjectTags": {"details"}, "listSemanticModelMetrics": {"details"},
-		"search": {"catalog", "cursor", "facetSize", "facets", "limit", "minPosition", "offset", "query", "schema", "scope", "sort", "tag", "type", "waitMs"},
+		"search": {"catalog", "cursor", "facetSize", "facets", "limit", "minPosition", "offset", "profile", "query", "schema", "scope", "sort", "tag", "type", "waitMs"},
 	}
 	wantHeaders := map[string][]string{"alterSemanticModel": {"If-Match"}, "dropSemanticModel": {"If-Match"}}
 	for _, op := range doc.list {
@@ -1082,6 +1082,10 @@ func TestOpenAPIValidatesResponses(t *testing.T) {
 	admin.call(ok, "GET", ml+"/search?query=revenue&type=metric,semantic_model&catalog=rel&schema=sales&scope=system&sort=-created", nil)
 	admin.call(ok, "GET", ml+"/search?query=gold&tag=gold&tag=pii&type=table&type=catalog&scope=user&offset=0", nil)
 	admin.call(ok, "GET", ml+"/search?query=%2BEmp*%20-nothing&sort=created", nil)
+	_, profiled := admin.call(ok, "GET", ml+"/search?query=Emp*&profile=true", nil)
+	if _, ok := profiled["profile"]; !ok {
+		t.Errorf("no profile with profile=true: %s", showJSON(profiled))
+	}
 	bob.call(ok, "GET", ml+"/search?query=*&facets=type", nil)
 
 	// The documented search limits and enums are the server's.

@@ -55,7 +55,7 @@ func intParam(q url.Values, name string, def, lo, hi int) (int, error) {
 
 // searchSingle are the search parameters that take one value; type, tag
 // and facets may repeat.
-var searchSingle = []string{"query", "catalog", "schema", "scope", "sort", "limit", "offset", "cursor", "facetSize", "minPosition", "waitMs"}
+var searchSingle = []string{"query", "catalog", "schema", "scope", "sort", "limit", "offset", "cursor", "facetSize", "profile", "minPosition", "waitMs"}
 
 // searchRequest reads and checks the parameters of a search from the
 // query string qs (queryValues).
@@ -118,6 +118,9 @@ func searchRequest(r *http.Request, qs url.Values) (semcat.SearchRequest, error)
 		req.Facets = append(req.Facets, f)
 	}
 	if req.FacetSize, err = intParam(qs, "facetSize", defaultFacetSize, 1, maxFacetSize); err != nil {
+		return req, err
+	}
+	if req.Profile, err = boolParam(r, "profile"); err != nil {
 		return req, err
 	}
 	return req, nil
@@ -231,7 +234,8 @@ func (h *handler) search(w http.ResponseWriter, r *http.Request) error {
 		Results  []semcat.SearchHit             `json:"results"`
 		Facets   map[string][]semcat.FacetValue `json:"facets,omitempty"`
 		Cursor   string                         `json:"cursor,omitempty"`
-	}{0, res.Total, res.Position.String(), nonNil(res.Results), res.Facets, res.Cursor}
+		Profile  *semcat.SearchProfile          `json:"profile,omitempty"`
+	}{0, res.Total, res.Position.String(), nonNil(res.Results), res.Facets, res.Cursor, res.Profile}
 	return writeJSON(w, http.StatusOK, body)
 }
 

@@ -114,6 +114,18 @@ type SearchResponse struct {
 		Value string `json:"value"`
 		Count int    `json:"count"`
 	} `json:"facets"`
+	Profile *struct {
+		Fields []FieldRead `json:"fields"`
+	} `json:"profile"`
+}
+
+// FieldRead is what a search read of one index field (a search's
+// profile), or on average per search of a kind.
+type FieldRead struct {
+	Field string  `json:"field"`
+	Lists float64 `json:"lists"`
+	Bytes float64 `json:"bytes"`
+	Terms float64 `json:"terms,omitempty"`
 }
 
 // IDs returns the results as "type:catalog.schema.name" (the metalake
@@ -138,6 +150,7 @@ type SearchParams struct {
 	Limit       int
 	MinPosition string
 	WaitMs      int
+	Profile     bool
 }
 
 // Search runs a search in metalake m.
@@ -155,6 +168,9 @@ func (c *Client) Search(ctx context.Context, m string, p SearchParams) (*SearchR
 	if p.MinPosition != "" {
 		v.Set("minPosition", p.MinPosition)
 		v.Set("waitMs", strconv.Itoa(p.WaitMs))
+	}
+	if p.Profile {
+		v.Set("profile", "true")
 	}
 	var out SearchResponse
 	_, err := c.do(ctx, http.MethodGet, "/api/metalakes/"+url.PathEscape(m)+"/search?"+v.Encode(), nil, &out)

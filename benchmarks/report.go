@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/semcat/semcat/query"
 )
 
 // Stats summarise latencies in milliseconds.
@@ -425,6 +427,8 @@ func (r *Results) Markdown() string {
 			fmtMs(q.Server.P50), fmtMs(q.Server.P99), q.Server.N, share, faulted)
 	}
 
+	r.writeReads(p)
+
 	p("\n**Result agreement** (totals equal in both engines, of %d queries; exact kinds must agree or the run fails):\n\n", r.Iterations)
 	p("| kind | exact | totals agree | mean total semcat | mean total PostgreSQL |\n|---|---|---|---|---|\n")
 	for _, q := range r.Queries {
@@ -485,4 +489,42 @@ func tableBatchText(n int) string {
 		return "tables one by one, each with a tag association"
 	}
 	return fmt.Sprintf("tables %d per batch create, with their tags", n)
+}
+
+// writeReads writes what a search of each kind read of the index (its
+// profile), when the run has it.
+func (r *Results) writeReads(p func(string, ...any)) {
+	have := false
+	for _, q := range r.Queries {
+		have = have || len(q.Reads) > 0
+	}
+	if !have {
+		return
+	}
+	p("\n**What a search reads** (`profile=true`, %d more queries of each kind, on average per search): the postings lists of its terms and filters with their size on disk, the dictionary entries its expansions walked, and the stored documents of its page (`doc`, decoded). What a search reads is what must stay in memory for it to be fast; fields by the most bytes:\n\n", profileQueries)
+	p("| kind | postings read | dictionary entries walked | stored documents | fields (KiB; entries walked) |\n|---|---|---|---|---|\n")
+	for _, q := range r.Queries {
+		if len(q.Reads) == 0 {
+			continue
+		}
+		var postings, terms, lists, stored float64
+		var fields []string
+		for _, f := range q.Reads {
+			if f.Field == query.FieldStored {
+				stored = f.Bytes
+			} else {
+				postings += f.Bytes
+				lists += f.Lists
+			}
+			terms += f.Terms
+			if len(fields) < 6 && (f.Bytes >= 512 || f.Terms >= 1) {
+				part := fmt.Sprintf("`%s` %.1f", f.Field, f.Bytes/1024)
+				if f.Terms >= 1 {
+					part += fmt.Sprintf("; %.0f", f.Terms)
+				}
+				fields = append(fields, part)
+			}
+		}
+		p("| %s | %.0f KiB in %.0f lists | %.0f | %.1f KiB | %s |\n", q.Kind, postings/1024, lists, terms, stored/1024, strings.Join(fields, ", "))
+	}
 }

@@ -128,3 +128,19 @@ func TestCostlyQueryIsAllowed(t *testing.T) {
 		t.Errorf("the costliest query does not parse: %v", err)
 	}
 }
+
+// TestMarkdownShowsWhatSearchesRead: a run with search profiles gets a
+// row per kind with its postings, expansions and stored documents, and a
+// run without them no table.
+func TestMarkdownShowsWhatSearchesRead(t *testing.T) {
+	r := &Results{Size: "10k", Queries: []QueryResult{{Kind: "prefix", Reads: []FieldRead{
+		{Field: query.FieldStored, Lists: 20, Bytes: 20480}, {Field: "uvp", Lists: 2, Bytes: 8192}, {Field: "n", Lists: 3, Bytes: 2048, Terms: 40},
+	}}}}
+	want := "| prefix | 10 KiB in 5 lists | 40 | 20.0 KiB | `doc` 20.0, `uvp` 8.0, `n` 2.0; 40 |"
+	if md := r.Markdown(); !strings.Contains(md, want) {
+		t.Errorf("no row %q in\n%s", want, md)
+	}
+	if md := (&Results{Size: "10k", Queries: []QueryResult{{Kind: "prefix"}}}).Markdown(); strings.Contains(md, "What a search reads") {
+		t.Error("a reads table without profiles")
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -184,8 +185,16 @@ type QueryResult struct {
 	MajorFaults int64   `json:"majorFaults"`
 	FaultedP50  float64 `json:"faultedP50Ms,omitempty"`
 	FaultedMax  float64 `json:"faultedMaxMs,omitempty"`
-	window      window
+	// Reads is what a search of the kind read of the index on average,
+	// field by field, the most bytes first (profileQueries more queries
+	// run with profile=true after the measured ones).
+	Reads  []FieldRead `json:"reads,omitempty"`
+	window window
 }
+
+// profileQueries is how many queries of each kind are run again with
+// profile=true, untimed, for QueryResult.Reads.
+const profileQueries = 20
 
 // runQueries runs n queries of every kind (after warmup unmeasured ones) in
 // both engines, alternating which engine goes first. Wrong results of exact
@@ -199,6 +208,7 @@ func runQueries(ctx context.Context, c *Client, pg *PGFTS, g *Generator, n, warm
 		res := QueryResult{Kind: kind.Name, Exact: kind.Exact}
 		var semT, pgT, faultedT []time.Duration
 		var semSum, pgSum float64
+		var err error
 		bad := 0
 		for i := range warmup + n {
 			if i == warmup {
@@ -279,6 +289,9 @@ func runQueries(ctx context.Context, c *Client, pg *PGFTS, g *Generator, n, warm
 			ft := summarize(faultedT)
 			res.FaultedP50, res.FaultedMax = ft.P50, ft.Max
 		}
+		if res.Reads, err = profileKind(ctx, c, g, kind, s); err != nil {
+			return nil, nil, err
+		}
 		res.RatioP50, res.RatioP99 = res.PG.P50/res.Semcat.P50, res.PG.P99/res.Semcat.P99
 		res.MeanSemcatTotal, res.MeanPGTotal = semSum/float64(n), pgSum/float64(n)
 		logf("  %-20s semcat p50 %7.2f ms p99 %8.2f ms | PostgreSQL p50 %8.2f ms p99 %8.2f ms | totals agree %d/%d | %d searches with %d major faults",
@@ -286,6 +299,39 @@ func runQueries(ctx context.Context, c *Client, pg *PGFTS, g *Generator, n, warm
 		results = append(results, res)
 	}
 	return results, failures, nil
+}
+
+// profileKind runs profileQueries more queries of kind with profile=true
+// and returns what one read of the index on average, field by field.
+func profileKind(ctx context.Context, c *Client, g *Generator, kind queryKind, s *sampler) ([]FieldRead, error) {
+	sums := map[string]*FieldRead{}
+	for range profileQueries {
+		qc := kind.gen(s)
+		qc.semcat.Profile = true
+		sr, err := c.Search(ctx, g.Plan.Metalake, qc.semcat)
+		if err != nil {
+			return nil, fmt.Errorf("%s query %q with its profile: %w", kind.Name, qc.semcat.Query, err)
+		}
+		if sr.Profile == nil {
+			return nil, fmt.Errorf("%s query %q: no profile in the answer", kind.Name, qc.semcat.Query)
+		}
+		for _, f := range sr.Profile.Fields {
+			sum := sums[f.Field]
+			if sum == nil {
+				sum = &FieldRead{Field: f.Field}
+				sums[f.Field] = sum
+			}
+			sum.Lists += f.Lists / profileQueries
+			sum.Bytes += f.Bytes / profileQueries
+			sum.Terms += f.Terms / profileQueries
+		}
+	}
+	out := make([]FieldRead, 0, len(sums))
+	for _, f := range sums {
+		out = append(out, *f)
+	}
+	slices.SortFunc(out, func(a, b FieldRead) int { return cmp.Or(cmp.Compare(b.Bytes, a.Bytes), cmp.Compare(a.Field, b.Field)) })
+	return out, nil
 }
 
 // FloorResult is what a request costs each engine when it asks for no

@@ -676,6 +676,13 @@ func TestSearch(t *testing.T) {
 	if res.Total != 1 || res.Results[0].Entity.Type != "metric" || !slices.Equal(res.Results[0].Entity.Namespace, []string{"m", "rel", "sales", "shop"}) {
 		t.Errorf("metric search: %+v", res)
 	}
+	if res.Profile != nil {
+		t.Errorf("a profile not asked for: %+v", res.Profile)
+	}
+	res = read(c.Search(ctx, semcat.SearchRequest{Metalake: "m", Query: "revenue", Types: []string{"metric"}, Profile: true})).must(t)
+	if res.Profile == nil || len(res.Profile.Fields) == 0 || res.Profile.Fields[0].Bytes == 0 {
+		t.Errorf("search profile: %+v", res.Profile)
+	}
 
 	_, err = c.Search(ctx, semcat.SearchRequest{Metalake: "m", Query: "-x"})
 	wantCode(t, "a query without a positive term", err, semcat.EINVALID, client.ErrInvalid)

@@ -56,6 +56,9 @@ func (c *Client) SearchAfter(ctx context.Context, req semcat.SearchRequest, minP
 	set("cursor", req.Cursor)
 	set("facets", strings.Join(req.Facets, ","))
 	setInt("facetSize", req.FacetSize)
+	if req.Profile {
+		q.Set("profile", "true")
+	}
 	set("minPosition", minPosition.String())
 	if !minPosition.IsZero() && wait > 0 {
 		q.Set("waitMs", strconv.FormatInt(wait.Milliseconds(), 10))
@@ -70,11 +73,12 @@ func (c *Client) SearchAfter(ctx context.Context, req semcat.SearchRequest, minP
 		Results  []semcat.SearchHit             `json:"results"`
 		Facets   map[string][]semcat.FacetValue `json:"facets"`
 		Cursor   string                         `json:"cursor"`
+		Profile  *semcat.SearchProfile          `json:"profile"`
 	}
 	if err := json.Unmarshal(rep.body, &body); err != nil {
 		return nil, fmt.Errorf("client: decoding the search answer: %w", err)
 	}
-	res := &semcat.SearchResult{Total: body.Total, Results: body.Results, Facets: body.Facets, Cursor: body.Cursor}
+	res := &semcat.SearchResult{Total: body.Total, Results: body.Results, Facets: body.Facets, Cursor: body.Cursor, Profile: body.Profile}
 	if body.Position != "" {
 		if res.Position, err = semcat.ParsePosition("position", body.Position); err != nil {
 			return nil, fmt.Errorf("client: the server answered a malformed search position %q", body.Position)

@@ -53,6 +53,8 @@ type EvalOptions struct {
 	// one-term query then scores only the hits that can be among them
 	// (SegmentResult.Candidates).
 	Need int
+	// Reads, when not nil, counts what the evaluation reads of the index.
+	Reads Reads
 }
 
 // Evaluation is a plan's answer over one snapshot.
@@ -215,7 +217,7 @@ func (p *Plan) Eval(ctx context.Context, snap *scorch.IndexSnapshot, opts EvalOp
 	readers := make([]*segReader, len(segs))
 	dfas := map[typoKey]*levenshtein.DFA{}
 	for i, ss := range segs {
-		readers[i] = &segReader{ctx: ctx, seg: ss.Segment(), deleted: ss.Deleted(), dicts: map[string]segment.TermDictionary{}, dfas: dfas}
+		readers[i] = &segReader{ctx: ctx, seg: ss.Segment(), deleted: ss.Deleted(), dicts: map[string]segment.TermDictionary{}, dfas: dfas, reads: opts.Reads}
 	}
 	leaves := &leafSet{seen: map[Leaf]bool{}}
 	run := func(t *Term, collect bool) (*termRun, error) {
@@ -697,6 +699,7 @@ type segReader struct {
 	deleted *roaring.Bitmap
 	dicts   map[string]segment.TermDictionary
 	dfas    map[typoKey]*levenshtein.DFA // shared by the evaluation's segments
+	reads   Reads                        // shared too; nil: not counted
 }
 
 type typoKey struct {
@@ -758,7 +761,7 @@ func (rd *segReader) clause(out *roaring.Bitmap, c Clause, leaves *leafSet) erro
 	}
 	switch c.Mode {
 	case MatchTerm:
-		found, err := orPostings(out, d, c.Term)
+		found, err := rd.postings(out, d, c.Field, c.Term)
 		if found {
 			leaves.add(c.Field, c.Term, false)
 		}
@@ -779,11 +782,12 @@ func (rd *segReader) clause(out *roaring.Bitmap, c Clause, leaves *leafSet) erro
 				}
 				return err
 			}
+			rd.reads.terms(c.Field, 1)
 			if c.Boundary && !atBoundary(e.Term[len(c.Term):]) {
 				continue
 			}
 			found = true
-			if _, err := orPostings(out, d, e.Term); err != nil {
+			if _, err := rd.postings(out, d, c.Field, e.Term); err != nil {
 				return err
 			}
 		}
@@ -800,11 +804,12 @@ func (rd *segReader) clause(out *roaring.Bitmap, c Clause, leaves *leafSet) erro
 			if err != nil || e == nil {
 				return err
 			}
+			rd.reads.terms(c.Field, 1)
 			if e.Term == c.Word || analyzers.FormKey(e.Term) != c.Term {
 				continue
 			}
 			leaves.add(c.Field, e.Term, false)
-			if _, err := orPostings(out, d, e.Term); err != nil {
+			if _, err := rd.postings(out, d, c.Field, e.Term); err != nil {
 				return err
 			}
 		}
@@ -829,8 +834,9 @@ func (rd *segReader) clause(out *roaring.Bitmap, c Clause, leaves *leafSet) erro
 			if err != nil || e == nil {
 				return err
 			}
+			rd.reads.terms(c.Field, 1)
 			leaves.add(c.Field, e.Term, false)
-			if _, err := orPostings(out, d, e.Term); err != nil {
+			if _, err := rd.postings(out, d, c.Field, e.Term); err != nil {
 				return err
 			}
 		}
@@ -894,13 +900,14 @@ func atBoundary(rest string) bool {
 // included, added to a bitmap.
 type orInto interface{ OrInto(*roaring.Bitmap) }
 
-// orPostings adds the documents holding term in d to out, and says whether
-// there were any.
-func orPostings(out *roaring.Bitmap, d segment.TermDictionary, term string) (bool, error) {
+// postings adds the documents holding term in field's dictionary d to
+// out, and says whether there were any.
+func (rd *segReader) postings(out *roaring.Bitmap, d segment.TermDictionary, field, term string) (bool, error) {
 	pl, err := d.PostingsList([]byte(term), nil, nil)
 	if err != nil || pl == nil || pl.Count() == 0 {
 		return false, err
 	}
+	rd.reads.Postings(field, pl)
 	o, ok := pl.(orInto)
 	if !ok {
 		return false, fmt.Errorf("%w: postings %T", ErrNoBitmaps, pl)

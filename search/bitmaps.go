@@ -29,6 +29,7 @@ type segBitmaps struct {
 	seg   segment.Segment
 	size  uint64 // documents, deleted ones included
 	dicts map[string]segment.TermDictionary
+	reads q.Reads // counts the postings read (nil: not counted)
 }
 
 // orInto is what zap's postings lists offer: their documents, deleted ones
@@ -59,15 +60,17 @@ func (b *segBitmaps) orTerm(out *roaring.Bitmap, field, term string) error {
 	if err != nil {
 		return err
 	}
-	return orPostings(out, d, term)
+	return orPostings(out, d, term, func(pl segment.PostingsList) { b.reads.Postings(field, pl) })
 }
 
-// orPostings adds the documents holding term in d to out.
-func orPostings(out *roaring.Bitmap, d segment.TermDictionary, term string) error {
+// orPostings adds the documents holding term in d to out, and hands their
+// postings list to read.
+func orPostings(out *roaring.Bitmap, d segment.TermDictionary, term string, read func(segment.PostingsList)) error {
 	pl, err := d.PostingsList([]byte(term), nil, nil)
 	if err != nil || pl == nil {
 		return err
 	}
+	read(pl)
 	o, ok := pl.(orInto)
 	if !ok {
 		return fmt.Errorf("%w: postings %T", q.ErrNoBitmaps, pl)

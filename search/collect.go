@@ -36,6 +36,8 @@ type collectRequest struct {
 	// tagFields are the fields the tags facet counts (FieldTags,
 	// FieldSystemTags, or both, as the scope allows).
 	tagFields []string
+	// reads, when not nil, counts what the search reads of the index.
+	reads q.Reads
 }
 
 // collected is a search's answer.
@@ -93,12 +95,13 @@ func collect(ctx context.Context, cache *ColumnCache, idx bleve.Index, req colle
 			if len(filters) == 0 {
 				return nil, nil
 			}
-			b := &segBitmaps{seg: segs[i].Segment(), size: segs[i].Segment().Count(), dicts: map[string]segment.TermDictionary{}}
+			b := &segBitmaps{seg: segs[i].Segment(), size: segs[i].Segment().Count(), dicts: map[string]segment.TermDictionary{}, reads: req.reads}
 			return b.filter(bq.NewConjunctionQuery(filters))
 		},
 		NameParts: func(i int) []uint8 { return cols.segs[i].nameParts },
 		Unscored:  req.sort != "relevance" && req.limit == 0,
 		Need:      need(req),
+		Reads:     req.reads,
 	})
 	if err != nil {
 		return nil, err
@@ -149,6 +152,7 @@ func collect(ctx context.Context, cache *ColumnCache, idx bleve.Index, req colle
 		if h.stored, err = segmentPayload(segs[p.seg], uint64(p.local)); err != nil {
 			return nil, fmt.Errorf("document %s: %w", h.id, err)
 		}
+		req.reads.Add(q.FieldStored, 1, uint64(len(h.stored)))
 		out.hits = append(out.hits, h)
 	}
 	return out, nil

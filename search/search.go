@@ -111,6 +111,9 @@ func search(ctx context.Context, x Index, req semcat.SearchRequest, visible bq.Q
 		return nil, semcat.Errorf(semcat.EINVALID, "sort: unknown sort '%s' (want relevance, name, -name, created or -created)", req.Sort)
 	}
 	creq := collectRequest{plan: plan, filters: filters, sort: sortName, limit: req.Limit, offset: req.Offset, tagFields: tagFields}
+	if req.Profile {
+		creq.reads = q.Reads{}
+	}
 	if req.Cursor != "" {
 		cs, err := decodeCursorToken(req.Cursor)
 		if err != nil || cs.Sort != sortName || cs.Query != req.Query || cs.Filters != filtersKey(req) || len(cs.After) != values {
@@ -151,6 +154,12 @@ func search(ctx context.Context, x Index, req semcat.SearchRequest, visible bq.Q
 	}
 	leaves := res.leaves
 	out := &semcat.SearchResult{Total: res.total, Position: position, Results: make([]semcat.SearchHit, 0, len(res.hits))}
+	if creq.reads != nil {
+		out.Profile = &semcat.SearchProfile{Fields: []semcat.FieldRead{}}
+		for _, f := range creq.reads.Sorted() {
+			out.Profile.Fields = append(out.Profile.Fields, semcat.FieldRead{Field: f.Field, Lists: f.Lists, Bytes: f.Bytes, Terms: f.Terms})
+		}
+	}
 	for _, h := range res.hits {
 		st, err := DecodePayload(h.stored)
 		if err != nil {
