@@ -18,10 +18,26 @@ type fakeRuntime struct {
 	cgroup  int64 // the budget; 0: no cgroup limit
 	goLimit int64
 	sets    int
+	gc      int // the GC percent
 }
 
 func newFakeRuntime(cgroup int64) *fakeRuntime {
-	return &fakeRuntime{cgroup: cgroup, goLimit: math.MaxInt64}
+	return &fakeRuntime{cgroup: cgroup, goLimit: math.MaxInt64, gc: 100}
+}
+
+// setGC is debug.SetGCPercent.
+func (r *fakeRuntime) setGC(n int) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	was := r.gc
+	r.gc = n
+	return was
+}
+
+func (r *fakeRuntime) gcPercent() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.gc
 }
 
 func (r *fakeRuntime) budget() (int64, bool) {
@@ -49,7 +65,7 @@ func (r *fakeRuntime) state() (limit int64, sets int) {
 }
 
 func (r *fakeRuntime) follower() *memoryLimitFollower {
-	return &memoryLimitFollower{budget: r.budget, set: r.set, logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	return &memoryLimitFollower{budget: r.budget, set: r.set, setGC: r.setGC, logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 }
 
 // waitForLimit waits until the fake's Go limit is want.
@@ -96,6 +112,40 @@ func TestMemoryLimitFollower(t *testing.T) {
 	if got, _ := rt.state(); got != 500<<20 {
 		t.Errorf("restore overwrote a limit set from outside: %d", got)
 	}
+}
+
+// TestFollowerCollectsSoonerUnderALimit: while a cgroup limit binds, the
+// collector's target is limitedGCPercent, set again if something else
+// (a build) changed it; once no limit binds, and at the end, the setting
+// from before comes back.
+func TestFollowerCollectsSoonerUnderALimit(t *testing.T) {
+	rt := newFakeRuntime(0)
+	rt.setGC(80)
+	f := rt.follower()
+	step := func(cgroup int64, want int) {
+		t.Helper()
+		rt.mu.Lock()
+		rt.cgroup = cgroup
+		rt.mu.Unlock()
+		f.check()
+		if got := rt.gcPercent(); got != want {
+			t.Errorf("cgroup limit %d: GC percent %d, want %d", cgroup, got, want)
+		}
+	}
+	step(0, 80)
+	step(1<<30, limitedGCPercent)
+	rt.setGC(200) // a build that loosened the collector before the limit came, ending
+	step(1<<30, limitedGCPercent)
+	step(0, 80)
+	step(2<<30, limitedGCPercent)
+	f.restore()
+	if got := rt.gcPercent(); got != 80 {
+		t.Errorf("after restore: GC percent %d, want 80", got)
+	}
+	// Without setGC (GOGC set), the collector is left alone.
+	rt.setGC(100)
+	f = &memoryLimitFollower{budget: rt.budget, set: rt.set, logger: f.logger}
+	step(1<<30, 100)
 }
 
 // TestFollowerShare: Mains in one process share one follower; the limit
