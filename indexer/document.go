@@ -40,12 +40,12 @@ func Document(r *semcat.EntityRecord) (map[string]any, error) {
 			comments = append(comments, c)
 		}
 	}
-	payload := search.EncodePayload(&search.Payload{
-		Entity:   semcat.SearchEntity{Type: string(r.Kind), Namespace: r.Namespace(), Name: r.Name},
-		Metadata: md,
-		Fields:   fields,
-		Comments: comments,
-	})
+	entity := semcat.SearchEntity{Type: string(r.Kind), Namespace: r.Namespace(), Name: r.Name}
+	stored := &search.Payload{Entity: entity, Metadata: md, Fields: fields, Comments: comments}
+	if r.Kind == semcat.KindTable {
+		stored = search.TablePayload(entity, md, r.Columns)
+	}
+	payload := search.EncodePayload(stored)
 	user, userKeys, userValues := properties(md.User.Properties)
 	// The system property "schema" (a table's columns, a model's dataset
 	// records) is searchable by its words and whole, like any value, but

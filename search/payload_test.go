@@ -62,3 +62,54 @@ func TestPayloadRoundTrip(t *testing.T) {
 		DecodePayload(string(b)) // must not panic
 	}
 }
+
+// TestTablePayload: a table's payload holds its columns once, and decodes
+// to what the indexer derives from them: the "schema" property (the DDL),
+// the schema entries of every field at any depth and the texts of the
+// commented columns and struct fields, each as the table's own record
+// derives them; and smaller than those three stored.
+func TestTablePayload(t *testing.T) {
+	text := func(s string) *string { return &s }
+	str := &semcat.Type{Name: "string"}
+	cols := []semcat.Column{
+		{Name: "id", Type: &semcat.Type{Name: "bigint"}, Comment: text("the key")},
+		{Name: "amount", Type: &semcat.Type{Name: "decimal(10,2)"}},
+		{Name: "address", Type: &semcat.Type{Name: "struct", Fields: []semcat.StructField{
+			{Name: "city", Type: str, Comment: text("where")},
+			{Name: "geo", Type: &semcat.Type{Name: "struct", Fields: []semcat.StructField{{Name: "lat", Type: &semcat.Type{Name: "double"}}}}},
+		}}},
+		{Name: "events", Type: &semcat.Type{Name: "list", ElementType: &semcat.Type{Name: "struct", Fields: []semcat.StructField{{Name: "at", Type: &semcat.Type{Name: "timestamp"}, Comment: text("when")}}}}},
+		{Name: "attrs", Type: &semcat.Type{Name: "map", KeyType: str, ValueType: &semcat.Type{Name: "struct", Fields: []semcat.StructField{{Name: "v", Type: str}}}}},
+		{Name: "either", Type: &semcat.Type{Name: "union", Types: []*semcat.Type{str, {Name: "struct", Fields: []semcat.StructField{{Name: "n", Type: &semcat.Type{Name: "integer"}}}}}}},
+		{Name: "untyped"},
+		{Name: "größe ✓, <odd>", Type: str, Comment: text("")},
+	}
+	for _, columns := range [][]semcat.Column{cols, nil} {
+		r := &semcat.EntityRecord{Kind: semcat.KindTable, Name: "orders", Metalake: "m", Catalog: "c", Schema: "s", Columns: columns,
+			Properties: map[string]string{"owner": "ops"}, Tags: []string{"gold"}}
+		md := r.Metadata()
+		entity := semcat.SearchEntity{Type: "table", Namespace: r.Namespace(), Name: r.Name}
+		want := &Payload{Entity: entity, Metadata: md, Fields: r.SchemaFields()}
+		for _, c := range r.ColumnTexts() {
+			if c.Text != "" {
+				want.Comments = append(want.Comments, c)
+			}
+		}
+		p := string(EncodePayload(TablePayload(entity, md, columns)))
+		got, err := DecodePayload(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%d columns (-derived +decoded):\n%s", len(columns), diff)
+		}
+		if old := EncodePayload(want); len(columns) > 0 && len(p) >= len(old) {
+			t.Errorf("the columns' payload takes %d bytes, the derived one %d", len(p), len(old))
+		}
+		for n := range len(p) {
+			if _, err := DecodePayload(p[:n]); err == nil {
+				t.Errorf("a table payload cut to %d of %d bytes decoded", n, len(p))
+			}
+		}
+	}
+}
