@@ -267,15 +267,19 @@ func suggest(ctx context.Context, x Index, req semcat.SuggestRequest, visible bq
 			}
 		}
 		for _, p := range top.picks {
-			stored, err := segmentPayload(segs[p.seg], uint64(p.doc))
-			if err != nil {
-				return err
+			entity, ok := entityOfKey(p.key)
+			if !ok { // not a key SortKey writes: read the entity stored
+				stored, err := segmentPayload(segs[p.seg], uint64(p.doc))
+				if err != nil {
+					return err
+				}
+				st, err := DecodePayload(stored)
+				if err != nil {
+					return fmt.Errorf("suggest: document %d of segment %d: %w", p.doc, p.seg, err)
+				}
+				entity = st.Entity
 			}
-			st, err := DecodePayload(stored)
-			if err != nil {
-				return fmt.Errorf("suggest: document %d of segment %d: %w", p.doc, p.seg, err)
-			}
-			out.Suggestions = append(out.Suggestions, semcat.Suggestion{Entity: st.Entity, Highlight: highlight(st.Entity.Name, int(p.off), len(prefix))})
+			out.Suggestions = append(out.Suggestions, semcat.Suggestion{Entity: entity, Highlight: highlight(entity.Name, int(p.off), len(prefix))})
 		}
 		return nil
 	})
@@ -283,6 +287,27 @@ func suggest(ctx context.Context, x Index, req semcat.SuggestRequest, visible bq
 		return nil, fmt.Errorf("suggest: %w", err)
 	}
 	return out, nil
+}
+
+// entityOfKey returns the entity a sort key (query.SortKey) names: its
+// identifier is the namespace and the name joined by dots, which no name
+// holds (semcat.ValidateName), so a suggestion needs no read of its
+// stored payload, a page of the index each that a search under a memory
+// limit may find evicted.
+func entityOfKey(key string) (semcat.SearchEntity, bool) {
+	name, rest, ok := strings.Cut(key, "\x00")
+	if !ok {
+		return semcat.SearchEntity{}, false
+	}
+	identifier, typ, ok := strings.Cut(rest, "\x00")
+	if !ok || typ == "" || strings.Contains(typ, "\x00") {
+		return semcat.SearchEntity{}, false
+	}
+	parts := strings.Split(identifier, ".")
+	if len(parts) < 2 || parts[len(parts)-1] != name {
+		return semcat.SearchEntity{}, false
+	}
+	return semcat.SearchEntity{Type: typ, Namespace: parts[:len(parts)-1], Name: name}, true
 }
 
 // highlight returns name as HTML with the characters that a prefix of

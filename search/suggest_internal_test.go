@@ -2,8 +2,12 @@ package search
 
 import (
 	"fmt"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
+	"github.com/semcat/semcat"
 	q "github.com/semcat/semcat/query"
 )
 
@@ -48,5 +52,26 @@ func TestWarmBuildsSuggestWhileTypeAheadsRun(t *testing.T) {
 	rewrite(0, 20, 9) // a new segment
 	if built, n := warm(); built != n {
 		t.Fatalf("while type-aheads run: %d of %d segments have a type-ahead index, want all", built, n)
+	}
+}
+
+// TestEntityOfKey: a suggestion's entity comes from its sort key, as the
+// indexer writes it; anything else is not taken for one.
+func TestEntityOfKey(t *testing.T) {
+	for _, e := range []semcat.SearchEntity{
+		{Type: "table", Namespace: []string{"m", "c", "s"}, Name: "orders"},
+		{Type: "metric", Namespace: []string{"m", "c", "s", "model"}, Name: "revenue"},
+		{Type: "catalog", Namespace: []string{"m"}, Name: "c"},
+	} {
+		key := q.SortKey(e.Name, strings.Join(append(slices.Clone(e.Namespace), e.Name), "."), e.Type)
+		got, ok := entityOfKey(key)
+		if !ok || !reflect.DeepEqual(got, e) {
+			t.Errorf("key %q: %+v, %v; want %+v", key, got, ok, e)
+		}
+	}
+	for _, key := range []string{"", "orders", "orders\x00m.c.s.orders", "orders\x00orders\x00table", "orders\x00m.c.s.other\x00table", "orders\x00m.c.s.orders\x00"} {
+		if got, ok := entityOfKey(key); ok {
+			t.Errorf("key %q taken for %+v", key, got)
+		}
 	}
 }
