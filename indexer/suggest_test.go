@@ -1,6 +1,7 @@
 package indexer_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -36,6 +37,13 @@ func TestSuggest(t *testing.T) {
 		var out []string
 		for _, sg := range res.Suggestions {
 			out = append(out, sg.Entity.Type+":"+sg.Highlight)
+			want := []string{"m", "rel", "s"}
+			if sg.Entity.Type == "schema" {
+				want = want[:2]
+			}
+			if !slices.Equal(sg.Entity.Namespace, want) {
+				t.Errorf("suggestion %s in namespace %v, want %v", sg.Entity.Name, sg.Entity.Namespace, want)
+			}
 		}
 		return strings.Join(out, " ")
 	}
