@@ -14,7 +14,8 @@ import (
 // (a table's metadata holds its whole column list), and decoding JSON was
 // a sixth of a search's CPU, validating and unquoting every string.
 //
-// The form: a version byte, then the entity (type, namespace, name), the
+// The form: a version byte, then the entity (type, namespace, name), a
+// bit for each of entityProperties the metadata holds (not stored), the
 // system and user metadata (properties in key order, then tags), then
 // either a table's columns (below) or, for every other entity, the schema
 // entries and the column texts as path, text, path, text…. A string is its
@@ -64,19 +65,41 @@ func TablePayload(entity semcat.SearchEntity, md semcat.Metadata, columns []semc
 // tableSchemaProperty is the system property a table's columns derive.
 const tableSchemaProperty = "schema"
 
+// entityProperties are the system properties that repeat the entity's
+// name and type (semcat.EntityRecord.Metadata): a payload does not store
+// them, but a bit for each that the metadata holds, and decoding adds them
+// back.
+var entityProperties = [...]struct {
+	key   string
+	value func(semcat.SearchEntity) string
+}{
+	{"entity-name", func(e semcat.SearchEntity) string { return e.Name }},
+	{"entity-type", func(e semcat.SearchEntity) string { return e.Type }},
+}
+
 // EncodePayload encodes a payload.
 func EncodePayload(st *Payload) []byte {
 	b := []byte{payloadVersion}
 	b = appendString(b, st.Entity.Type)
 	b = appendStrings(b, st.Entity.Namespace)
 	b = appendString(b, st.Entity.Name)
+	derived, flags := map[string]bool{}, uint64(0)
+	for i, p := range entityProperties {
+		if v, ok := st.Metadata.System.Properties[p.key]; ok && v == p.value(st.Entity) {
+			derived[p.key], flags = true, flags|1<<i
+		}
+	}
+	if st.Columns != nil {
+		derived[tableSchemaProperty] = true
+	}
+	b = binary.AppendUvarint(b, flags)
 	for i, part := range []semcat.MetadataPart{st.Metadata.System, st.Metadata.User} {
 		if part.Properties == nil {
 			b = binary.AppendUvarint(b, 0)
 		} else {
 			keys := sortedKeys(part.Properties)
-			if i == 0 && st.Columns != nil { // derived from the columns
-				keys = slices.DeleteFunc(keys, func(k string) bool { return k == tableSchemaProperty })
+			if i == 0 {
+				keys = slices.DeleteFunc(keys, func(k string) bool { return derived[k] })
 			}
 			b = binary.AppendUvarint(b, uint64(len(keys))+1)
 			for _, k := range keys {
@@ -169,6 +192,11 @@ func DecodePayload(p string) (*Payload, error) {
 	st.Entity.Type = d.string()
 	st.Entity.Namespace = d.strings()
 	st.Entity.Name = d.string()
+	flags, size := uvarint(d.p)
+	if size <= 0 || flags >= 1<<len(entityProperties) {
+		return nil, errPayload
+	}
+	d.p = d.p[size:]
 	for _, part := range []*semcat.MetadataPart{&st.Metadata.System, &st.Metadata.User} {
 		if n := d.count(); n > 0 {
 			part.Properties = make(map[string]string, n-1)
@@ -178,6 +206,16 @@ func DecodePayload(p string) (*Payload, error) {
 			}
 		}
 		part.Tags = d.strings()
+	}
+	if flags != 0 && !d.err {
+		if st.Metadata.System.Properties == nil {
+			return nil, errPayload // the bits say it held them
+		}
+		for i, p := range entityProperties {
+			if flags&(1<<i) != 0 {
+				st.Metadata.System.Properties[p.key] = p.value(st.Entity)
+			}
+		}
 	}
 	if n := d.count(); n > 0 {
 		cols := make([]semcat.Column, 0, min(n-1, len(d.p)))

@@ -24,6 +24,8 @@ func TestPayloadRoundTrip(t *testing.T) {
 				User:   semcat.MetadataPart{Properties: map[string]string{}, Tags: []string{"pii", "", "größe ✓"}},
 			},
 			Fields: []string{"EmpTel:integer", "EmpContact.EmpTel:integer"}},
+		{Entity: semcat.SearchEntity{Type: "table", Name: "a"}, // properties like the entity's, but not equal
+			Metadata: semcat.Metadata{System: semcat.MetadataPart{Properties: map[string]string{"entity-name": "b", "entity-type": "table"}}}},
 		{Entity: semcat.SearchEntity{Type: "metric", Namespace: []string{}, Name: strings.Repeat("x", 300)},
 			Metadata: semcat.Metadata{User: semcat.MetadataPart{Tags: []string{"a"}}}},
 	}
