@@ -84,3 +84,6 @@ func DropHandle(x *Indexer) error {
 	}
 	return nil
 }
+
+// SegmentFiles lists the segment files of x's searched index.
+func SegmentFiles(x *Indexer) ([]string, error) { return segmentPaths(x.Index()) }

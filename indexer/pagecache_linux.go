@@ -1,6 +1,7 @@
 package indexer
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -154,4 +155,129 @@ func mincore(mem, vec []byte) error {
 		return e
 	}
 	return nil
+}
+
+// adviseStored gives the kernel advice on reading the stored documents of
+// the segment files at paths (a search's result payloads, and their
+// offsets), in every mapping of them this process holds: random
+// (MADV_RANDOM: a page fault reads that page, not the 128 KiB around it)
+// or normal. It returns how many mappings it advised.
+//
+// Under memory pressure each result of a search faults its payload's page
+// in, and read-ahead would bring 31 more pages of other documents' payloads
+// with it, which a later search almost never reads, pushing out pages that
+// searches do read (postings, dictionaries). Where the index fits memory,
+// read-ahead costs nothing and helps whatever reads the file in order
+// (merges), so the advice is normal there.
+func adviseStored(paths []string, random bool) (int, error) {
+	maps, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		return 0, err
+	}
+	advice := unix.MADV_NORMAL
+	if random {
+		advice = unix.MADV_RANDOM
+	}
+	page := uint64(os.Getpagesize())
+	n := 0
+	for _, path := range paths {
+		// The kernel names a mapped file by its real path (an index's
+		// generation, not the symlink to it).
+		real, err := filepath.EvalSymlinks(path)
+		if errors.Is(err, os.ErrNotExist) {
+			continue // merged away since
+		}
+		if err != nil {
+			return n, err
+		}
+		mappings := fileMappings(string(maps), real)
+		if len(mappings) == 0 {
+			continue // merged away and closed since
+		}
+		end, err := storedEnd(real)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return n, err
+		}
+		for _, m := range mappings {
+			if m.offset != 0 {
+				continue // zap maps a segment whole, from its start
+			}
+			length := min(m.end-m.start, (end+page-1)/page*page)
+			if length == 0 {
+				continue
+			}
+			// An unmapped range (the segment closed meanwhile) is ENOMEM,
+			// harmless: nothing is left to advise.
+			if _, _, e := unix.Syscall(unix.SYS_MADVISE, uintptr(m.start), uintptr(length), uintptr(advice)); e != 0 && e != unix.ENOMEM {
+				return n, fmt.Errorf("madvise %s: %w", path, e)
+			}
+			n++
+		}
+	}
+	return n, nil
+}
+
+// storedEnd returns where the stored documents of a zap segment file and
+// their offsets end: its footer (zap's FooterSize bytes at the end, before
+// them the writer id) gives the number of documents and where the offsets
+// start, 8 bytes each.
+func storedEnd(path string) (uint64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	// The footer ends: numDocs, storedIndexOffset, sectionsIndexOffset
+	// (8 bytes each), chunk mode, version, CRC (4 bytes each).
+	const tail = 8 + 8 + 8 + 4 + 4 + 4
+	if fi.Size() < tail {
+		return 0, fmt.Errorf("%s: too short for a segment", path)
+	}
+	var b [tail]byte
+	if _, err := f.ReadAt(b[:], fi.Size()-tail); err != nil {
+		return 0, err
+	}
+	numDocs, storedIndex := binary.BigEndian.Uint64(b[0:8]), binary.BigEndian.Uint64(b[8:16])
+	end := storedIndex + 8*numDocs
+	if storedIndex > uint64(fi.Size()) || end > uint64(fi.Size()) {
+		return 0, fmt.Errorf("%s: stored documents past the end of the file", path)
+	}
+	return end, nil
+}
+
+// fileMapping is one line of /proc/self/maps.
+type fileMapping struct {
+	start, end, offset uint64
+}
+
+// fileMappings returns the mappings of the file at path in maps, the text
+// of /proc/self/maps.
+func fileMappings(maps, path string) []fileMapping {
+	var out []fileMapping
+	for line := range strings.Lines(maps) {
+		fields := strings.Fields(line)
+		// address perms offset dev inode path (a path may hold spaces)
+		if len(fields) < 6 || strings.Join(fields[5:], " ") != path {
+			continue
+		}
+		from, to, ok := strings.Cut(fields[0], "-")
+		if !ok {
+			continue
+		}
+		start, err1 := strconv.ParseUint(from, 16, 64)
+		end, err2 := strconv.ParseUint(to, 16, 64)
+		offset, err3 := strconv.ParseUint(fields[2], 16, 64)
+		if err1 != nil || err2 != nil || err3 != nil || end <= start {
+			continue
+		}
+		out = append(out, fileMapping{start: start, end: end, offset: offset})
+	}
+	return out
 }

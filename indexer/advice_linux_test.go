@@ -1,0 +1,91 @@
+package indexer_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/semcat/semcat/indexer"
+)
+
+// TestSweepAdvisesStoredReads: a sweep that finds the index larger than
+// the memory free for it advises random reads (no read-ahead) on the
+// stored documents of every segment mapped, and one that finds room again
+// takes the advice back.
+func TestSweepAdvisesStoredReads(t *testing.T) {
+	t.Parallel()
+	s, x := seededIndexer(t)
+	for i := range 20 {
+		checker(t)(s.CreateTable(ctx, ns, table(fmt.Sprintf("t%02d", i), "col")))
+	}
+	catchUp(t, x)
+	// Each segment file's mappings from its start, and whether they are
+	// advised random (VmFlags "rr").
+	advised := func() map[string]bool {
+		t.Helper()
+		paths, err := indexer.SegmentFiles(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		real := map[string]bool{}
+		for _, p := range paths {
+			r, err := filepath.EvalSymlinks(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			real[r] = true
+		}
+		smaps, err := os.ReadFile("/proc/self/smaps")
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]bool{}
+		current := ""
+		for line := range strings.Lines(string(smaps)) {
+			fields := strings.Fields(line)
+			switch {
+			case len(fields) >= 6 && strings.Contains(fields[0], "-") && real[strings.Join(fields[5:], " ")] && fields[2] == "00000000":
+				current = strings.Join(fields[5:], " ")
+				out[current] = out[current] || false
+			case len(fields) >= 6 && strings.Contains(fields[0], "-"):
+				current = ""
+			case current != "" && len(fields) > 0 && fields[0] == "VmFlags:":
+				out[current] = out[current] || slices.Contains(fields[1:], "rr")
+			}
+		}
+		if len(out) == 0 {
+			t.Fatalf("no mapping of the index's segments %v", paths)
+		}
+		return out
+	}
+	for file, rr := range advised() {
+		if rr {
+			t.Errorf("%s advised random before any sweep", file)
+		}
+	}
+	_, _, size, err := indexer.SweepCache(x)
+	if err != nil || size == 0 {
+		t.Fatalf("sweep: %d bytes, %v", size, err)
+	}
+	indexer.SetFreeMemory(x, size/2)
+	if _, _, _, err := indexer.SweepCache(x); err != nil {
+		t.Fatal(err)
+	}
+	for file, rr := range advised() {
+		if !rr {
+			t.Errorf("%s not advised random with memory for half the index", file)
+		}
+	}
+	indexer.SetFreeMemory(x, 4*size)
+	if _, _, _, err := indexer.SweepCache(x); err != nil {
+		t.Fatal(err)
+	}
+	for file, rr := range advised() {
+		if rr {
+			t.Errorf("%s still advised random with memory for the index", file)
+		}
+	}
+}
