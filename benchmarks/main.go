@@ -73,17 +73,17 @@ func parseFlags() options {
 	memoryLimit := flag.String("memory-limit", "", "serve under this memory limit (e.g. 1GiB): the server joins a memory cgroup of its own once ready (needs permission to make cgroups); empty: none")
 	loadMemoryLimit := flag.String("load-memory-limit", "", "with -memory-limit: the limit during the bulk load, lowered to -memory-limit once the load is searchable (to study searches under a limit smaller than the load needs; DESIGN §6's target is measured with one limit from the start); empty: -memory-limit throughout")
 	flag.Parse()
-	if *loadMemoryLimit != "" {
-		var err error
-		if o.loadMemoryLimit, err = parseBytes(*loadMemoryLimit); err != nil {
-			fmt.Fprintln(os.Stderr, "benchmarks: -load-memory-limit:", err)
-			os.Exit(2)
+	for _, f := range []struct {
+		name  string
+		value string
+		dst   *int64
+	}{{"memory-limit", *memoryLimit, &o.memoryLimit}, {"load-memory-limit", *loadMemoryLimit, &o.loadMemoryLimit}} {
+		if f.value == "" {
+			continue
 		}
-	}
-	if *memoryLimit != "" {
 		var err error
-		if o.memoryLimit, err = parseBytes(*memoryLimit); err != nil {
-			fmt.Fprintln(os.Stderr, "benchmarks: -memory-limit:", err)
+		if *f.dst, err = parseBytes(f.value); err != nil {
+			fmt.Fprintf(os.Stderr, "benchmarks: -%s: %v\n", f.name, err)
 			os.Exit(2)
 		}
 	}

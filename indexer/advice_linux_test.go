@@ -1,7 +1,6 @@
 package indexer_test
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,11 +16,7 @@ import (
 // takes the advice back.
 func TestSweepAdvisesStoredReads(t *testing.T) {
 	t.Parallel()
-	s, x := seededIndexer(t)
-	for i := range 20 {
-		checker(t)(s.CreateTable(ctx, ns, table(fmt.Sprintf("t%02d", i), "col")))
-	}
-	catchUp(t, x)
+	x := indexerOfTables(t, 20)
 	// Each segment file's mappings from its start, and whether they are
 	// advised random (VmFlags "rr").
 	advised := func() map[string]bool {

@@ -11,11 +11,7 @@ import (
 // the searched index, which the tail just wrote and so are cached.
 func TestSweepCacheReadsTheSearchedIndex(t *testing.T) {
 	t.Parallel()
-	s, x := seededIndexer(t)
-	for i := range 20 {
-		checker(t)(s.CreateTable(ctx, ns, table(fmt.Sprintf("t%02d", i), "col")))
-	}
-	catchUp(t, x)
+	x := indexerOfTables(t, 20)
 	// (A merge may replace segments at any time, so the count of files is
 	// not compared with a count taken apart from the sweep.)
 	files, cached, size, err := indexer.SweepCache(x)
@@ -33,11 +29,7 @@ func TestSweepCacheReadsTheSearchedIndex(t *testing.T) {
 // ones searches read); with room for it, the same index is swept.
 func TestSweepCacheLeavesAnIndexLargerThanMemory(t *testing.T) {
 	t.Parallel()
-	s, x := seededIndexer(t)
-	for i := range 20 {
-		checker(t)(s.CreateTable(ctx, ns, table(fmt.Sprintf("t%02d", i), "col")))
-	}
-	catchUp(t, x)
+	x := indexerOfTables(t, 20)
 	_, _, size, err := indexer.SweepCache(x)
 	if err != nil || size == 0 {
 		t.Fatalf("sweep: %d bytes, %v", size, err)
@@ -50,4 +42,16 @@ func TestSweepCacheLeavesAnIndexLargerThanMemory(t *testing.T) {
 	if files, cached, _, err := indexer.SweepCache(x); err != nil || files == 0 || cached == 0 {
 		t.Errorf("sweep with memory for the index: %d files, %d bytes read, %v", files, cached, err)
 	}
+}
+
+// indexerOfTables returns an indexer that has applied n tables' writes:
+// an index of a few segment files, just written and so cached.
+func indexerOfTables(tb testing.TB, n int) *indexer.Indexer {
+	tb.Helper()
+	s, x := seededIndexer(tb)
+	for i := range n {
+		checker(tb)(s.CreateTable(ctx, ns, table(fmt.Sprintf("t%02d", i), "col")))
+	}
+	catchUp(tb, x)
+	return x
 }

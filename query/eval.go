@@ -782,7 +782,7 @@ func (rd *segReader) clause(out *roaring.Bitmap, c Clause, leaves *leafSet) erro
 				}
 				return err
 			}
-			rd.reads.terms(c.Field, 1)
+			rd.reads.term(c.Field)
 			if c.Boundary && !atBoundary(e.Term[len(c.Term):]) {
 				continue
 			}
@@ -804,7 +804,7 @@ func (rd *segReader) clause(out *roaring.Bitmap, c Clause, leaves *leafSet) erro
 			if err != nil || e == nil {
 				return err
 			}
-			rd.reads.terms(c.Field, 1)
+			rd.reads.term(c.Field)
 			if e.Term == c.Word || analyzers.FormKey(e.Term) != c.Term {
 				continue
 			}
@@ -834,7 +834,7 @@ func (rd *segReader) clause(out *roaring.Bitmap, c Clause, leaves *leafSet) erro
 			if err != nil || e == nil {
 				return err
 			}
-			rd.reads.terms(c.Field, 1)
+			rd.reads.term(c.Field)
 			leaves.add(c.Field, e.Term, false)
 			if _, err := rd.postings(out, d, c.Field, e.Term); err != nil {
 				return err

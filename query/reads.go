@@ -5,31 +5,20 @@ import (
 	"slices"
 
 	segment "github.com/blevesearch/scorch_segment_api/v2"
+
+	"github.com/semcat/semcat"
 )
 
 // Reads counts what an evaluation read of the index, by field: a query's
-// profile (EvalOptions.Reads), to see which fields a kind of search
-// reads, and so which must stay in memory for it to be fast. Nil counts
-// nothing.
-type Reads map[string]*FieldReads
+// profile (EvalOptions.Reads, semcat.SearchProfile), to see which fields a
+// kind of search reads, and so which must stay in memory for it to be
+// fast. Nil counts nothing.
+type Reads map[string]*semcat.FieldRead
 
-// FieldReads is what an evaluation read of one field, over every segment.
-type FieldReads struct {
-	Field string
-	// Lists and Bytes are the postings lists read and their encoded size
-	// on disk (a term of one document is held in the dictionary itself:
-	// no bytes).
-	Lists int
-	Bytes uint64
-	// Terms are the dictionary entries expansions walked (prefixes, word
-	// forms, typos), each a step through the field's dictionary.
-	Terms int
-}
-
-func (r Reads) field(name string) *FieldReads {
+func (r Reads) field(name string) *semcat.FieldRead {
 	f := r[name]
 	if f == nil {
-		f = &FieldReads{Field: name}
+		f = &semcat.FieldRead{Field: name}
 		r[name] = f
 	}
 	return f
@@ -54,21 +43,21 @@ func (r Reads) Add(field string, lists int, bytes uint64) {
 	f.Bytes += bytes
 }
 
-// terms counts dictionary entries an expansion of field walked.
-func (r Reads) terms(field string, n int) {
-	if r == nil || n == 0 {
+// term counts a dictionary entry an expansion of field walked.
+func (r Reads) term(field string) {
+	if r == nil {
 		return
 	}
-	r.field(field).Terms += n
+	r.field(field).Terms++
 }
 
 // Sorted lists the fields read, the most bytes first, then by name.
-func (r Reads) Sorted() []FieldReads {
-	out := make([]FieldReads, 0, len(r))
+func (r Reads) Sorted() []semcat.FieldRead {
+	out := make([]semcat.FieldRead, 0, len(r))
 	for _, f := range r {
 		out = append(out, *f)
 	}
-	slices.SortFunc(out, func(a, b FieldReads) int {
+	slices.SortFunc(out, func(a, b semcat.FieldRead) int {
 		return cmp.Or(cmp.Compare(b.Bytes, a.Bytes), cmp.Compare(b.Terms, a.Terms), cmp.Compare(a.Field, b.Field))
 	})
 	return out

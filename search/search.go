@@ -155,10 +155,7 @@ func search(ctx context.Context, x Index, req semcat.SearchRequest, visible bq.Q
 	leaves := res.leaves
 	out := &semcat.SearchResult{Total: res.total, Position: position, Results: make([]semcat.SearchHit, 0, len(res.hits))}
 	if creq.reads != nil {
-		out.Profile = &semcat.SearchProfile{Fields: []semcat.FieldRead{}}
-		for _, f := range creq.reads.Sorted() {
-			out.Profile.Fields = append(out.Profile.Fields, semcat.FieldRead{Field: f.Field, Lists: f.Lists, Bytes: f.Bytes, Terms: f.Terms})
-		}
+		out.Profile = &semcat.SearchProfile{Fields: creq.reads.Sorted()}
 	}
 	for _, h := range res.hits {
 		st, err := DecodePayload(h.stored)

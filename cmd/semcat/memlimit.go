@@ -23,8 +23,9 @@ const goMemoryShare = 0.8
 // collections instead of all of it. Under a limit, heap and the page cache
 // that holds the index share one budget, and the kernel reclaims the cache,
 // never the heap: at 1,000,000 entities under 1 GiB the live heap was 191
-// MiB and Go's default let it reach 382 MiB before collecting, which left
-// the index about 220 MiB of cache for its 2.6 GiB. A tighter target costs
+// MiB and Go's default let it reach 382 MiB before collecting, beside
+// about 690 MiB of cache for a 2.6 GiB index; half that slack is up to 95
+// MiB more cache. A tighter target costs
 // more frequent collections, which a search barely notices beside a read
 // from disk.
 const limitedGCPercent = 50
