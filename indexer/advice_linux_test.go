@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/semcat/semcat/indexer"
 )
@@ -17,6 +18,20 @@ import (
 func TestSweepAdvisesStoredReads(t *testing.T) {
 	t.Parallel()
 	x := indexerOfTables(t, 20)
+	// A merge replaces segments and unmaps the old ones: let them settle,
+	// so that the segments listed are the ones mapped.
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		done, _, err := indexer.MergesSettled(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if done {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the merges did not settle in a minute")
+		}
+	}
 	// Each segment file's mappings from its start, and whether they are
 	// advised random (VmFlags "rr").
 	advised := func() map[string]bool {
