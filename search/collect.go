@@ -135,6 +135,7 @@ func collect(ctx context.Context, cache *ColumnCache, idx bleve.Index, req colle
 	if err != nil {
 		return nil, err
 	}
+	prefetchPayloads(segs, picks)
 	for _, p := range picks {
 		id, err := segs[p.seg].DocID(uint64(p.local))
 		if err != nil {

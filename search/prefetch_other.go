@@ -1,0 +1,7 @@
+//go:build !linux
+
+package search
+
+const canPrefetch = false
+
+func willNeed([]byte) {}
