@@ -105,10 +105,10 @@ type Indexer struct {
 	afterScan func()
 	// room is roomFor, but for tests that play a machine short of memory.
 	room func(size int64) bool
-	// storedRandom: the last cache sweep found the index larger than the
-	// memory free for it and advised reading its stored documents without
+	// advisedRandom: the last cache sweep found the index larger than the
+	// memory free for it and advised reading its segment files without
 	// read-ahead. Only sweepCache reads and writes it.
-	storedRandom bool
+	advisedRandom bool
 
 	// building is held by whoever builds a new generation while the index
 	// serves, so that two rebuilds never overlap.

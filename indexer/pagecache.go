@@ -38,8 +38,8 @@ import (
 //
 // Where the index cannot be cached whole (roomFor half its size: less
 // free memory than the index, as in a container whose limit is below it),
-// there is no sweep at all, and the stored documents are read without
-// read-ahead (adviseStored). Reading every cached page marks each as just
+// there is no sweep at all, and the segment files are read without
+// read-ahead (adviseRandom). Reading every cached page marks each as just
 // used, so the kernel, which must then drop some, can no longer tell the
 // pages searches read from those nothing reads: it drops the pages a
 // search has just brought in (new pages start on its inactive list, below
@@ -114,19 +114,19 @@ func (x *Indexer) sweepCache(ctx context.Context, spread time.Duration) (sweepSt
 	}
 	if !x.room(st.size / 2) {
 		st.skipped = true
-		// Read payloads without read-ahead (adviseStored), the segments
+		// Read the segments without read-ahead (adviseRandom), those
 		// merged in since the last sweep too.
-		if _, err := adviseStored(paths, true); err != nil {
+		if _, err := adviseRandom(paths, true); err != nil {
 			return st, err
 		}
-		x.storedRandom = true
+		x.advisedRandom = true
 		return st, nil
 	}
-	if x.storedRandom {
-		if _, err := adviseStored(paths, false); err != nil {
+	if x.advisedRandom {
+		if _, err := adviseRandom(paths, false); err != nil {
 			return st, err
 		}
-		x.storedRandom = false
+		x.advisedRandom = false
 	}
 	load := x.room(st.size)
 	start := time.Now()
