@@ -325,9 +325,11 @@ func (r *Results) Markdown() string {
 		referenceKeys, m.ReferenceMs, m.ReferenceEndMs)
 	c := r.Counts
 	p("Catalog: %d entities — %d catalogs, %d schemas, %d tables, %d semantic models, %d metrics — plus %d tags; "+
-		"Bleve index %s on disk after the load; the PostgreSQL FTS table %s + %s of indexes (built in %.1f s).\n\n",
+		"Bleve index %s on disk after the load (%.0f bytes per entity; where they go, field group by field group, is `-breakdown N`'s `index-breakdown-<size>.md`); "+
+		"the PostgreSQL FTS table %s + %s of indexes (built in %.1f s).\n\n",
 		r.Entities, c.Catalogs, c.Schemas, c.Tables, c.Models, c.Metrics, tagVocabulary,
-		fmtBytes(r.IndexBytes), fmtBytes(r.PGLoad.TableBytes), fmtBytes(r.PGLoad.IndexBytes), r.PGLoad.Seconds)
+		fmtBytes(r.IndexBytes), float64(r.IndexBytes)/float64(max(r.Entities, 1)),
+		fmtBytes(r.PGLoad.TableBytes), fmtBytes(r.PGLoad.IndexBytes), r.PGLoad.Seconds)
 	p("Latencies are client-side in ms, p50 / p99 / mean, %d queries per search kind (each drawn afresh), "+
 		"%d rounds of discovery (timed as HTTP calls: from the first request until the last response is wholly read; "+
 		"the rows after them add the client's decoding of the JSON with encoding/json). Ratio = comparison ÷ semcat (> 1: semcat is faster). "+
