@@ -92,17 +92,20 @@ func validName(name string) bool {
 // ValidateName checks an entity name; field names the JSON path reported in
 // the error.
 func ValidateName(field, name string) error {
-	if name == "" {
+	switch {
+	case nameOK(name):
+		return nil
+	case name == "":
 		return Errorf(EINVALID, "%s: name is required", field)
-	}
-	if name == "*" {
+	case name == "*":
 		return Errorf(EINVALID, "%s: '*' is a reserved name", field)
-	}
-	if !validName(name) {
+	default:
 		return Errorf(EINVALID, "%s: invalid name '%s': must be 1-64 characters matching %s", field, name, namePattern)
 	}
-	return nil
 }
+
+// nameOK reports whether ValidateName accepts name.
+func nameOK(name string) bool { return name != "*" && validName(name) }
 
 // ValidateProperties checks a property map's keys and values.
 func ValidateProperties(field string, props map[string]string) error {

@@ -83,12 +83,12 @@ func validateTableChange(path string, u Update) error {
 	}
 	leaves := 0
 	if u.ColumnType != nil {
-		if err := validateType(path+".type", u.ColumnType, 1, &leaves); err != nil {
+		if err := validateType(fieldPath{name: path + ".type", index: -1}, u.ColumnType, 1, &leaves); err != nil {
 			return err
 		}
 	}
 	if u.NewType != nil {
-		if err := validateType(path+".newType", u.NewType, 1, &leaves); err != nil {
+		if err := validateType(fieldPath{name: path + ".newType", index: -1}, u.NewType, 1, &leaves); err != nil {
 			return err
 		}
 	}
