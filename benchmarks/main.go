@@ -192,7 +192,7 @@ func run(o options) int {
 		return 1
 	}
 	fmt.Print(res.Markdown())
-	logf("wrote %s/results-%s.{md,json} and latency-%s.svg", o.out, o.size, o.size)
+	logf("wrote %s/results-%s.{md,json} and latency-%s.svg", o.out, res.Name(), res.Name())
 	if len(res.Failures) > 0 {
 		fmt.Fprintf(os.Stderr, "benchmarks: FAILED: %d failed checks (see FAILED above)\n", len(res.Failures))
 		return 1

@@ -470,7 +470,34 @@ func (r *Results) Markdown() string {
 	return b.String()
 }
 
-// write stores results-<size>.md and .json under dir.
+// Name names a run's files: its size, and the memory limit it was served
+// under, if any ("1m-limit-1GiB"; "-after-load" when the load had a higher
+// limit), so that runs with and without a limit do not overwrite each
+// other's results.
+func (r *Results) Name() string {
+	c := r.MemoryCgroup
+	if c == nil {
+		return r.Size
+	}
+	name := r.Size + "-limit-" + compactBytes(c.LimitBytes)
+	if c.LoadLimitBytes > 0 {
+		name += "-after-load"
+	}
+	return name
+}
+
+// compactBytes writes n as a -memory-limit flag would: 1GiB, 192MiB.
+func compactBytes(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%dGiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%dMiB", n>>20)
+	}
+	return fmt.Sprintf("%dB", n)
+}
+
+// write stores results-<name>.md and .json under dir.
 func (r *Results) write(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -479,10 +506,10 @@ func (r *Results) write(dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "results-"+r.Size+".json"), append(js, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "results-"+r.Name()+".json"), append(js, '\n'), 0o644); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, "results-"+r.Size+".md"), []byte(r.Markdown()), 0o644)
+	return os.WriteFile(filepath.Join(dir, "results-"+r.Name()+".md"), []byte(r.Markdown()), 0o644)
 }
 
 // tableBatchText says how the ingest created tables.

@@ -144,3 +144,20 @@ func TestMarkdownShowsWhatSearchesRead(t *testing.T) {
 		t.Error("a reads table without profiles")
 	}
 }
+
+func TestResultsName(t *testing.T) {
+	for _, tt := range []struct {
+		cg   *CgroupStats
+		want string
+	}{
+		{nil, "1m"},
+		{&CgroupStats{LimitBytes: 1 << 30}, "1m-limit-1GiB"},
+		{&CgroupStats{LimitBytes: 192 << 20, LoadLimitBytes: 2 << 30}, "1m-limit-192MiB-after-load"},
+		{&CgroupStats{LimitBytes: 1<<30 + 1}, "1m-limit-1073741825B"},
+	} {
+		r := &Results{Size: "1m", MemoryCgroup: tt.cg}
+		if got := r.Name(); got != tt.want {
+			t.Errorf("%+v: Name() = %q, want %q", tt.cg, got, tt.want)
+		}
+	}
+}

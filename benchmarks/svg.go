@@ -94,7 +94,7 @@ func decadeLabel(d float64) string {
 	return fmt.Sprintf("%.0f", v)
 }
 
-// writeSVG stores latency-<size>.svg under dir.
+// writeSVG stores latency-<name>.svg under dir.
 func writeSVG(r *Results, dir string) error {
-	return os.WriteFile(filepath.Join(dir, "latency-"+r.Size+".svg"), []byte(latencySVG(r)), 0o644)
+	return os.WriteFile(filepath.Join(dir, "latency-"+r.Name()+".svg"), []byte(latencySVG(r)), 0o644)
 }
