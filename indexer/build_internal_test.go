@@ -3,6 +3,7 @@ package indexer
 import (
 	"runtime/debug"
 	"testing"
+	"time"
 )
 
 // gcPercent is the garbage collector's current setting.
@@ -42,4 +43,37 @@ func TestBuildGC(t *testing.T) {
 		t.Errorf("with GOGC set, a build made GC percent %d; want the operator's 150", got)
 	}
 	restore()
+}
+
+// TestLoadGC: the tail loosens the collector on a poll of a load's size,
+// keeps it loose through quiet polls for loadGCQuiet, then restores it;
+// polls of a trickle of writes leave it alone.
+func TestLoadGC(t *testing.T) {
+	if !roomFor(looseGCBytes) {
+		t.Skip("this machine has no memory to spare for a looser garbage collector")
+	}
+	t.Setenv("GOGC", "")
+	defer debug.SetGCPercent(debug.SetGCPercent(150))
+
+	var g loadGC
+	defer g.end()
+	for _, rows := range []int{0, 3, loadRows - 1} {
+		if g.polled(rows); gcPercent() != 150 {
+			t.Fatalf("after a poll of %d rows, GC percent = %d; want 150", rows, gcPercent())
+		}
+	}
+	g.polled(loadRows)
+	if got := gcPercent(); got != buildGCPercent {
+		t.Fatalf("after a poll of %d rows, GC percent = %d; want %d", loadRows, got, buildGCPercent)
+	}
+	g.polled(2 * loadRows)
+	g.polled(0)
+	if got := gcPercent(); got != buildGCPercent {
+		t.Errorf("right after a load's polls, GC percent = %d; want %d", got, buildGCPercent)
+	}
+	g.last = g.last.Add(-loadGCQuiet - time.Second)
+	g.polled(1)
+	if got := gcPercent(); got != 150 {
+		t.Errorf("%v after a load's last poll, GC percent = %d; want 150 as before", loadGCQuiet, got)
+	}
 }

@@ -386,6 +386,48 @@ func buildGC() (restore func()) {
 	}
 }
 
+// loadGC runs the tail with a build's looser garbage collector (buildGC)
+// while a load arrives: polls of loadRows rows or more, one after
+// another. Applying a load builds segments as a rebuild does, and pays
+// as much for collecting: in a profile of the first 30 s of a bulk load
+// of 1,000,000 entities, Go's background mark workers alone took 10% of
+// semcat's CPU. Once no poll has brought that many for loadGCQuiet, Go's
+// default is back, and a trickle of writes never leaves it.
+type loadGC struct {
+	restore func() // nil: the default collector
+	last    time.Time
+}
+
+// loadRows is the least rows a poll of a load brings: 500 writes a
+// second arrive at the tail's default BatchDelay (200 ms) as polls of
+// about 100. loadGCQuiet is how long after a load's last such poll the
+// tail keeps the looser collector.
+const (
+	loadRows    = 100
+	loadGCQuiet = 5 * time.Second
+)
+
+// polled is told how many rows each poll read.
+func (g *loadGC) polled(rows int) {
+	switch {
+	case rows >= loadRows:
+		g.last = time.Now()
+		if g.restore == nil {
+			g.restore = buildGC()
+		}
+	case g.restore != nil && time.Since(g.last) > loadGCQuiet:
+		g.end()
+	}
+}
+
+// end restores the collector.
+func (g *loadGC) end() {
+	if g.restore != nil {
+		g.restore()
+		g.restore = nil
+	}
+}
+
 // settlePoll and settleLimit are how often a build checks whether its
 // merges have settled, and for how long at most (settle.go).
 const (
@@ -536,11 +578,14 @@ func (x *Indexer) Run(ctx context.Context) error {
 	}()
 	timer := time.NewTimer(0)
 	defer timer.Stop()
+	var gc loadGC
+	defer gc.end()
 	for {
 		rows, err := x.step(ctx)
 		if ctx.Err() != nil {
 			return nil
 		}
+		gc.polled(rows)
 		x.outage.record(x.logger, err)
 		if err != nil {
 			// Retry with growing waits while it keeps failing.
