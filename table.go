@@ -725,7 +725,9 @@ type fieldPath struct {
 func (p *fieldPath) child(name string) fieldPath { return fieldPath{parent: p, name: name, index: -1} }
 
 // at is the path of item i of name under p.
-func (p *fieldPath) at(name string, i int) fieldPath { return fieldPath{parent: p, name: name, index: i} }
+func (p *fieldPath) at(name string, i int) fieldPath {
+	return fieldPath{parent: p, name: name, index: i}
+}
 
 func (p *fieldPath) String() string {
 	var b strings.Builder
