@@ -204,7 +204,8 @@ func run(o options) int {
 // the caller stops it whatever happens.
 func bench(ctx context.Context, o options, n int, root, tmp string, srv **Server, clusterDir *string) (*Results, error) {
 	started := time.Now()
-	res := &Results{Size: o.size, Seed: o.seed, Started: started, Machine: machine(), Iterations: o.iterations}
+	res := &Results{Size: o.size, Seed: o.seed, Started: started, Machine: machine(), Iterations: o.iterations,
+		MemoryLimit: o.memoryLimit, LoadMemoryLimit: o.loadMemoryLimit}
 	res.Machine.ReferenceMs = referenceMs()
 	logf("reference work: %.0f ms (this machine's speed; see reference.go)", res.Machine.ReferenceMs)
 

@@ -130,12 +130,17 @@ type Results struct {
 	ServerDied bool       `json:"serverDied,omitempty"`
 	RSSByPhase []PhaseRSS `json:"rssByPhase"`
 	// MemoryCgroup is set when the server ran under -memory-limit.
-	MemoryCgroup  *CgroupStats `json:"memoryCgroup,omitempty"`
-	Checks        []Check      `json:"targets"`
-	Failures      []string     `json:"failures"`
-	ServerLog     []string     `json:"serverLogWarningsAndErrors"` // the last few`
-	Notes         []string     `json:"notes"`
-	ResultsPrefix string       `json:"-"`
+	MemoryCgroup *CgroupStats `json:"memoryCgroup,omitempty"`
+	// MemoryLimit and LoadMemoryLimit are the -memory-limit and
+	// -load-memory-limit asked for (0: none), which name the run's files
+	// even where the cgroup's figures could not be read.
+	MemoryLimit     int64    `json:"memoryLimitBytes,omitempty"`
+	LoadMemoryLimit int64    `json:"loadMemoryLimitBytes,omitempty"`
+	Checks          []Check  `json:"targets"`
+	Failures        []string `json:"failures"`
+	ServerLog       []string `json:"serverLogWarningsAndErrors"` // the last few`
+	Notes           []string `json:"notes"`
+	ResultsPrefix   string   `json:"-"`
 }
 
 // Check is one DESIGN §6 target against this run's figure.
@@ -471,16 +476,15 @@ func (r *Results) Markdown() string {
 }
 
 // Name names a run's files: its size, and the memory limit it was served
-// under, if any ("1m-limit-1GiB"; "-after-load" when the load had a higher
-// limit), so that runs with and without a limit do not overwrite each
-// other's results.
+// under, if any ("1m-limit-1GiB"; "-after-load" when the load had a
+// higher limit), so that runs with and without a limit do not overwrite
+// each other's results.
 func (r *Results) Name() string {
-	c := r.MemoryCgroup
-	if c == nil {
+	if r.MemoryLimit == 0 {
 		return r.Size
 	}
-	name := r.Size + "-limit-" + compactBytes(c.LimitBytes)
-	if c.LoadLimitBytes > 0 {
+	name := r.Size + "-limit-" + compactBytes(r.MemoryLimit)
+	if r.LoadMemoryLimit > 0 {
 		name += "-after-load"
 	}
 	return name
@@ -488,11 +492,13 @@ func (r *Results) Name() string {
 
 // compactBytes writes n as a -memory-limit flag would: 1GiB, 192MiB.
 func compactBytes(n int64) string {
-	switch {
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return fmt.Sprintf("%dGiB", n>>30)
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%dMiB", n>>20)
+	for _, u := range []struct {
+		shift uint
+		name  string
+	}{{30, "GiB"}, {20, "MiB"}, {10, "KiB"}} {
+		if n >= 1<<u.shift && n%(1<<u.shift) == 0 {
+			return fmt.Sprintf("%d%s", n>>u.shift, u.name)
+		}
 	}
 	return fmt.Sprintf("%dB", n)
 }

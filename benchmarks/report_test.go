@@ -147,17 +147,18 @@ func TestMarkdownShowsWhatSearchesRead(t *testing.T) {
 
 func TestResultsName(t *testing.T) {
 	for _, tt := range []struct {
-		cg   *CgroupStats
-		want string
+		limit, load int64
+		want        string
 	}{
-		{nil, "1m"},
-		{&CgroupStats{LimitBytes: 1 << 30}, "1m-limit-1GiB"},
-		{&CgroupStats{LimitBytes: 192 << 20, LoadLimitBytes: 2 << 30}, "1m-limit-192MiB-after-load"},
-		{&CgroupStats{LimitBytes: 1<<30 + 1}, "1m-limit-1073741825B"},
+		{0, 0, "1m"},
+		{1 << 30, 0, "1m-limit-1GiB"},
+		{192 << 20, 2 << 30, "1m-limit-192MiB-after-load"},
+		{512 << 10, 0, "1m-limit-512KiB"},
+		{1<<30 + 1, 0, "1m-limit-1073741825B"},
 	} {
-		r := &Results{Size: "1m", MemoryCgroup: tt.cg}
+		r := &Results{Size: "1m", MemoryLimit: tt.limit, LoadMemoryLimit: tt.load}
 		if got := r.Name(); got != tt.want {
-			t.Errorf("%+v: Name() = %q, want %q", tt.cg, got, tt.want)
+			t.Errorf("limit %d, load %d: Name() = %q, want %q", tt.limit, tt.load, got, tt.want)
 		}
 	}
 }

@@ -391,8 +391,10 @@ func buildGC() (restore func()) {
 // another. Applying a load builds segments as a rebuild does, and pays
 // as much for collecting: in a profile of the first 30 s of a bulk load
 // of 1,000,000 entities, Go's background mark workers alone took 10% of
-// semcat's CPU. Once no poll has brought that many for loadGCQuiet, Go's
-// default is back, and a trickle of writes never leaves it.
+// semcat's CPU. Once no poll has brought that many for loadGCQuiet, the
+// setting from before is back (Go's default, unless a limit changed it),
+// and a trickle of writes never loosens it. (Whether memory allows is asked
+// when a load starts, not again during it.)
 type loadGC struct {
 	restore func() // nil: the default collector
 	last    time.Time

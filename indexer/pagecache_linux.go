@@ -203,7 +203,7 @@ func adviseRandom(paths []string, random bool) (int, error) {
 
 // fileMapping is one line of /proc/self/maps.
 type fileMapping struct {
-	start, end, offset uint64
+	start, end uint64
 }
 
 // fileMappings returns the mappings of the file at path in maps, the text
@@ -222,11 +222,10 @@ func fileMappings(maps, path string) []fileMapping {
 		}
 		start, err1 := strconv.ParseUint(from, 16, 64)
 		end, err2 := strconv.ParseUint(to, 16, 64)
-		offset, err3 := strconv.ParseUint(fields[2], 16, 64)
-		if err1 != nil || err2 != nil || err3 != nil || end <= start {
+		if err1 != nil || err2 != nil || end <= start {
 			continue
 		}
-		out = append(out, fileMapping{start: start, end: end, offset: offset})
+		out = append(out, fileMapping{start: start, end: end})
 	}
 	return out
 }

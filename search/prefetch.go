@@ -14,8 +14,9 @@ import (
 // hits, 20 reads from disk in a row. prefetchPayloads asks the kernel for
 // all of them at once first (MADV_WILLNEED starts the reads and returns),
 // so that the disk serves them side by side and the reads that follow wait
-// for the slowest, not for the sum. Where the pages are cached it costs a
-// system call per page that finds them there.
+// for the slowest, not for the sum. Where the pages are cached it costs up
+// to two system calls a hit (its offset's page, its document's pages) that
+// find them there.
 
 // storedSegment is what a segment on disk (a zap file, memory-mapped) tells
 // of its stored documents: its mapping, where the documents' offsets start
@@ -27,11 +28,11 @@ type storedSegment interface {
 	NumDocs() uint64
 }
 
-// payloadSpan is how much of a stored document, from its start, the prefetch
-// asks for: a result payload is a few hundred bytes compressed (a table's
-// with its columns, up to a few KiB), so its first page and, when it starts
-// late in one, the next.
-const payloadSpan = 2048
+// maxPayloadSpan bounds how much of one stored document the prefetch asks
+// for. A document ends where the next begins (the offsets are in document
+// order; the last ends at the offsets): a result payload is a few hundred
+// bytes compressed, a table's with its columns a few KiB.
+const maxPayloadSpan = 64 << 10
 
 // prefetchPayloads asks the kernel to read in the stored documents of picks
 // (and, first, the pages of their offsets, which locate them).
@@ -40,29 +41,41 @@ func prefetchPayloads(segs []*scorch.SegmentSnapshot, picks []pick) {
 		return
 	}
 	page := uint64(os.Getpagesize())
-	// stored returns p's segment's mapping and where p's offset is in it.
-	stored := func(p pick) ([]byte, uint64, bool) {
+	// stored returns p's segment's mapping, where the offset of p's
+	// document is in it, and where the offsets start and end.
+	type located struct {
+		mem              []byte
+		at, offsets, end uint64
+	}
+	stored := func(p pick) (located, bool) {
 		s, ok := segs[p.seg].Segment().(storedSegment)
 		if !ok || uint64(p.local) >= s.NumDocs() {
-			return nil, 0, false
+			return located{}, false
 		}
-		mem := s.Data()
-		at := s.StoredIndexOffset() + 8*uint64(p.local)
-		return mem, at, at+8 <= uint64(len(mem))
+		l := located{mem: s.Data(), offsets: s.StoredIndexOffset()}
+		l.at, l.end = l.offsets+8*uint64(p.local), l.offsets+8*s.NumDocs()
+		return l, l.end <= uint64(len(l.mem))
 	}
 	// The offsets first: reading one is a fault too where it is not cached.
+	// A document ends where the next begins, the last where the offsets
+	// do; the two offsets are on one page but for one document in 512.
 	asked := map[[2]uint64]bool{}
 	for _, p := range picks {
-		if mem, at, ok := stored(p); ok {
-			ask(mem, asked, uint64(p.seg), at, at+8, page)
+		if l, ok := stored(p); ok {
+			ask(l.mem, asked, uint64(p.seg), l.at, min(l.at+16, l.end), page)
 		}
 	}
 	for _, p := range picks {
-		if mem, at, ok := stored(p); ok {
-			off := binary.BigEndian.Uint64(mem[at : at+8])
-			if off < uint64(len(mem)) {
-				ask(mem, asked, uint64(p.seg), off, min(off+payloadSpan, uint64(len(mem))), page)
-			}
+		l, ok := stored(p)
+		if !ok {
+			continue
+		}
+		start, end := binary.BigEndian.Uint64(l.mem[l.at:l.at+8]), l.offsets
+		if l.at+16 <= l.end {
+			end = binary.BigEndian.Uint64(l.mem[l.at+8 : l.at+16])
+		}
+		if start < end && end <= l.offsets {
+			ask(l.mem, asked, uint64(p.seg), start, min(end, start+maxPayloadSpan), page)
 		}
 	}
 }
