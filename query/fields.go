@@ -117,6 +117,26 @@ func SortKey(name, identifier, typ string) string {
 	return name + "\x00" + identifier + "\x00" + typ
 }
 
+// SortKeyName is the name at the head of a sort key (SortKey).
+func SortKeyName(key string) string {
+	name, _, _ := strings.Cut(key, "\x00")
+	return name
+}
+
+// SplitSortKey returns the parts SortKey joined into key; ok is false for a
+// key SortKey did not write.
+func SplitSortKey(key string) (name, identifier, typ string, ok bool) {
+	name, rest, ok := strings.Cut(key, "\x00")
+	if !ok {
+		return "", "", "", false
+	}
+	identifier, typ, ok = strings.Cut(rest, "\x00")
+	if !ok || typ == "" || strings.Contains(typ, "\x00") {
+		return "", "", "", false
+	}
+	return name, identifier, typ, true
+}
+
 // CreatedKey is FieldCreated's value for a creation time: its Unix
 // nanoseconds, offset to be unsigned, in 20 digits, so that byte order is
 // time order.

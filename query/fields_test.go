@@ -24,3 +24,21 @@ func TestCreatedKeyOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitSortKey: SplitSortKey takes apart what SortKey joined, and
+// nothing SortKey could not have written.
+func TestSplitSortKey(t *testing.T) {
+	key := SortKey("orders", "m.c.s.orders", "table")
+	name, identifier, typ, ok := SplitSortKey(key)
+	if !ok || name != "orders" || identifier != "m.c.s.orders" || typ != "table" {
+		t.Errorf("SplitSortKey(%q) = %q, %q, %q, %v", key, name, identifier, typ, ok)
+	}
+	if got := SortKeyName(key); got != "orders" {
+		t.Errorf("SortKeyName(%q) = %q", key, got)
+	}
+	for _, bad := range []string{"orders", "orders\x00m.c.s.orders", "orders\x00m.c.s.orders\x00", "a\x00b\x00c\x00d"} {
+		if _, _, _, ok := SplitSortKey(bad); ok {
+			t.Errorf("SplitSortKey(%q) took it for a sort key", bad)
+		}
+	}
+}

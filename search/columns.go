@@ -130,8 +130,7 @@ func buildSegColumns(seg segment.Segment) (*segColumns, error) {
 			return nil, fmt.Errorf("index segment too large for sort columns (%d bytes of keys)", len(c.keys))
 		}
 		c.keyEnds[doc] = uint32(len(c.keys))
-		name, _, _ := strings.Cut(c.sortKey(doc), "\x00")
-		c.nameParts[doc] = uint8(min(255, analyzers.NamePartCount(name)))
+		c.nameParts[doc] = uint8(min(255, analyzers.NamePartCount(q.SortKeyName(c.sortKey(doc)))))
 		for i := range c.facets {
 			c.facets[i].ends[doc] = uint32(len(c.facets[i].ords))
 		}

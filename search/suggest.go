@@ -17,6 +17,7 @@ import (
 
 	"github.com/semcat/semcat"
 	"github.com/semcat/semcat/analyzers"
+	q "github.com/semcat/semcat/query"
 )
 
 // Type-ahead (SPEC §2.6): the entities whose name, or a part of it (split
@@ -59,12 +60,6 @@ func (c *suggestColumns) name(doc uint32) []byte {
 
 func (c *suggestColumns) text(e suggestEntry) []byte { return c.name(e.doc)[e.off:] }
 
-// keyName is the name at the head of a sort key (query.SortKey).
-func keyName(key string) string {
-	name, _, _ := strings.Cut(key, "\x00")
-	return name
-}
-
 // buildSuggestColumns builds a segment's type-ahead index from its sort
 // keys.
 func buildSuggestColumns(c *segColumns) *suggestColumns {
@@ -78,7 +73,7 @@ func buildSuggestColumns(c *segColumns) *suggestColumns {
 		(*b)[runes] = append((*b)[runes], e)
 	}
 	for doc := range n {
-		name := keyName(c.sortKey(uint64(doc)))
+		name := q.SortKeyName(c.sortKey(uint64(doc)))
 		lower := analyzers.Lower(name)
 		s.lower = append(s.lower, lower...)
 		s.ends[doc] = uint32(len(s.lower))
@@ -295,12 +290,8 @@ func suggest(ctx context.Context, x Index, req semcat.SuggestRequest, visible bq
 // stored payload, a page of the index each that a search under a memory
 // limit may find evicted.
 func entityOfKey(key string) (semcat.SearchEntity, bool) {
-	name, rest, ok := strings.Cut(key, "\x00")
+	name, identifier, typ, ok := q.SplitSortKey(key)
 	if !ok {
-		return semcat.SearchEntity{}, false
-	}
-	identifier, typ, ok := strings.Cut(rest, "\x00")
-	if !ok || typ == "" || strings.Contains(typ, "\x00") {
 		return semcat.SearchEntity{}, false
 	}
 	parts := strings.Split(identifier, ".")
