@@ -79,9 +79,15 @@ func TestSweepAdvisesRandomReads(t *testing.T) {
 	if err != nil || size == 0 {
 		t.Fatalf("sweep: %d bytes, %v", size, err)
 	}
+	if x.LargerThanMemory() {
+		t.Error("LargerThanMemory after a sweep that found room")
+	}
 	indexer.SetFreeMemory(x, size/2)
 	if _, _, _, err := indexer.SweepCache(x); err != nil {
 		t.Fatal(err)
+	}
+	if !x.LargerThanMemory() {
+		t.Error("not LargerThanMemory after a sweep with memory for half the index")
 	}
 	for file, rr := range advised() {
 		if slices.Contains(rr, false) {
@@ -91,6 +97,9 @@ func TestSweepAdvisesRandomReads(t *testing.T) {
 	indexer.SetFreeMemory(x, 4*size)
 	if _, _, _, err := indexer.SweepCache(x); err != nil {
 		t.Fatal(err)
+	}
+	if x.LargerThanMemory() {
+		t.Error("still LargerThanMemory after a sweep that found room again")
 	}
 	for file, rr := range advised() {
 		if slices.Contains(rr, true) {

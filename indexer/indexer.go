@@ -107,8 +107,9 @@ type Indexer struct {
 	room func(size int64) bool
 	// advisedRandom: the last cache sweep found the index larger than the
 	// memory free for it and advised reading its segment files without
-	// read-ahead. Only sweepCache reads and writes it.
-	advisedRandom bool
+	// read-ahead. Only sweepCache writes it; searches read it
+	// (LargerThanMemory).
+	advisedRandom atomic.Bool
 
 	// building is held by whoever builds a new generation while the index
 	// serves, so that two rebuilds never overlap.
@@ -137,6 +138,11 @@ func (x *Indexer) Read(fn func(bleve.Index) error) error { return x.h.read(fn) }
 // Columns is the search columns of x's index, which x warms as it opens,
 // merges and swaps indexes.
 func (x *Indexer) Columns() *search.ColumnCache { return &x.columns }
+
+// LargerThanMemory reports whether the last cache sweep found the index
+// larger than the memory free for it (pagecache.go), so that searches
+// read much of it from disk.
+func (x *Indexer) LargerThanMemory() bool { return x.advisedRandom.Load() }
 
 // RebuildProgress reports how far the latest rebuild (or the build at
 // start) got.

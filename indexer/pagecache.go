@@ -116,17 +116,17 @@ func (x *Indexer) sweepCache(ctx context.Context, spread time.Duration) (sweepSt
 		st.skipped = true
 		// Read the segments without read-ahead (adviseRandom), those
 		// merged in since the last sweep too.
-		if _, err := adviseRandom(paths, true); err != nil {
+		if err := adviseRandom(paths, true); err != nil {
 			return st, err
 		}
-		x.advisedRandom = true
+		x.advisedRandom.Store(true)
 		return st, nil
 	}
-	if x.advisedRandom {
-		if _, err := adviseRandom(paths, false); err != nil {
+	if x.advisedRandom.Load() {
+		if err := adviseRandom(paths, false); err != nil {
 			return st, err
 		}
-		x.advisedRandom = false
+		x.advisedRandom.Store(false)
 	}
 	load := x.room(st.size)
 	start := time.Now()

@@ -159,7 +159,7 @@ func mincore(mem, vec []byte) error {
 // adviseRandom gives the kernel advice on reading the segment files at
 // paths, in every mapping of them this process holds: random (MADV_RANDOM:
 // a page fault reads that page) or normal (a fault reads the pages around
-// it too). It returns how many mappings it advised.
+// it too).
 //
 // A fault on a mapping advised normal reads as much around it as the
 // device's read-ahead: 128 KiB by default, 8 MiB on the benchmark machine's
@@ -169,16 +169,15 @@ func mincore(mem, vec []byte) error {
 // never reads; they push out pages that searches do read. Where the index
 // fits, read-ahead costs nothing and helps whatever reads a file in order
 // (merges), so the advice is normal there.
-func adviseRandom(paths []string, random bool) (int, error) {
+func adviseRandom(paths []string, random bool) error {
 	maps, err := os.ReadFile("/proc/self/maps")
 	if err != nil {
-		return 0, err
+		return err
 	}
 	advice := unix.MADV_NORMAL
 	if random {
 		advice = unix.MADV_RANDOM
 	}
-	n := 0
 	for _, path := range paths {
 		// The kernel names a mapped file by its real path (an index's
 		// generation, not the symlink to it).
@@ -187,18 +186,17 @@ func adviseRandom(paths []string, random bool) (int, error) {
 			continue // merged away since
 		}
 		if err != nil {
-			return n, err
+			return err
 		}
 		for _, m := range fileMappings(string(maps), real) {
 			// An unmapped range (the segment closed meanwhile) is ENOMEM,
 			// harmless: nothing is left to advise.
 			if _, _, e := unix.Syscall(unix.SYS_MADVISE, uintptr(m.start), uintptr(m.end-m.start), uintptr(advice)); e != 0 && e != unix.ENOMEM {
-				return n, fmt.Errorf("madvise %s: %w", path, e)
+				return fmt.Errorf("madvise %s: %w", path, e)
 			}
-			n++
 		}
 	}
-	return n, nil
+	return nil
 }
 
 // fileMapping is one line of /proc/self/maps.

@@ -38,6 +38,9 @@ type collectRequest struct {
 	tagFields []string
 	// reads, when not nil, counts what the search reads of the index.
 	reads q.Reads
+	// prefetch asks for the page's payloads at once before reading them
+	// (prefetchPayloads): where the index is larger than memory.
+	prefetch bool
 }
 
 // collected is a search's answer.
@@ -135,7 +138,9 @@ func collect(ctx context.Context, cache *ColumnCache, idx bleve.Index, req colle
 	if err != nil {
 		return nil, err
 	}
-	prefetchPayloads(segs, picks)
+	if req.prefetch {
+		prefetchPayloads(segs, picks)
+	}
 	for _, p := range picks {
 		id, err := segs[p.seg].DocID(uint64(p.local))
 		if err != nil {

@@ -14,9 +14,9 @@ import (
 // hits, 20 reads from disk in a row. prefetchPayloads asks the kernel for
 // all of them at once first (MADV_WILLNEED starts the reads and returns),
 // so that the disk serves them side by side and the reads that follow wait
-// for the slowest, not for the sum. Where the pages are cached it costs up
-// to two system calls a hit (its offset's page, its document's pages) that
-// find them there.
+// for the slowest, not for the sum. It costs up to two system calls a hit
+// (its offset's pages, its document's), so searches ask for it only where
+// the index is larger than the memory free for it (Index.LargerThanMemory).
 
 // storedSegment is what a segment on disk (a zap file, memory-mapped) tells
 // of its stored documents: its mapping, where the documents' offsets start
@@ -41,41 +41,39 @@ func prefetchPayloads(segs []*scorch.SegmentSnapshot, picks []pick) {
 		return
 	}
 	page := uint64(os.Getpagesize())
-	// stored returns p's segment's mapping, where the offset of p's
-	// document is in it, and where the offsets start and end.
+	// Where each pick's document's offset is: its segment's mapping, the
+	// offset's place in it, and where the offsets start and end.
 	type located struct {
+		seg              uint64
 		mem              []byte
 		at, offsets, end uint64
 	}
-	stored := func(p pick) (located, bool) {
+	var docs []located
+	for _, p := range picks {
 		s, ok := segs[p.seg].Segment().(storedSegment)
 		if !ok || uint64(p.local) >= s.NumDocs() {
-			return located{}, false
+			continue
 		}
-		l := located{mem: s.Data(), offsets: s.StoredIndexOffset()}
+		l := located{seg: uint64(p.seg), mem: s.Data(), offsets: s.StoredIndexOffset()}
 		l.at, l.end = l.offsets+8*uint64(p.local), l.offsets+8*s.NumDocs()
-		return l, l.end <= uint64(len(l.mem))
+		if l.end <= uint64(len(l.mem)) {
+			docs = append(docs, l)
+		}
 	}
 	// The offsets first: reading one is a fault too where it is not cached.
 	// A document ends where the next begins, the last where the offsets
 	// do; the two offsets are on one page but for one document in 512.
 	asked := map[[2]uint64]bool{}
-	for _, p := range picks {
-		if l, ok := stored(p); ok {
-			ask(l.mem, asked, uint64(p.seg), l.at, min(l.at+16, l.end), page)
-		}
+	for _, l := range docs {
+		ask(l.mem, asked, l.seg, l.at, min(l.at+16, l.end), page)
 	}
-	for _, p := range picks {
-		l, ok := stored(p)
-		if !ok {
-			continue
-		}
+	for _, l := range docs {
 		start, end := binary.BigEndian.Uint64(l.mem[l.at:l.at+8]), l.offsets
 		if l.at+16 <= l.end {
 			end = binary.BigEndian.Uint64(l.mem[l.at+8 : l.at+16])
 		}
 		if start < end && end <= l.offsets {
-			ask(l.mem, asked, uint64(p.seg), start, min(end, start+maxPayloadSpan), page)
+			ask(l.mem, asked, l.seg, start, min(end, start+maxPayloadSpan), page)
 		}
 	}
 }

@@ -141,6 +141,7 @@ func search(ctx context.Context, x Index, req semcat.SearchRequest, visible bq.Q
 	var fieldAnalyzer func(string) []string
 	err = x.Read(func(idx bleve.Index) error {
 		var err error
+		creq.prefetch = x.LargerThanMemory()
 		res, err = collect(ctx, x.Columns(), idx, creq)
 		if err != nil {
 			return err

@@ -28,6 +28,10 @@ type Index interface {
 	WaitFor(ctx context.Context, pos semcat.Position) error
 	// Columns is the cache of the index's search columns.
 	Columns() *ColumnCache
+	// LargerThanMemory reports whether the index is larger than the memory
+	// free for it, so that searches read much of it from disk (and ask for
+	// a page's payloads at once: prefetchPayloads).
+	LargerThanMemory() bool
 }
 
 // Service is the search service over an Index. With Authorization on, it
