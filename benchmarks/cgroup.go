@@ -53,18 +53,18 @@ type CgroupStats struct {
 	// the processes the kernel killed for want of memory.
 	LimitHits int64 `json:"limitHits"`
 	OOMKills  int64 `json:"oomKills"`
-	// LoadLimitBytes is the limit during the bulk load, when it was not
-	// LimitBytes (-load-memory-limit).
-	LoadLimitBytes int64 `json:"loadLimitBytes,omitempty"`
 }
+
+// byteUnits are the units a size may be written in (parseBytes,
+// compactBytes), smallest first.
+var byteUnits = []struct {
+	suffix string
+	shift  uint
+}{{"KiB", 10}, {"MiB", 20}, {"GiB", 30}}
 
 // parseBytes reads a size such as 1073741824, 512MiB or 1GiB.
 func parseBytes(s string) (int64, error) {
-	units := []struct {
-		suffix string
-		shift  uint
-	}{{"KiB", 10}, {"MiB", 20}, {"GiB", 30}}
-	for _, u := range units {
+	for _, u := range byteUnits {
 		if n, ok := strings.CutSuffix(s, u.suffix); ok {
 			v, err := strconv.ParseInt(n, 10, 64)
 			if err != nil || v <= 0 || v > 1<<(62-u.shift) {

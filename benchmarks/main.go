@@ -415,7 +415,6 @@ func bench(ctx context.Context, o options, n int, root, tmp string, srv **Server
 		if st, err := s.cgroup.Stats(); err != nil {
 			logf("warning: reading the server's memory cgroup: %v", err)
 		} else {
-			st.LoadLimitBytes = o.loadMemoryLimit
 			res.MemoryCgroup = &st
 			logf("memory cgroup: peak usage %s of %s; limit reached %d times; %d OOM kills", fmtBytes(st.PeakBytes), fmtBytes(st.LimitBytes), st.LimitHits, st.OOMKills)
 		}
@@ -495,8 +494,8 @@ func notes(o options, g *Generator, r *Results) []string {
 	}
 	if c := r.MemoryCgroup; c != nil {
 		joined := "joined once it was ready"
-		if c.LoadLimitBytes > 0 {
-			joined = fmt.Sprintf("joined once it was ready, with a limit of %s during the bulk load (-load-memory-limit), lowered once the load was searchable", fmtBytes(c.LoadLimitBytes))
+		if r.LoadMemoryLimit > 0 {
+			joined = fmt.Sprintf("joined once it was ready, with a limit of %s during the bulk load (-load-memory-limit), lowered once the load was searchable", fmtBytes(r.LoadMemoryLimit))
 		}
 		out = append(out, fmt.Sprintf("The server ran under a memory limit of %s (a cgroup v%d of its own, %s; its PostgreSQL outside it): "+
 			"the cgroup's peak usage, its heap and the page cache charged to it, was %s; usage reached the limit %d times (each time the kernel reclaimed the cgroup's pages, the index's cached file pages first); %d processes were killed for want of memory.",

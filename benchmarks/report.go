@@ -312,12 +312,12 @@ func (r *Results) Markdown() string {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	m := r.Machine
-	if c := r.MemoryCgroup; c != nil {
+	if r.MemoryLimit > 0 {
 		after := ""
-		if c.LoadLimitBytes > 0 {
-			after = fmt.Sprintf(" (%s during the load)", fmtBytes(c.LoadLimitBytes))
+		if r.LoadMemoryLimit > 0 {
+			after = fmt.Sprintf(" (%s during the load)", fmtBytes(r.LoadMemoryLimit))
 		}
-		p("# semcat benchmark — %s entities, served under a %s memory limit%s\n\n", r.Size, fmtBytes(c.LimitBytes), after)
+		p("# semcat benchmark — %s entities, served under a %s memory limit%s\n\n", r.Size, fmtBytes(r.MemoryLimit), after)
 	} else {
 		p("# semcat benchmark — %s entities\n\n", r.Size)
 	}
@@ -490,14 +490,12 @@ func (r *Results) Name() string {
 	return name
 }
 
-// compactBytes writes n as a -memory-limit flag would: 1GiB, 192MiB.
+// compactBytes writes n as a -memory-limit flag would (parseBytes): 1GiB,
+// 192MiB.
 func compactBytes(n int64) string {
-	for _, u := range []struct {
-		shift uint
-		name  string
-	}{{30, "GiB"}, {20, "MiB"}, {10, "KiB"}} {
+	for _, u := range slices.Backward(byteUnits) {
 		if n >= 1<<u.shift && n%(1<<u.shift) == 0 {
-			return fmt.Sprintf("%d%s", n>>u.shift, u.name)
+			return fmt.Sprintf("%d%s", n>>u.shift, u.suffix)
 		}
 	}
 	return fmt.Sprintf("%dB", n)

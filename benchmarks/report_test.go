@@ -11,11 +11,11 @@ import (
 // TestMarkdownNamesTheMemoryLimit: a run under -memory-limit says so in
 // its title, so its figures are not taken for an unlimited run's.
 func TestMarkdownNamesTheMemoryLimit(t *testing.T) {
-	limited := &Results{Size: "100k", MemoryCgroup: &CgroupStats{Version: 1, LimitBytes: 1 << 30}}
+	limited := &Results{Size: "100k", MemoryLimit: 1 << 30, MemoryCgroup: &CgroupStats{Version: 1, LimitBytes: 1 << 30}}
 	if md := limited.Markdown(); !strings.HasPrefix(md, "# semcat benchmark — 100k entities, served under a 1.00 GiB memory limit\n") {
 		t.Errorf("title: %q", strings.SplitN(md, "\n", 2)[0])
 	}
-	afterLoad := &Results{Size: "100k", MemoryCgroup: &CgroupStats{Version: 1, LimitBytes: 192 << 20, LoadLimitBytes: 1 << 30}}
+	afterLoad := &Results{Size: "100k", MemoryLimit: 192 << 20, LoadMemoryLimit: 1 << 30, MemoryCgroup: &CgroupStats{Version: 1, LimitBytes: 192 << 20}}
 	if md := afterLoad.Markdown(); !strings.HasPrefix(md, "# semcat benchmark — 100k entities, served under a 192 MiB memory limit (1.00 GiB during the load)\n") {
 		t.Errorf("title: %q", strings.SplitN(md, "\n", 2)[0])
 	}
