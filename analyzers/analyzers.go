@@ -33,8 +33,8 @@ const (
 	AnalyzerSchemaField = "semcat_schema_field"
 	// AnalyzerValuePrefix indexes the leading MinPrefixRunes…MaxPrefixRunes
 	// characters of each term of AnalyzerValue: "Kofo-Bar baz"
-	// yields "ko", "kof", "kofo", "kofo-", "kofo-b", "kofo-ba", "kofo-bar",
-	// "ba", "bar", "baz". A prefix query of that length is then one term.
+	// yields "ko", "kof", "ba", "bar", "baz". A prefix query of that
+	// length is then one term.
 	AnalyzerValuePrefix = "semcat_value_prefix"
 	// AnalyzerSchemaFieldPrefix does the same for each entry of
 	// AnalyzerSchemaField up to its first "." or ":" — so for every field

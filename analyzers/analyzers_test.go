@@ -508,15 +508,16 @@ func TestPrefixAnalyzers(t *testing.T) {
 	}{
 		// The whole two-word value is skipped; its words and parts are not;
 		// one-character prefixes are not indexed.
-		{analyzers.AnalyzerValuePrefix, "Kof-B zu", []string{"ko", "kof", "kof-", "kof-b", "zu"}},
-		{analyzers.AnalyzerValuePrefix, "kofo", []string{"ko", "kof", "kofo"}},
+		{analyzers.AnalyzerValuePrefix, "Kof-B zu", []string{"ko", "kof", "zu"}},
+		{analyzers.AnalyzerValuePrefix, "Ko-B zu", []string{"ko", "ko-", "zu"}},
+		{analyzers.AnalyzerValuePrefix, "kofo", []string{"ko", "kof"}},
 		// At most MaxPrefixRunes characters, counted in runes.
-		{analyzers.AnalyzerValuePrefix, "ÄÄÄÄÄÄÄÄÄÄÄÄÄÄ", []string{"ää", "äää", "ää" + "ää", "ää" + "äää", "ää" + "ää" + "ää",
-			"ää" + "ää" + "äää", "ää" + "ää" + "ää" + "ää"}},
+		{analyzers.AnalyzerValuePrefix, "ÄÄÄÄÄÄÄÄÄÄÄÄÄÄ", []string{"ää", "äää"}},
 		// Each entry up to its first dot or colon.
 		{analyzers.AnalyzerSchemaFieldPrefix, "Emp.Tel:int", []string{"te", "tel", "em", "emp"}},
-		{analyzers.AnalyzerSchemaFieldPrefix, "orders.amount:decimal", []string{"am", "amo", "amou", "amoun", "amount", "or", "ord", "orde", "order", "orders"}},
-		{analyzers.AnalyzerSchemaFieldPrefix, "EmpTel", []string{"em", "emp", "empt", "empte", "emptel"}},
+		{analyzers.AnalyzerSchemaFieldPrefix, "orders.amount:decimal", []string{"am", "amo", "or", "ord"}},
+		{analyzers.AnalyzerSchemaFieldPrefix, "EmpTel", []string{"em", "emp"}},
+		{analyzers.AnalyzerSchemaFieldPrefix, "o.amount:decimal", []string{"am", "amo"}},
 	}
 	for _, tt := range tests {
 		got := analyze(t, tt.analyzer, tt.in)

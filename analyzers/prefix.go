@@ -9,22 +9,23 @@ import (
 
 // MinPrefixRunes and MaxPrefixRunes bound the prefixes the prefix analyzers
 // index. A query prefix of that length is one term lookup in a prefix
-// field; a longer one, selective anyway, and a one-character one expand
-// over the terms of the plain field. Every indexed prefix costs ingest time
-// and index size, so the range is kept to what most prefix queries use.
+// field; a longer one, and a one-character one, expand over the terms of
+// the plain field (query: MatchPrefix).
 //
-// Shorter is not cheaper overall. Rebuilding 100k entities (CPU of one
-// rebuild, the same data, one machine): up to 8 runes 111-125 s, up to 5
-// 94 s, up to 4 87 s, no prefixes at all 78 s. But with 4, prefixes of 5
-// to 7 letters of common words expand over dictionaries that hold every
-// name, path and composite token of the catalog: "vukut*", "ralus*",
-// "struct*", "schema:ralus*" and "schema:vukut*" took 15-43 ms instead
-// of 3-9 ms at 100k, and expansion grows with the dictionary, so at 1M
-// they would miss DESIGN §6's prefix bound (p99 ≤ 60 ms) that the n-grams
-// keep.
+// Only short prefixes are indexed: they are the ones an expansion cannot
+// afford ("ra*" starts a tenth of a catalog's words, each another posting
+// list to read and merge), while every indexed prefix costs ingest and
+// rebuild time and index size, the longer ones most (each is a term of its
+// own in a large dictionary). Prefixes up to 8 runes were 26% of a
+// rebuild's CPU and 20% of the index (index-breakdown-100k.md). A longer
+// prefix expands only over the words that start with it: the expansion
+// skips every term with a part boundary after the prefix (query's
+// partStop), so "vukut*" reads the few words starting with vukut, not the
+// thousands of identifiers holding them, which made 5-7-letter prefixes
+// take 15-43 ms at 100k when the n-grams stopped at 4 runes.
 const (
 	MinPrefixRunes = 2
-	MaxPrefixRunes = 8
+	MaxPrefixRunes = 3
 )
 
 // prefixFilter turns each term into its leading MinPrefixRunes…MaxPrefixRunes

@@ -62,6 +62,13 @@ func emitParts(s *stream, input, low []byte, w span) {
 // separators are the characters that split a word into parts (SPEC §5.2).
 const separators = "-_.,:;/"
 
+// IsSeparator reports whether c is one of separators: AnalyzerValue's
+// terms are words and their parts, and a part holds no separator. So the
+// terms that start with a prefix holding none have among them, for every
+// document, a part starting with it (the first part of each word), and an
+// expansion of the prefix can skip every term with a separator after it.
+func IsSeparator(c byte) bool { return isSeparator(c) }
+
 // isSeparator reports whether c is one of separators.
 func isSeparator(c byte) bool {
 	switch c {

@@ -105,6 +105,26 @@ func trimWord(word string) string {
 
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
+// IsWord reports whether s is letters and digits only: a prefix that, as a
+// term AnalyzerName or AnalyzerText emits starts with it, has every such
+// term's first segment (a term too) start with it.
+func IsWord(s string) bool {
+	for _, r := range s {
+		if !isWordRune(r) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// EndsSegment reports whether c, a byte of a term AnalyzerName or
+// AnalyzerText emitted, certainly ends an identifier segment: an ASCII
+// character that is not a letter or digit. (A byte of another character is
+// not judged alone; an expansion that prunes at EndsSegment keeps those.)
+func EndsSegment(c byte) bool {
+	return c < utf8.RuneSelf && !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9')
+}
+
 // camelParts splits a segment (letters and digits only) at lower→upper
 // case changes, at the last capital of a run of capitals followed by a
 // lower-case letter ("HTTPServer": HTTP, Server), and between letters and

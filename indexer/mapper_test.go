@@ -153,7 +153,7 @@ func fieldsOf(doc *document.Document, dynamic bool) []string {
 // Bleve's TokenFrequencies.Size would walk its terms to say.
 func TestMultiFieldSize(t *testing.T) {
 	for _, r := range documents.fields[q.FieldSchemaFields] {
-		f := &multiField{name: r.name, values: []string{"EmpName:string", "EmpContact:struct", "EmpContact.EmpTel:integer", "EmpContact.EmpAddr:string", "Größe:double"}, rule: r}
+		f := &multiField{name: r.name, values: []string{"EmpName:string", "EmpContact:struct", "EmpContact.EmpTel:integer", "EmpContact.EmpAddr:string", "Größe:double", "Region:string"}, rule: r}
 		f.Analyze()
 		if len(f.freqs) < 5 {
 			t.Fatalf("%s: %d terms", r.name, len(f.freqs))

@@ -767,7 +767,11 @@ func (rd *segReader) clause(out *roaring.Bitmap, c Clause, leaves *leafSet) erro
 		}
 		return err
 	case MatchPrefix:
-		it := d.AutomatonIterator(nil, []byte(c.Term), prefixEnd([]byte(c.Term)))
+		var a segment.Automaton
+		if stop := partStop(c.Field, c.Term); stop != nil && !c.Boundary {
+			a = partsAutomaton{prefix: c.Term, stop: stop}
+		}
+		it := termsOf(d, a, []byte(c.Term), prefixEnd([]byte(c.Term)))
 		found := false
 		for n := 1; ; n++ {
 			if n%checkEvery == 0 {
@@ -793,7 +797,7 @@ func (rd *segReader) clause(out *roaring.Bitmap, c Clause, leaves *leafSet) erro
 		}
 	case MatchForm:
 		start := analyzers.FormPrefix(c.Term)
-		it := d.AutomatonIterator(formAutomaton(start), []byte(start), prefixEnd([]byte(start)))
+		it := termsOf(d, formAutomaton(start), []byte(start), prefixEnd([]byte(start)))
 		for n := 1; n <= maxFormTerms; n++ {
 			if n%checkEvery == 0 {
 				if err := rd.ctx.Err(); err != nil {
@@ -823,7 +827,7 @@ func (rd *segReader) clause(out *roaring.Bitmap, c Clause, leaves *leafSet) erro
 			}
 			rd.dfas[k] = dfa
 		}
-		it := d.AutomatonIterator(dfa, nil, nil)
+		it := termsOf(d, dfa, nil, nil)
 		for n := 1; n <= maxTypoTerms; n++ {
 			if n%checkEvery == 0 {
 				if err := rd.ctx.Err(); err != nil {
@@ -843,6 +847,80 @@ func (rd *segReader) clause(out *roaring.Bitmap, c Clause, leaves *leafSet) erro
 		return nil
 	}
 	return fmt.Errorf("query: unknown clause mode %d", c.Mode)
+}
+
+// termsOf iterates over the terms of d that a accepts (nil: all) from
+// start to end, without reading each term's postings for its count where
+// the dictionary can (zap's can): the expansions read the postings of the
+// terms they keep themselves.
+func termsOf(d segment.TermDictionary, a segment.Automaton, start, end []byte) segment.DictionaryIterator {
+	if oc, ok := d.(omitCounter); ok {
+		return oc.AutomatonIteratorOmitCount(a, start, end)
+	}
+	return d.AutomatonIterator(a, start, end)
+}
+
+type omitCounter interface {
+	AutomatonIteratorOmitCount(a segment.Automaton, start, end []byte) segment.DictionaryIterator
+}
+
+// partStop returns, when a prefix expansion of field may skip the terms in
+// which a byte after prefix ends a part, the test of such a byte (nil:
+// none may be skipped). Those are the fields whose analyzers index every
+// word's leading part as a term of its own, when prefix lies within one
+// part: a document with a term starting with prefix then has one with no
+// part boundary after it. The expansion of "vukut" then reads the words
+// that start with it, not the thousands of identifiers
+// ("vukut_ralus_26", "vukut-bar") that do, each another posting list
+// read for documents the words already found.
+func partStop(field, prefix string) func(byte) bool {
+	switch {
+	case field == FieldUserValues || field == FieldSystemValues ||
+		strings.HasPrefix(field, UserPropertyPrefix) || strings.HasPrefix(field, SystemPropertyPrefix):
+		if strings.IndexFunc(prefix, func(r rune) bool { return r < utf8.RuneSelf && analyzers.IsSeparator(byte(r)) }) >= 0 {
+			return nil
+		}
+		return analyzers.IsSeparator
+	case field == FieldName || field == FieldDescription || field == FieldColumns:
+		if !analyzers.IsWord(prefix) {
+			return nil
+		}
+		return analyzers.EndsSegment
+	}
+	return nil
+}
+
+// partsAutomaton accepts the terms that are prefix followed by bytes of
+// which none is a stop (partStop): the iteration skips a term's whole
+// subtree at its first stop byte.
+type partsAutomaton struct {
+	prefix string
+	stop   func(byte) bool
+}
+
+func (a partsAutomaton) Start() int { return 0 }
+
+// IsMatch: a state is the number of prefix bytes accepted, -1 for none
+// will be.
+func (a partsAutomaton) IsMatch(s int) bool { return s >= len(a.prefix) }
+
+func (a partsAutomaton) CanMatch(s int) bool { return s >= 0 }
+
+func (a partsAutomaton) WillAlwaysMatch(int) bool { return false }
+
+func (a partsAutomaton) Accept(s int, b byte) int {
+	switch {
+	case s < 0:
+		return -1
+	case s < len(a.prefix):
+		if b == a.prefix[s] {
+			return s + 1
+		}
+		return -1
+	case a.stop(b):
+		return -1
+	}
+	return s
 }
 
 // formAutomaton accepts the terms that can be forms of a word whose form

@@ -1,0 +1,96 @@
+package query
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/semcat/semcat/analyzers"
+)
+
+// TestPartStopKeepsEveryDocument: for each field partStop prunes, over
+// random texts, every prefix that finds a text through some term it starts
+// (a full expansion) also finds it through a term partsAutomaton accepts —
+// a pruned expansion loses no document — and, where terms hold part
+// boundaries, the pruning does skip terms.
+func TestPartStopKeepsEveryDocument(t *testing.T) {
+	m := NewMapping()
+	rng := rand.New(rand.NewPCG(3, 4))
+	pieces := []string{"vu", "Kut", "ra", "lUs", "é", "9", "-", "_", ".", "/", ":", "'s", "(", "€", " "}
+	for _, field := range []string{FieldUserValues, UserPropertyPrefix + "k", FieldName, FieldDescription, FieldColumns} {
+		a := m.AnalyzerNamed(analyzerOf(field))
+		var docs [][]string
+		for range 300 {
+			var b strings.Builder
+			for range 1 + rng.IntN(10) {
+				b.WriteString(pieces[rng.IntN(len(pieces))])
+			}
+			var terms []string
+			for _, tok := range a.Analyze([]byte(b.String())) {
+				terms = append(terms, string(tok.Term))
+			}
+			docs = append(docs, terms)
+		}
+		prefixes := map[string]bool{}
+		for _, terms := range docs {
+			for _, term := range terms {
+				for i := 1; i <= len(term); i++ {
+					prefixes[term[:i]] = true
+				}
+			}
+		}
+		pruned, tried := 0, 0
+		for p := range prefixes {
+			stop := partStop(field, p)
+			if stop == nil {
+				continue
+			}
+			tried++
+			aut := partsAutomaton{prefix: p, stop: stop}
+			for i, terms := range docs {
+				full, kept := false, false
+				for _, term := range terms {
+					if strings.HasPrefix(term, p) {
+						full = true
+						if accepts(aut, term) {
+							kept = true
+						} else {
+							pruned++
+						}
+					}
+				}
+				if full != kept {
+					t.Errorf("%s: prefix %q finds text %d (%q) only through pruned terms", field, p, i, terms)
+				}
+			}
+		}
+		// AnalyzerName's terms are segments and parts: nothing to skip.
+		if tried < 20 || pruned == 0 && field != FieldName {
+			t.Errorf("%s: %d prefixes pruned, %d terms skipped", field, tried, pruned)
+		}
+	}
+}
+
+// analyzerOf is the analyzer of the fields TestPartStopKeepsEveryDocument
+// tries.
+func analyzerOf(field string) string {
+	switch field {
+	case FieldName:
+		return analyzers.AnalyzerName
+	case FieldDescription, FieldColumns:
+		return analyzers.AnalyzerText
+	}
+	return analyzers.AnalyzerValue
+}
+
+// accepts runs the automaton over term as the dictionary walk does,
+// stopping where it can no longer match.
+func accepts(a partsAutomaton, term string) bool {
+	s := a.Start()
+	for i := 0; i < len(term); i++ {
+		if s = a.Accept(s, term[i]); !a.CanMatch(s) {
+			return false
+		}
+	}
+	return a.IsMatch(s)
+}
