@@ -31,16 +31,6 @@ const (
 	// §5.3): "EmpContact.EmpTel:integer" yields "emptel",
 	// "empcontact.emptel", "emptel:integer", "empcontact.emptel:integer".
 	AnalyzerSchemaField = "semcat_schema_field"
-	// AnalyzerValuePrefix indexes the leading MinPrefixRunes…MaxPrefixRunes
-	// characters of each term of AnalyzerValue: "Kofo-Bar baz"
-	// yields "ko", "kof", "ba", "bar", "baz". A prefix query of that
-	// length is then one term.
-	AnalyzerValuePrefix = "semcat_value_prefix"
-	// AnalyzerSchemaFieldPrefix does the same for each entry of
-	// AnalyzerSchemaField up to its first "." or ":" — so for every field
-	// name and every path's first name — which are all the prefixes without
-	// a dot or colon that a schema entry can start with.
-	AnalyzerSchemaFieldPrefix = "semcat_schema_field_prefix"
 	// AnalyzerName indexes an entity's name as its identifier parts
 	// (IdentifierParts): "gitlab_dotcom_users" yields gitlab, dotcom,
 	// users; "EmpTel" yields emptel, emp, tel.
@@ -97,24 +87,6 @@ func init() {
 					return nil, fmt.Errorf("analyzer %s: %w", name, err)
 				}
 				return &analysis.DefaultAnalyzer{Tokenizer: tok}, nil
-			}))
-	}
-
-	prefixAnalyzers := map[string]struct {
-		tokenizer string
-		filter    prefixFilter
-	}{
-		AnalyzerValuePrefix:       {TokenizerValue, prefixFilter{}},
-		AnalyzerSchemaFieldPrefix: {TokenizerSchemaField, prefixFilter{cut: firstName}},
-	}
-	for name, a := range prefixAnalyzers {
-		mustRegister(registry.RegisterAnalyzer(name,
-			func(_ map[string]interface{}, cache *registry.Cache) (analysis.Analyzer, error) {
-				tok, err := cache.TokenizerNamed(a.tokenizer)
-				if err != nil {
-					return nil, fmt.Errorf("analyzer %s: %w", name, err)
-				}
-				return &analysis.DefaultAnalyzer{Tokenizer: tok, TokenFilters: []analysis.TokenFilter{a.filter}}, nil
 			}))
 	}
 }

@@ -49,6 +49,16 @@ func (schemaFieldTokenizer) Tokenize(input []byte) analysis.TokenStream {
 	return s.tokens
 }
 
+// EndsName reports whether c ends a field name in a term of
+// AnalyzerSchemaField: the names of a path's segments and of a type hold no
+// '.' or ':', and every field name at any depth is a term of its own (a
+// top-level field's name is its path). So the terms that start with a
+// prefix holding neither have, for every entity, a field name starting with
+// it among them, and a prefix expansion can skip the paths and typed terms
+// after it. (A model's "dataset.field" entries are the exception: the
+// dataset's name is not a field name, and schema:f* does not look for it.)
+func EndsName(c byte) bool { return c == '.' || c == ':' }
+
 // piece is one part of a schema entry: its trimmed byte range in the input
 // and the range of its lower-cased form in the tokenizer's buffer.
 type piece struct {
@@ -87,12 +97,11 @@ func SchemaFieldName(entry string) string {
 // WordsNotIn returns value without the words whose only term under
 // AnalyzerValue is one of terms: words without a separator whose
 // lower-cased form is in terms. The other words are kept as they are, one
-// space apart, so AnalyzerValue (and AnalyzerValuePrefix) index the result
-// as they index value, less those words' terms. A table's schema text
-// repeats its field names, which its schema entries index already
-// (AnalyzerSchemaField emits each name, and AnalyzerSchemaFieldPrefix its
-// prefixes, since a name without a separator holds no '.' or ':'); indexing
-// them twice was most of a table's terms.
+// space apart, so AnalyzerValue indexes the result as it indexes value,
+// less those words' terms. A table's schema text repeats its field names,
+// which its schema entries index already (AnalyzerSchemaField emits each
+// name, and a prefix of one, which holds no '.' or ':', expands to it);
+// indexing them twice was most of a table's terms.
 func WordsNotIn(value string, terms map[string]struct{}) string {
 	var buf [wordsOnStack]span
 	low, words := lowerString(make([]byte, 0, len(value)), value, buf[:0])

@@ -134,9 +134,9 @@ func TestCostlyQueryIsAllowed(t *testing.T) {
 // run without them no table.
 func TestMarkdownShowsWhatSearchesRead(t *testing.T) {
 	r := &Results{Size: "10k", Queries: []QueryResult{{Kind: "prefix", Reads: []FieldRead{
-		{Field: query.FieldStored, Lists: 20, Bytes: 20480}, {Field: "uvp", Lists: 2, Bytes: 8192}, {Field: "n", Lists: 3, Bytes: 2048, Terms: 40},
+		{Field: query.FieldStored, Lists: 20, Bytes: 20480}, {Field: "sv", Lists: 2, Bytes: 8192}, {Field: "n", Lists: 3, Bytes: 2048, Terms: 40},
 	}}}}
-	want := "| prefix | 10 KiB in 5 lists | 40 | 20.0 KiB | `doc` 20.0, `uvp` 8.0, `n` 2.0; 40 |"
+	want := "| prefix | 10 KiB in 5 lists | 40 | 20.0 KiB | `doc` 20.0, `sv` 8.0, `n` 2.0; 40 |"
 	if md := r.Markdown(); !strings.Contains(md, want) {
 		t.Errorf("no row %q in\n%s", want, md)
 	}

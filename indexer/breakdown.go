@@ -34,8 +34,6 @@ type FieldGroup struct {
 // mapping is in one.
 var BreakdownGroups = []FieldGroup{
 	{"stored payload", []string{q.FieldStored}},
-	{"value prefixes (edge n-grams)", []string{q.FieldUserValuesPrefix, q.FieldSystemValuesPrefix}},
-	{"schema field prefixes (edge n-grams)", []string{q.FieldSchemaFieldsPrefix}},
 	{"schema fields", []string{q.FieldSchemaFields, q.FieldHas}},
 	{"column names and comments", []string{q.FieldColumns}},
 	{"value words", []string{q.FieldUserValues, q.FieldSystemValues}},

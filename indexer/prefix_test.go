@@ -13,9 +13,8 @@ import (
 	"github.com/semcat/semcat/search"
 )
 
-// TestPrefixExpansion: a prefix longer than the indexed n-grams (and any
-// prefix of a property's value, which has none) expands over the field's
-// dictionary, skipping the terms with a part boundary after the prefix.
+// TestPrefixExpansion: a prefix expands over the field's dictionary,
+// skipping the terms with a part boundary after the prefix.
 // Over random values of words, identifiers and separators, every prefix
 // of every word and part finds exactly the tables that have a term
 // starting with it (analyzers.ValueHas), as a bare word and as key:value;

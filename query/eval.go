@@ -867,14 +867,32 @@ type omitCounter interface {
 // partStop returns, when a prefix expansion of field may skip the terms in
 // which a byte after prefix ends a part, the test of such a byte (nil:
 // none may be skipped). Those are the fields whose analyzers index every
-// word's leading part as a term of its own, when prefix lies within one
-// part: a document with a term starting with prefix then has one with no
-// part boundary after it. The expansion of "vukut" then reads the words
-// that start with it, not the thousands of identifiers
-// ("vukut_ralus_26", "vukut-bar") that do, each another posting list
-// read for documents the words already found.
+// word's leading part as a term of its own (a schema's every field name),
+// when prefix lies within one part: a document with a term starting with
+// prefix then has one with no part boundary after it. The expansion of
+// "vukut" then reads the words that start with it, not the thousands of
+// identifiers ("vukut_ralus_26", "vukut-bar", "vukut.id:integer") that
+// do, each another posting list read for documents the words already
+// found.
+//
+// This is what makes prefixes fast without indexing them. The index used
+// to hold every term's leading 2-8 characters (edge n-grams, so that a
+// prefix was one posting list): 26% of a rebuild's CPU and 20% of the
+// index at 100k (benchmarks/results/index-breakdown-100k.md, before). An
+// unpruned expansion over dictionaries holding every identifier took
+// 15-43 ms for 5-7-letter prefixes at 100k; a pruned one reads the words
+// of the vocabulary that start with the prefix, a few dozen at most for
+// two letters, and each document's postings once per word.
 func partStop(field, prefix string) func(byte) bool {
 	switch {
+	case field == FieldSchemaFields:
+		// A path's segments keep inner spaces ("my col.id"), a name is
+		// trimmed: a prefix with a space (which no query word has) is
+		// left whole.
+		if strings.ContainsAny(prefix, ".: ") {
+			return nil
+		}
+		return analyzers.EndsName
 	case field == FieldUserValues || field == FieldSystemValues ||
 		strings.HasPrefix(field, UserPropertyPrefix) || strings.HasPrefix(field, SystemPropertyPrefix):
 		if strings.IndexFunc(prefix, func(r rune) bool { return r < utf8.RuneSelf && analyzers.IsSeparator(byte(r)) }) >= 0 {
@@ -1037,21 +1055,9 @@ func (s *leafSet) add(field, text string, prefix bool) {
 	if s == nil {
 		return
 	}
-	if base, ok := prefixFieldBase[field]; ok {
-		field, prefix = base, true
-	}
 	l := Leaf{Field: field, Text: text, Prefix: prefix}
 	if !s.seen[l] {
 		s.seen[l] = true
 		s.list = append(s.list, l)
 	}
 }
-
-// prefixFieldBase maps each prefix field back to its field.
-var prefixFieldBase = func() map[string]string {
-	m := map[string]string{}
-	for f, p := range PrefixFields {
-		m[p] = f
-	}
-	return m
-}()

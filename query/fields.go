@@ -83,14 +83,6 @@ const (
 	// fields as "dataset.field:datatype"). AnalyzerSchemaField; schema:f,
 	// schema:f*, f:TYPE, schema:a.b. Bare words search it too.
 	FieldSchemaFields = "fields"
-	// FieldUserValuesPrefix, FieldSystemValuesPrefix and
-	// FieldSchemaFieldsPrefix hold the leading characters of the terms of
-	// FieldUserValues, FieldSystemValues and FieldSchemaFields
-	// (AnalyzerValuePrefix, AnalyzerSchemaFieldPrefix), so that most
-	// prefix terms are one term lookup (PrefixFields).
-	FieldUserValuesPrefix   = "uvp"
-	FieldSystemValuesPrefix = "svp"
-	FieldSchemaFieldsPrefix = "fieldsp"
 	// FieldName, FieldDescription and FieldColumns say where a word
 	// matched, for ranking (SPEC §5.4): the entity's name as identifier
 	// parts (AnalyzerName); its description (a comment, a metric's
@@ -153,13 +145,6 @@ var wholeFields = []string{FieldNameExact, FieldUserExact, FieldSystemExact, Fie
 func isWholeField(field string) bool {
 	return slices.Contains(wholeFields, field) ||
 		strings.HasPrefix(field, UserPropertyExactPrefix) || strings.HasPrefix(field, SystemPropertyExactPrefix)
-}
-
-// PrefixFields maps each field that has a prefix field to it.
-var PrefixFields = map[string]string{
-	FieldUserValues:   FieldUserValuesPrefix,
-	FieldSystemValues: FieldSystemValuesPrefix,
-	FieldSchemaFields: FieldSchemaFieldsPrefix,
 }
 
 // Entity types, the values of FieldType.

@@ -46,27 +46,18 @@ func NewMapping() mapping.IndexMapping {
 		doc.AddFieldMappingsAt(name, keywordField(false))
 	}
 
-	// A field and its prefix field index the same document value. Prefix
-	// fields keep no term frequencies or norms: nothing scores by them
-	// (rank.go), and their terms are shared by many documents, whose
-	// postings each carried them. (Fields whose terms are mostly in one
-	// document keep them: Bleve stores such a term's one posting in its
-	// dictionary only when its frequency is 1.)
-	prefixField := func(name, analyzer string) *mapping.FieldMapping {
-		f := textField(analyzer)
-		f.Name = name
-		f.SkipFreqNorm = true
-		return f
-	}
+	// No prefix fields (edge n-grams): a prefix expands over the field's
+	// own dictionary, reading the words that start with it (eval.go,
+	// partStop). Fields whose terms are mostly in one document keep term
+	// frequencies: Bleve stores such a term's one posting in its
+	// dictionary only when its frequency is 1.
 	for _, name := range []string{FieldUserValues, FieldSystemValues} {
-		doc.AddFieldMappingsAt(name, textField(analyzers.AnalyzerValue),
-			prefixField(PrefixFields[name], analyzers.AnalyzerValuePrefix))
+		doc.AddFieldMappingsAt(name, textField(analyzers.AnalyzerValue))
 	}
 	for _, name := range wholeFields {
 		doc.AddFieldMappingsAt(name, textField(analyzers.AnalyzerExact))
 	}
-	doc.AddFieldMappingsAt(FieldSchemaFields, textField(analyzers.AnalyzerSchemaField),
-		prefixField(FieldSchemaFieldsPrefix, analyzers.AnalyzerSchemaFieldPrefix))
+	doc.AddFieldMappingsAt(FieldSchemaFields, textField(analyzers.AnalyzerSchemaField))
 
 	// The ranking fields keep no frequencies or norms: scores come from
 	// where and how a word matched and how rare it is (rank.go).

@@ -473,26 +473,13 @@ func term(field, text string) Clause {
 	return Clause{Field: field, Term: text}
 }
 
-// prefixClause is a prefix of field: one term of its prefix field when
-// the index holds that prefix there (edge n-grams), else every term of the
-// field that starts with text.
+// prefixClause is a prefix of field: every term of the field that starts
+// with text.
 func prefixClause(field, text string) Clause {
-	if pf, ok := PrefixFields[field]; ok && prefixIndexed(field, text) {
-		return Clause{Field: pf, Term: text}
-	}
 	if isWholeField(field) {
 		text = analyzers.WholePrefix(text)
 	}
 	return Clause{Field: field, Term: text, Mode: MatchPrefix}
-}
-
-// prefixIndexed reports whether field's prefix field holds the prefix text
-// (see analyzers.AnalyzerValuePrefix and AnalyzerSchemaFieldPrefix).
-func prefixIndexed(field, text string) bool {
-	if n := len([]rune(text)); n < analyzers.MinPrefixRunes || n > analyzers.MaxPrefixRunes || strings.ContainsRune(text, ' ') {
-		return false
-	}
-	return field != FieldSchemaFields || !strings.ContainsAny(text, ".:")
 }
 
 // form is the clause of the word forms of a word on field, or false when

@@ -17,17 +17,40 @@ func TestPartStopKeepsEveryDocument(t *testing.T) {
 	m := NewMapping()
 	rng := rand.New(rand.NewPCG(3, 4))
 	pieces := []string{"vu", "Kut", "ra", "lUs", "é", "9", "-", "_", ".", "/", ":", "'s", "(", "€", " "}
-	for _, field := range []string{FieldUserValues, UserPropertyPrefix + "k", FieldName, FieldDescription, FieldColumns} {
+	names := []string{"vu", "Kut", "ra", "é", "9", "-", "_", " "} // no '.' or ':' in a schema's names
+	text := func(n int, pieces []string) string {
+		var b strings.Builder
+		for range n {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		return b.String()
+	}
+	for _, field := range []string{FieldUserValues, UserPropertyPrefix + "k", FieldName, FieldDescription, FieldColumns, FieldSchemaFields} {
 		a := m.AnalyzerNamed(analyzerOf(field))
 		var docs [][]string
 		for range 300 {
-			var b strings.Builder
-			for range 1 + rng.IntN(10) {
-				b.WriteString(pieces[rng.IntN(len(pieces))])
+			// A text; for the schema fields, a table's entries: every
+			// field at any depth, "path:type".
+			values := []string{text(1+rng.IntN(10), pieces)}
+			if field == FieldSchemaFields {
+				values = nil
+				var add func(path string, depth int)
+				add = func(path string, depth int) {
+					for range 1 + rng.IntN(3) {
+						p := strings.TrimPrefix(path+"."+text(1+rng.IntN(3), names), ".")
+						values = append(values, p+":"+[]string{"int", "struct", "string"}[rng.IntN(3)])
+						if depth < 2 && rng.IntN(3) == 0 {
+							add(p, depth+1)
+						}
+					}
+				}
+				add("", 0)
 			}
 			var terms []string
-			for _, tok := range a.Analyze([]byte(b.String())) {
-				terms = append(terms, string(tok.Term))
+			for _, v := range values {
+				for _, tok := range a.Analyze([]byte(v)) {
+					terms = append(terms, string(tok.Term))
+				}
 			}
 			docs = append(docs, terms)
 		}
@@ -79,6 +102,8 @@ func analyzerOf(field string) string {
 		return analyzers.AnalyzerName
 	case FieldDescription, FieldColumns:
 		return analyzers.AnalyzerText
+	case FieldSchemaFields:
+		return analyzers.AnalyzerSchemaField
 	}
 	return analyzers.AnalyzerValue
 }
