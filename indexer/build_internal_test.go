@@ -17,20 +17,21 @@ func gcPercent() int {
 // it, also when builds overlap (the first sets it, the last restores it);
 // an operator's GOGC is left alone.
 func TestBuildGC(t *testing.T) {
-	if !roomFor(looseGCBytes) {
+	loose := looseGCPercent()
+	if loose == 0 {
 		t.Skip("this machine has no memory to spare for a looser garbage collector")
 	}
 	t.Setenv("GOGC", "") // as when unset: the runtime read it at start
 	defer debug.SetGCPercent(debug.SetGCPercent(150))
 
 	first := buildGC()
-	if got := gcPercent(); got != buildGCPercent {
-		t.Fatalf("during a build, GC percent = %d; want %d", got, buildGCPercent)
+	if got := gcPercent(); got != loose {
+		t.Fatalf("during a build, GC percent = %d; want %d", got, loose)
 	}
 	second := buildGC()
 	first()
-	if got := gcPercent(); got != buildGCPercent {
-		t.Errorf("after the first of two overlapping builds ended, GC percent = %d; want %d", got, buildGCPercent)
+	if got := gcPercent(); got != loose {
+		t.Errorf("after the first of two overlapping builds ended, GC percent = %d; want %d", got, loose)
 	}
 	second()
 	if got := gcPercent(); got != 150 {
@@ -49,7 +50,8 @@ func TestBuildGC(t *testing.T) {
 // keeps it loose through quiet polls for loadGCQuiet, then restores it;
 // polls of a trickle of writes leave it alone.
 func TestLoadGC(t *testing.T) {
-	if !roomFor(looseGCBytes) {
+	loose := looseGCPercent()
+	if loose == 0 {
 		t.Skip("this machine has no memory to spare for a looser garbage collector")
 	}
 	t.Setenv("GOGC", "")
@@ -63,13 +65,13 @@ func TestLoadGC(t *testing.T) {
 		}
 	}
 	g.polled(loadRows)
-	if got := gcPercent(); got != buildGCPercent {
-		t.Fatalf("after a poll of %d rows, GC percent = %d; want %d", loadRows, got, buildGCPercent)
+	if got := gcPercent(); got != loose {
+		t.Fatalf("after a poll of %d rows, GC percent = %d; want %d", loadRows, got, loose)
 	}
 	g.polled(2 * loadRows)
 	g.polled(0)
-	if got := gcPercent(); got != buildGCPercent {
-		t.Errorf("right after a load's polls, GC percent = %d; want %d", got, buildGCPercent)
+	if got := gcPercent(); got != loose {
+		t.Errorf("right after a load's polls, GC percent = %d; want %d", got, loose)
 	}
 	g.last = g.last.Add(-loadGCQuiet - time.Second)
 	g.polled(1)

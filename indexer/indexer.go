@@ -352,9 +352,10 @@ const secondWorkerBytes = 1 << 30
 // (Bleve's analysis and segments) while its live heap stays small, so Go's
 // default (collect when the heap has grown 100% over the live heap) spends
 // much of a build's CPU collecting: in a profile of a 100k rebuild, Go's
-// background mark workers alone took 10%. With buildGCPercent the heap may
-// grow twice its live size instead: about the live heap more memory (0.4 GB
-// at 100k entities), so only where roomFor finds twice looseGCBytes free.
+// background mark workers alone took 10%. With a looser percent the heap
+// may grow two or four times its live size instead, where the memory free
+// allows (looseGCTiers): at 200%, about the live heap more memory (0.4 GB
+// at 100k entities).
 // GOGC or GOMEMLIMIT set by the operator are left in force: a GOGC setting
 // is theirs to choose, and a memory limit still bounds the heap.
 //
@@ -377,10 +378,11 @@ func buildGC() (restore func()) {
 	looseGC.Lock()
 	defer looseGC.Unlock()
 	if looseGC.builds == 0 {
-		if !roomFor(looseGCBytes) {
+		p := looseGCPercent()
+		if p == 0 {
 			return func() {}
 		}
-		looseGC.was = debug.SetGCPercent(buildGCPercent)
+		looseGC.was = debug.SetGCPercent(p)
 	}
 	looseGC.builds++
 	return func() {
@@ -443,12 +445,28 @@ const (
 	settleLimit = 10 * time.Minute
 )
 
-const (
-	buildGCPercent = 200
-	looseGCBytes   = 2 << 30
-)
+// looseGCTiers are the GC percents a build or load runs with, the
+// loosest first, each where roomFor(bytes) (twice bytes free): a live heap
+// of about 0.6 GiB at 1M entities grows to 1.8 GiB at 200%, 3 GiB at 400%.
+var looseGCTiers = []struct {
+	percent int
+	bytes   int64
+}{{400, 2 * looseGCBytes}, {200, looseGCBytes}}
 
-// looseGC counts the builds running with buildGCPercent, and holds the
+const looseGCBytes = 2 << 30
+
+// looseGCPercent is the GC percent of the loosest tier the memory free
+// allows; 0 for none.
+func looseGCPercent() int {
+	for _, t := range looseGCTiers {
+		if roomFor(t.bytes) {
+			return t.percent
+		}
+	}
+	return 0
+}
+
+// looseGC counts the builds running with a looser percent, and holds the
 // setting from before the first.
 var looseGC struct {
 	sync.Mutex
