@@ -110,15 +110,14 @@ func openBleve(dir string, config map[string]any) (idx bleve.Index, err error) {
 // scorchConfig is the runtime configuration of every index the indexer
 // opens or creates, with w (if not nil) as its segment warmer.
 //
-// Merges take up to 20 segments of a tier at once (Scorch's default: 10).
-// A load's batches of 500 documents then reach the 200,000-document cap in
-// two merges instead of three (500 → 10,000 → 200,000 against 500 → 5,000
-// → 50,000 → 200,000), and merging was a third of a rebuild's CPU. The
-// price is more small segments between merges: at 100k, a word search
-// read 59 postings lists instead of 44 and took 5-10% longer.
+// Merges keep Scorch's 10 segments of a tier at once. Taking 20 (a load's
+// 500-document batches then reach the 200,000-document cap in two merges
+// instead of three) cut a 1M rebuild to 264-281 s from 347 s, but left
+// more small segments between merges, and a schema field search's p99 rose
+// to 11.0 ms in two runs of three (DESIGN §6 wants 10; 6.4-8.3 ms with 10).
 func (x *Indexer) scorchConfig(w *segWarmer) map[string]any {
 	config := map[string]any{
-		"scorchMergePlanOptions": map[string]any{"MaxSegmentSize": x.opts.MaxSegmentDocs, "MaxSegmentsPerTier": 20, "SegmentsPerMergeTask": 20},
+		"scorchMergePlanOptions": map[string]any{"MaxSegmentSize": x.opts.MaxSegmentDocs},
 	}
 	if w != nil {
 		config["segmentConfig"] = map[string]any{warmKey: w}
