@@ -884,28 +884,33 @@ type omitCounter interface {
 // of the vocabulary that start with the prefix, a few dozen at most for
 // two letters, and each document's postings once per word.
 func partStop(field, prefix string) func(byte) bool {
+	var stop func(byte) bool
 	switch {
 	case field == FieldSchemaFields:
 		// A path's segments keep inner spaces ("my col.id"), a name is
 		// trimmed: a prefix with a space (which no query word has) is
 		// left whole.
-		if strings.ContainsAny(prefix, ".: ") {
+		if strings.Contains(prefix, " ") {
 			return nil
 		}
-		return analyzers.EndsName
+		stop = analyzers.EndsName
 	case field == FieldUserValues || field == FieldSystemValues ||
 		strings.HasPrefix(field, UserPropertyPrefix) || strings.HasPrefix(field, SystemPropertyPrefix):
-		if strings.IndexFunc(prefix, func(r rune) bool { return r < utf8.RuneSelf && analyzers.IsSeparator(byte(r)) }) >= 0 {
-			return nil
-		}
-		return analyzers.IsSeparator
+		stop = analyzers.IsSeparator
 	case field == FieldName || field == FieldDescription || field == FieldColumns:
 		if !analyzers.IsWord(prefix) {
 			return nil
 		}
-		return analyzers.EndsSegment
+		stop = analyzers.EndsSegment
+	default:
+		return nil
 	}
-	return nil
+	for i := 0; i < len(prefix); i++ {
+		if stop(prefix[i]) {
+			return nil // the prefix spans parts: every term starting with it counts
+		}
+	}
+	return stop
 }
 
 // partsAutomaton accepts the terms that are prefix followed by bytes of
