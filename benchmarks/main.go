@@ -310,6 +310,16 @@ func bench(ctx context.Context, o options, n int, root, tmp string, srv **Server
 	cp := g.Plan.Catalogs[g.Plan.Discovery.Catalog]
 	logf("metric discovery: %d models × %d metrics in %s.%s, %d rounds",
 		len(cp.Schemas[g.Plan.Discovery.Schema].Metrics), discoveryMetrics, cp.Name, cp.Schemas[g.Plan.Discovery.Schema].Name, o.discoveryRounds)
+	// The peak while serving starts here: VmHWM so far (the load's peak)
+	// is kept, and the kernel's count starts afresh.
+	loadPeak, err := s.PeakRSS()
+	if err != nil {
+		return nil, err
+	}
+	servingHWM := s.ResetPeakRSS() == nil
+	if !servingHWM {
+		logf("  warning: cannot reset the server's VmHWM: its peak while serving is the highest sampled")
+	}
 	rss.Phase("metric discovery")
 	var failures []string
 	discoveryWindow := window{from: time.Now()}
@@ -388,6 +398,11 @@ func bench(ctx context.Context, o options, n int, root, tmp string, srv **Server
 	logf("  alone p50 %s / p99 %s ms; under the load p50 %s / p99 %s ms (%.1f×), %d failed; %d connections cut; costly queries by status %v",
 		fmtMs(h.Idle.P50), fmtMs(h.Idle.P99), fmtMs(h.Hostile.P50), fmtMs(h.Hostile.P99), h.Ratio, h.Errors, h.Cut, h.Costly)
 
+	if res.ServingRSS, res.ServingRSSSampled, err = servingPeak(s.PeakRSS, servingHWM, rss.PeakSince("metric discovery")); err != nil {
+		return nil, err
+	}
+	logf("peak RSS while serving: %s", fmtBytes(res.ServingRSS))
+
 	logf("full rebuild of %d entities", indexed)
 	rss.Phase("full rebuild")
 	res.Rebuild = runRebuild(ctx, client, indexed)
@@ -404,7 +419,11 @@ func bench(ctx context.Context, o options, n int, root, tmp string, srv **Server
 	}
 
 	res.RSSByPhase = rss.Stop()
-	if res.PeakRSS, res.ServerDied, err = peakRSS(s.PeakRSS, func() bool { return s.exitedWithin(5 * time.Second) }, res.RSSByPhase); err != nil {
+	wholeRun := func() (int64, error) {
+		v, err := s.PeakRSS() // since the reset: serving and the rebuild
+		return max(v, loadPeak), err
+	}
+	if res.PeakRSS, res.ServerDied, err = peakRSS(wholeRun, func() bool { return s.exitedWithin(5 * time.Second) }, res.RSSByPhase); err != nil {
 		return nil, err
 	} else if res.ServerDied {
 		fail("semcat exited during the run; its peak RSS is the highest sampled")
@@ -451,6 +470,17 @@ func afterRebuild(ctx context.Context, client *Client, g *Generator, o options, 
 		fail("after the rebuild, search for * counts %d entities; %d exist", got, indexed)
 	}
 	return nil
+}
+
+// servingPeak is the server's peak RSS over the serving phases: VmHWM,
+// reset when they began (if fromHWM), or else highestSampled, the highest
+// RSS sampled in them, and then sampled says so.
+func servingPeak(hwm func() (int64, error), fromHWM bool, highestSampled int64) (peak int64, sampled bool, err error) {
+	if fromHWM {
+		peak, err = hwm()
+		return peak, false, err
+	}
+	return highestSampled, true, nil
 }
 
 // peakRSS is the server's peak RSS as the kernel counts it (VmHWM), or,

@@ -124,7 +124,15 @@ type Results struct {
 	Lag        LagResult       `json:"writeToSearchable"`
 	Hostile    HostileResult   `json:"hostileLoad"`
 	Rebuild    RebuildResult   `json:"rebuild"`
-	PeakRSS    int64           `json:"peakRSSBytes"`
+	// PeakRSS is the server's peak RSS over the whole run, the load and
+	// the rebuild with it.
+	PeakRSS int64 `json:"peakRSSBytes"`
+	// ServingRSS is its peak while serving (DESIGN §6's memory target):
+	// from the first discovery call to the end of the hostile load, the
+	// kernel's VmHWM reset when it starts, or, if it could not be reset
+	// (ServingRSSSampled), the highest RSS sampled then, a lower bound.
+	ServingRSS        int64 `json:"servingPeakRSSBytes"`
+	ServingRSSSampled bool  `json:"servingPeakRSSSampled,omitempty"`
 	// ServerDied says the server exited during the run: PeakRSS is then
 	// the highest sampled, a lower bound.
 	ServerDied bool       `json:"serverDied,omitempty"`
@@ -258,12 +266,14 @@ func (r *Results) evaluate() {
 
 	missed = nil
 	switch {
-	case r.ServerDied:
-		missed = append(missed, "semcat died during the run")
-	case r.PeakRSS > targetRSS || r.PeakRSS == 0:
-		missed = append(missed, fmtBytes(r.PeakRSS))
+	case r.ServingRSS == 0:
+		missed = append(missed, "not measured")
+	case r.ServingRSS > targetRSS:
+		missed = append(missed, fmtBytes(r.ServingRSS))
+	case r.ServingRSSSampled:
+		missed = append(missed, "only sampled: a lower bound")
 	}
-	add("peak RSS of the server", "≤ 1 GiB (at 1M entities)", missed)
+	add("peak RSS while serving", "≤ 1 GiB while serving 1M entities", missed)
 }
 
 // check finds the Check of a scenario.
@@ -395,12 +405,17 @@ func (r *Results) Markdown() string {
 	if a := r.Rebuild.SearchAfter; a.N > 0 {
 		p("| word and prefix searches right after the rebuild (%d) | %s | | | | | |\n", a.N, fmtStats(a))
 	}
-	ck = r.check("peak RSS of the server")
-	rssSource := "VmHWM"
+	ck = r.check("peak RSS while serving")
+	rssSource := "VmHWM from the first discovery call to the end of the hostile load"
+	if r.ServingRSSSampled {
+		rssSource = "highest sampled in those phases: VmHWM could not be reset"
+	}
+	p("| peak RSS while serving (%s) | %s | | | | %s | %s |\n", rssSource, fmtBytes(r.ServingRSS), ck.Target, metText(ck))
+	rssSource = "VmHWM"
 	if r.ServerDied {
 		rssSource = "highest sampled: semcat died"
 	}
-	p("| peak RSS of the server (%s) | %s | | | | %s | %s |\n", rssSource, fmtBytes(r.PeakRSS), ck.Target, metText(ck))
+	p("| peak RSS of the server over the whole run, the load and the rebuild with it (%s) | %s | | | | | |\n", rssSource, fmtBytes(r.PeakRSS))
 
 	p("\n**The server process by phase** (RSS sampled every 100 ms; the rest of RSS beyond the anonymous part is file-backed, mostly the index's memory-mapped segments), and the CPU time of the three parties sharing the machine's %d CPUs: semcat, its PostgreSQL (which also answers the comparison queries) and this harness:\n\n", r.Machine.NProc)
 	p("| phase | peak RSS | of it anonymous (heap) | semcat CPU | PostgreSQL CPU | harness CPU | wall | semcat CPU ÷ wall |\n|---|---|---|---|---|---|---|---|\n")

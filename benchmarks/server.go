@@ -278,6 +278,12 @@ func (s *Server) PeakRSS() (int64, error) {
 	return v[0], nil
 }
 
+// ResetPeakRSS has the kernel start the server's VmHWM afresh from its
+// current RSS (Linux's clear_refs, value 5).
+func (s *Server) ResetPeakRSS() error {
+	return os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", s.cmd.Process.Pid), []byte("5"), 0)
+}
+
 // ClusterDir is the managed PostgreSQL's directory: <data-dir>/pg, or
 // where it links to when semcat runs as root (/var/tmp/semcat-pg-<hash>).
 func (s *Server) ClusterDir() (string, error) {
@@ -414,6 +420,22 @@ func (r *rssSampler) Phase(name string) {
 	if r.onPhase != nil {
 		r.onPhase(name)
 	}
+}
+
+// PeakSince is the highest RSS sampled from the start of the phase name
+// until now (0 if there was no such phase).
+func (r *rssSampler) PeakSince(name string) int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	i := slices.Index(r.order, name)
+	if i < 0 {
+		return 0
+	}
+	var peak int64
+	for _, p := range r.order[i:] {
+		peak = max(peak, r.peaks[p])
+	}
+	return peak
 }
 
 // Stop ends sampling and returns the peak of each phase, in phase order.
