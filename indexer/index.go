@@ -108,19 +108,40 @@ func openBleve(dir string, config map[string]any) (idx bleve.Index, err error) {
 }
 
 // scorchConfig is the runtime configuration of every index the indexer
-// opens or creates, with w (if not nil) as its segment warmer.
+// opens or creates to serve searches, with w (if not nil) as its segment
+// warmer.
 //
-// Merges keep Scorch's 10 segments of a tier at once. Taking 20 (a load's
-// 500-document batches then reach the 200,000-document cap in two merges
-// instead of three) cut a 1M rebuild to 264-281 s from 347 s, but left
-// more small segments between merges, and a schema field search's p99 rose
-// to 11.0 ms in two runs of three (DESIGN §6 wants 10; 6.4-8.3 ms with 10).
+// Its merges keep Scorch's 10 segments of a tier at once. Taking 20 (a
+// load's 500-document batches then reach the 200,000-document cap in two
+// merges instead of three) cut a 1M rebuild to 264-281 s from 347 s, but
+// left more small segments between merges, and a schema field search's p99
+// rose to 11.0 ms in two runs of three (DESIGN §6 wants 10; 6.4-8.3 ms with
+// 10). A build, which nobody searches until it is published, merges 20 at
+// once (buildConfig).
 func (x *Indexer) scorchConfig(w *segWarmer) map[string]any {
 	config := map[string]any{
 		"scorchMergePlanOptions": map[string]any{"MaxSegmentSize": x.opts.MaxSegmentDocs},
 	}
 	if w != nil {
 		config["segmentConfig"] = map[string]any{warmKey: w}
+	}
+	return config
+}
+
+// buildMergeWidth is how many segments of a tier a build's merges take at
+// once, and how many a tier holds before they do.
+const buildMergeWidth = 20
+
+// buildConfig is scorchConfig for an index a build fills: its merges take
+// buildMergeWidth segments at once. Once its merges have settled, the
+// build reopens it with scorchConfig, whose merges (of 10) settle the rest
+// before it is published.
+func (x *Indexer) buildConfig(w *segWarmer) map[string]any {
+	config := x.scorchConfig(w)
+	config["scorchMergePlanOptions"] = map[string]any{
+		"MaxSegmentSize":       x.opts.MaxSegmentDocs,
+		"SegmentsPerMergeTask": buildMergeWidth,
+		"MaxSegmentsPerTier":   buildMergeWidth,
 	}
 	return config
 }

@@ -547,7 +547,19 @@ func (x *Indexer) buildGeneration(ctx context.Context) (bleve.Index, checkpoint,
 		return fail(fmt.Errorf("indexer: build: %w", err))
 	}
 	applied := time.Since(started)
-	if err := x.settleMerges(ctx, idx, settlePoll, settleLimit); err != nil {
+	if err := x.settleMerges(ctx, idx, x.buildConfig(nil), settlePoll, settleLimit); err != nil {
+		return fail(fmt.Errorf("indexer: build: waiting for merges: %w", err))
+	}
+	// Reopened with the merge policy of an index that serves, whose
+	// narrower merges take the tiers the build's left fuller.
+	if err := idx.Close(); err != nil {
+		return fail(fmt.Errorf("indexer: build: %w", err))
+	}
+	if idx, err = x.openIndex(gen); err != nil {
+		os.RemoveAll(gen)
+		return nil, checkpoint{}, "", fmt.Errorf("indexer: build: reopen: %w", err)
+	}
+	if err := x.settleMerges(ctx, idx, x.scorchConfig(nil), settlePoll, settleLimit); err != nil {
 		return fail(fmt.Errorf("indexer: build: waiting for merges: %w", err))
 	}
 	x.logger.Info("built the search index", "documents", n.Load(), "took", time.Since(started).String(),

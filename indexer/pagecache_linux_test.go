@@ -2,9 +2,13 @@ package indexer
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -188,6 +192,98 @@ func TestMemoryCgroupFree(t *testing.T) {
 		free, limited := memoryCgroupFree(root, c.procCgroup)
 		if free != c.free || limited != c.limited {
 			t.Errorf("%s: free %d, limited %v; want %d, %v", c.name, free, limited, c.free, c.limited)
+		}
+	}
+}
+
+// mappedBytes maps the file at path, reads one byte at each offset through
+// the mapping, and returns how much of the mapping is then resident (its
+// Rss in /proc/self/smaps): what those reads added to the process's RSS.
+func mappedBytes(tb testing.TB, path string, offsets []int) int64 {
+	tb.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	fi, _ := f.Stat()
+	mem, err := unix.Mmap(int(f.Fd()), 0, int(fi.Size()), unix.PROT_READ, unix.MAP_SHARED)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer unix.Munmap(mem)
+	var sum byte
+	for _, off := range offsets {
+		sum += mem[off]
+	}
+	if sum != byte(len(offsets)*7) {
+		tb.Fatalf("read %d through the mapping, want %d", sum, byte(len(offsets)*7))
+	}
+	smaps, err := os.ReadFile("/proc/self/smaps")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	head := fmt.Sprintf("%x-", uintptr(unsafe.Pointer(&mem[0])))
+	in := false
+	for line := range strings.Lines(string(smaps)) {
+		if strings.HasPrefix(line, head) {
+			in = true
+			continue
+		}
+		if rest, ok := strings.CutPrefix(line, "Rss:"); ok && in {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			return kb << 10
+		}
+	}
+	tb.Fatalf("no mapping at %s in /proc/self/smaps", head)
+	return 0
+}
+
+// TestCacheInSmallPages: a file just written, read at scattered places
+// through a mapping, maps no more than the kernel's fault-around window
+// per read once cacheInSmallPages has had it read back, where it mapped
+// whole large folios before; and the file is then cached whole.
+func TestCacheInSmallPages(t *testing.T) {
+	const size, reads = 32 << 20, 40
+	path := filepath.Join(t.TempDir(), "seg")
+	if err := os.WriteFile(path, bytes.Repeat([]byte{7}, size), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = f.Sync()
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	offsets := make([]int, reads)
+	for i := range offsets {
+		offsets[i] = i*(size/reads) + 12345 // 800 KiB apart, mid-page
+	}
+	before := mappedBytes(t, path, offsets)
+	const window = 64 << 10 // the kernel's default fault-around
+	if before <= reads*window {
+		t.Skipf("this kernel caches a written file in small pages already: %d reads mapped %d KiB", reads, before>>10)
+	}
+	if !roomFor(size) {
+		t.Skip("no memory to spare for reading the file back")
+	}
+	if err := cacheInSmallPages(path); err != nil {
+		t.Fatal(err)
+	}
+	after := mappedBytes(t, path, offsets)
+	t.Logf("%d reads mapped %d KiB of the file as written, %d KiB after cacheInSmallPages", reads, before>>10, after>>10)
+	if after > reads*window || after*4 > before {
+		t.Errorf("%d reads mapped %d KiB after cacheInSmallPages (%d KiB before); want at most %d KiB", reads, after>>10, before>>10, reads*window>>10)
+	}
+	for i, in := range cachedPages(t, path) {
+		if !in {
+			t.Fatalf("page %d of %d is not cached after cacheInSmallPages", i, size/os.Getpagesize())
 		}
 	}
 }

@@ -11,3 +11,5 @@ func readCached(string, []byte, bool) (int64, int64, error) { return 0, 0, errNo
 func roomFor(int64) bool { return false }
 
 func adviseRandom([]string, bool) error { return nil }
+
+func cacheInSmallPages(string) error { return nil }

@@ -65,10 +65,10 @@ func settled(idx bleve.Index, opts *mergeplan.MergePlanOptions) (bool, int, erro
 	return plan == nil || len(plan.Tasks) == 0, len(segs), nil
 }
 
-// settleMerges waits until idx's merges have settled (settled), polling
-// every poll, for at most limit.
-func (x *Indexer) settleMerges(ctx context.Context, idx bleve.Index, poll, limit time.Duration) error {
-	opts, err := mergeOptions(x.scorchConfig(nil))
+// settleMerges waits until the merges of idx, opened with config, have
+// settled (settled), polling every poll, for at most limit.
+func (x *Indexer) settleMerges(ctx context.Context, idx bleve.Index, config map[string]any, poll, limit time.Duration) error {
+	opts, err := mergeOptions(config)
 	if err != nil {
 		return err
 	}

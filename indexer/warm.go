@@ -35,11 +35,16 @@ import (
 const warmKey = "semcat.columns"
 
 // warmingPlugin is Bleve's default segment plugin (zap, version 17: the
-// same files), whose OpenUsing also hands the segment to the index's
-// warmer.
+// same files), whose OpenUsing, for an index of the indexer's, first has
+// the file cached in small pages (cacheInSmallPages) and then hands the
+// segment to the index's warmer.
 type warmingPlugin struct{ scorch.SegmentPlugin }
 
 func (p warmingPlugin) OpenUsing(path string, config map[string]any) (segment.Segment, error) {
+	if _, ok := config[warmKey].(*segWarmer); ok {
+		// Only a cost if it fails: the file is still read, in large pages.
+		_ = cacheInSmallPages(path)
+	}
 	seg, err := p.SegmentPlugin.OpenUsing(path, config)
 	if err != nil {
 		return nil, err
@@ -93,10 +98,16 @@ func segmentIDOfPath(path string) (uint64, error) {
 	return strconv.ParseUint(name, 16, 64)
 }
 
-// openIndex opens the index in dir, with a warmer.
+// openIndex opens the index in dir to serve searches, with a warmer.
 func (x *Indexer) openIndex(dir string) (bleve.Index, error) {
+	return x.openIndexUsing(dir, x.scorchConfig)
+}
+
+// openIndexUsing opens the index in dir with the configuration config
+// makes for its warmer.
+func (x *Indexer) openIndexUsing(dir string, config func(*segWarmer) map[string]any) (bleve.Index, error) {
 	w := &segWarmer{cache: &x.columns}
-	idx, err := openBleve(dir, x.scorchConfig(w))
+	idx, err := openBleve(dir, config(w))
 	if err != nil {
 		return nil, err
 	}
@@ -107,9 +118,10 @@ func (x *Indexer) openIndex(dir string) (bleve.Index, error) {
 	return idx, nil
 }
 
-// createIndex creates an empty index in dir and opens it with a warmer.
-// (Bleve saves the configuration an index is created with, and a warmer
-// is no configuration to save.)
+// createIndex creates an empty index in dir for a build to fill and opens
+// it with a warmer and the build's merge policy (buildConfig). (Bleve
+// saves the configuration an index is created with, and a warmer is no
+// configuration to save.)
 func (x *Indexer) createIndex(dir string) (bleve.Index, error) {
 	idx, err := bleve.NewUsing(dir, newMapping(), bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, x.scorchConfig(nil))
 	if err != nil {
@@ -118,7 +130,7 @@ func (x *Indexer) createIndex(dir string) (bleve.Index, error) {
 	if err := idx.Close(); err != nil {
 		return nil, err
 	}
-	return x.openIndex(dir)
+	return x.openIndexUsing(dir, x.buildConfig)
 }
 
 // warmIndex builds the columns of every segment of the current snapshot of
