@@ -70,6 +70,10 @@ type Options struct {
 	// minute after which this project's benchmark machine drops idle file
 	// pages). Negative turns it off.
 	CacheSweep time.Duration
+	// ResidentIndex is the most bytes of mapped files, the index's
+	// segments above all, semcat keeps in its resident memory
+	// (resident.go; default 384 MiB). Negative: no bound.
+	ResidentIndex int64
 	// StallAfter is how long the horizon may stay put behind a
 	// transaction still open before the tail loop logs it (default 30 s).
 	StallAfter time.Duration
@@ -196,6 +200,9 @@ func Open(ctx context.Context, opts Options) (*Indexer, error) {
 	}
 	if opts.CacheSweep == 0 {
 		opts.CacheSweep = 20 * time.Second
+	}
+	if opts.ResidentIndex == 0 {
+		opts.ResidentIndex = 384 << 20
 	}
 	if opts.Consumer == "" {
 		return nil, errors.New("indexer: a consumer name is required")
@@ -609,6 +616,9 @@ func (x *Indexer) Run(ctx context.Context) error {
 	warming.Go(func() { x.warmColumns(warmCtx, time.Second) })
 	if x.opts.CacheSweep > 0 {
 		warming.Go(func() { x.keepCached(warmCtx, x.opts.CacheSweep) })
+	}
+	if x.opts.ResidentIndex > 0 {
+		warming.Go(func() { x.boundResident(warmCtx, residentCheck, x.opts.ResidentIndex) })
 	}
 	defer func() {
 		stopWarming()

@@ -275,3 +275,40 @@ func cacheInSmallPages(path string) error {
 	}
 	return nil
 }
+
+// errNoUnmap says the system cannot unmap a mapping's resident pages.
+var errNoUnmap = errors.New("madvise(MADV_DONTNEED) is not supported")
+
+// fileResident is how much of the process's resident memory is mapped
+// files (and shared memory): the third field of /proc/self/statm.
+func fileResident() (int64, error) {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0, err
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return 0, fmt.Errorf("/proc/self/statm: %q", b)
+	}
+	pages, err := strconv.ParseInt(f[2], 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("/proc/self/statm: %w", err)
+	}
+	return pages * int64(os.Getpagesize()), nil
+}
+
+// unmapPages drops the resident pages of mem, a read-only shared mapping
+// of a file, from the process: the page cache keeps them, and the next
+// read of one maps it again.
+func unmapPages(mem []byte) error {
+	if len(mem) == 0 {
+		return nil
+	}
+	if err := unix.Madvise(mem, unix.MADV_DONTNEED); err != nil {
+		if errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EINVAL) {
+			return fmt.Errorf("%w: %v", errNoUnmap, err)
+		}
+		return err
+	}
+	return nil
+}

@@ -13,3 +13,9 @@ func roomFor(int64) bool { return false }
 func adviseRandom([]string, bool) error { return nil }
 
 func cacheInSmallPages(string) error { return nil }
+
+var errNoUnmap = errors.New("bounding the index's resident memory needs Linux")
+
+func fileResident() (int64, error) { return 0, errNoUnmap }
+
+func unmapPages([]byte) error { return errNoUnmap }

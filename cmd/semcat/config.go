@@ -73,6 +73,10 @@ type Config struct {
 	// IndexCacheSweep is how often the index's cached pages are read to
 	// keep them cached; 0 turns it off.
 	IndexCacheSweep time.Duration `yaml:"index-cache-sweep"`
+	// IndexResidentMiB is the most MiB of mapped files (the index's
+	// segments) semcat keeps in its resident memory; beyond it their
+	// pages are unmapped and left to the page cache. 0: no bound.
+	IndexResidentMiB int `yaml:"index-resident-mib"`
 	// PprofAddr, when set, serves Go's runtime profiles (net/http/pprof)
 	// on a second, loopback-only listener, for profiling a live server.
 	PprofAddr string `yaml:"pprof-addr"`
@@ -111,6 +115,7 @@ func DefaultConfig() Config {
 		ScrubSchedule:         "@every 10m",
 		ScrubSample:           100,
 		IndexCacheSweep:       20 * time.Second,
+		IndexResidentMiB:      384,
 	}
 }
 
@@ -203,6 +208,14 @@ func settings(c *Config) []setting {
 		{"consumer-timeout", "SEMCAT_CONSUMER_TIMEOUT", "how long a silent index node still holds outbox rows back (e.g. 1h)", parseDuration("consumer-timeout", "a positive duration such as 1h", false, &c.ConsumerTimeout)},
 		{"scrub-schedule", "SEMCAT_SCRUB_SCHEDULE", "when to check a sample of index documents against PostgreSQL", func(c *Config, v string) error { c.ScrubSchedule = v; return nil }},
 		{"index-cache-sweep", "SEMCAT_INDEX_CACHE_SWEEP", "how often to read the index's cached pages so the kernel keeps them (e.g. 20s; 0: off)", parseDuration("index-cache-sweep", "a duration such as 20s, or 0", true, &c.IndexCacheSweep)},
+		{"index-resident-mib", "SEMCAT_INDEX_RESIDENT_MIB", "the most MiB of the index's memory-mapped pages kept in semcat's resident memory; beyond it they are unmapped, left to the page cache (0: no bound)", func(c *Config, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return fmt.Errorf("index-resident-mib: want a number of MiB >= 0, got %q", v)
+			}
+			c.IndexResidentMiB = n
+			return nil
+		}},
 		{"pprof-addr", "SEMCAT_PPROF_ADDR", "serve Go runtime profiles (/debug/pprof/) on this loopback address; empty: off", func(c *Config, v string) error { c.PprofAddr = v; return nil }},
 		{"scrub-sample", "SEMCAT_SCRUB_SAMPLE", "how many entities of each kind a scrub checks", parseCount("scrub-sample", &c.ScrubSample)},
 		{"retention-keep-versions", "SEMCAT_RETENTION_KEEP_VERSIONS", "how many newest version snapshots of each model are kept (at least 1)", parseCount("retention-keep-versions", &c.RetentionKeepVersions)},

@@ -71,6 +71,8 @@ func TestConfigErrors(t *testing.T) {
 		{[]string{"--max-body-bytes", "-1"}, "max-body-bytes"},
 		{[]string{"--index-cache-sweep", "-5s"}, "index-cache-sweep: want a duration"},
 		{[]string{"--index-cache-sweep", "often"}, "index-cache-sweep: want a duration"},
+		{[]string{"--index-resident-mib", "-1"}, "index-resident-mib: want a number of MiB >= 0"},
+		{[]string{"--index-resident-mib", "1GiB"}, "index-resident-mib: want a number of MiB >= 0"},
 		{[]string{"--consumer-timeout", "0"}, "consumer-timeout: want a positive duration"},
 		{[]string{"--retention-deleted-after", "-1h"}, "retention-deleted-after: want a duration"},
 		{[]string{"--scrub-sample", "0"}, "scrub-sample: want a number >= 1"},
@@ -88,6 +90,12 @@ func TestConfigErrors(t *testing.T) {
 	}
 	if c, err := LoadConfig([]string{"--index-cache-sweep", "0"}, none); err != nil || c.IndexCacheSweep != 0 || cacheSweep(c.IndexCacheSweep) >= 0 {
 		t.Errorf("--index-cache-sweep 0 (off): %+v, %v", c.IndexCacheSweep, err)
+	}
+	if c, err := LoadConfig(nil, none); err != nil || residentIndex(c.IndexResidentMiB) != 384<<20 {
+		t.Errorf("the default resident bound: %d MiB, %v; want 384 MiB", c.IndexResidentMiB, err)
+	}
+	if c, err := LoadConfig([]string{"--index-resident-mib", "0"}, none); err != nil || residentIndex(c.IndexResidentMiB) >= 0 {
+		t.Errorf("--index-resident-mib 0 (no bound): %d, %v", c.IndexResidentMiB, err)
 	}
 	if c, err := LoadConfig([]string{"--retention-deleted-after", "0", "--scrub-sample", "3"}, none); err != nil || c.RetentionDeletedAfter != 0 || c.ScrubSample != 3 {
 		t.Errorf("--retention-deleted-after 0 --scrub-sample 3: %v, %v, %v", c.RetentionDeletedAfter, c.ScrubSample, err)

@@ -387,6 +387,15 @@ func cacheSweep(d time.Duration) time.Duration {
 	return d
 }
 
+// residentIndex is the indexer's ResidentIndex for the configured MiB,
+// where 0 means no bound.
+func residentIndex(mib int) int64 {
+	if mib == 0 {
+		return -1
+	}
+	return int64(mib) << 20
+}
+
 func (m *Main) startIndexer(ctx context.Context, dataDir string) error {
 	dir := filepath.Join(dataDir, "index")
 	host, _ := os.Hostname()
@@ -394,8 +403,9 @@ func (m *Main) startIndexer(ctx context.Context, dataDir string) error {
 	var err error
 	m.Indexer, err = indexer.Open(ctx, indexer.Options{
 		Dir: dir, Store: m.Store, Logger: m.Logger, Wake: m.Store.Commits(),
-		Consumer:   host + ":" + hex.EncodeToString(sum[:6]),
-		CacheSweep: cacheSweep(m.Config.IndexCacheSweep),
+		Consumer:      host + ":" + hex.EncodeToString(sum[:6]),
+		CacheSweep:    cacheSweep(m.Config.IndexCacheSweep),
+		ResidentIndex: residentIndex(m.Config.IndexResidentMiB),
 	})
 	if err != nil {
 		return err
