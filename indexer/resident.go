@@ -26,6 +26,14 @@ import (
 // pages more readily than mapped ones, can make room for others from them.
 // The page cache, not semcat's heap, then holds the index, as under a
 // memory limit the kernel would make it do anyway.
+//
+// Where the index does not fit the memory free for it (the cache sweep's
+// judgement: advisedRandom), the kernel's reclaim already bounds what
+// stays mapped, and knows better which pages searches read; unmapped
+// pages are the first it reclaims, so unmapping there sends the pages
+// searches need back to the disk. At 1M entities under a 1 GiB limit, a
+// word search's p99 under the hostile load went from 1.5× to 2.9× its
+// idle value with the bound applied there. So there it is not.
 
 // residentCheck is how often the file-backed resident memory is read
 // (one read of /proc/self/statm).
@@ -40,7 +48,7 @@ func (x *Indexer) boundResident(ctx context.Context, interval time.Duration, lim
 			x.logger.Warn("indexer: cannot read the resident memory; not bounding the index's share of it", "err", err)
 			return false
 		}
-		if resident <= limit {
+		if resident <= limit || x.advisedRandom.Load() {
 			return true
 		}
 		if err := x.h.read(unmapIndex); err != nil && ctx.Err() == nil {

@@ -93,4 +93,16 @@ func TestResidentIndexBound(t *testing.T) {
 	if n := residentIndexBytes(t, unbounded); n == 0 {
 		t.Error("the unbounded index's pages were unmapped too")
 	}
+
+	// Where the index does not fit the memory free for it, the kernel
+	// bounds what stays mapped, and the indexer leaves it be.
+	indexer.SetFreeMemory(bounded, 0)
+	if _, _, _, err := indexer.SweepCache(bounded); err != nil {
+		t.Fatal(err)
+	}
+	indexContents(t, bounded.Index())
+	time.Sleep(20 * 25 * time.Millisecond) // twenty checks
+	if n := residentIndexBytes(t, bounded); n == 0 {
+		t.Error("the index's pages were unmapped where it does not fit the memory free for it")
+	}
 }
