@@ -23,7 +23,8 @@ import (
 // took 1.3-2.9 times as long). So a build waits, before its generation
 // is published, until the merger would merge nothing more, and the old
 // generation serves meanwhile: the rebuild's time includes the compaction
-// its index needs.
+// its index needs. It waits twice: under the build's wider merges
+// (buildConfig), then, reopened, under the serving policy (scorchConfig).
 
 // mergeOptions is the merge policy of an index opened with config, as
 // Scorch reads it: its defaults overlaid with config's
