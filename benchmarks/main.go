@@ -398,7 +398,7 @@ func bench(ctx context.Context, o options, n int, root, tmp string, srv **Server
 	logf("  alone p50 %s / p99 %s ms; under the load p50 %s / p99 %s ms (%.1f×), %d failed; %d connections cut; costly queries by status %v",
 		fmtMs(h.Idle.P50), fmtMs(h.Idle.P99), fmtMs(h.Hostile.P50), fmtMs(h.Hostile.P99), h.Ratio, h.Errors, h.Cut, h.Costly)
 
-	if res.ServingRSS, res.ServingRSSSampled, err = servingPeak(s.PeakRSS, servingHWM, rss.PeakSince("metric discovery")); err != nil {
+	if res.ServingRSS, res.ServingRSSSampled, err = servingPeak(s.PeakRSS, servingHWM, rss.PeakSince("metric discovery"), func() bool { return s.exitedWithin(5 * time.Second) }); err != nil {
 		return nil, err
 	}
 	logf("peak RSS while serving: %s", fmtBytes(res.ServingRSS))
@@ -474,11 +474,15 @@ func afterRebuild(ctx context.Context, client *Client, g *Generator, o options, 
 
 // servingPeak is the server's peak RSS over the serving phases: VmHWM,
 // reset when they began (if fromHWM), or else highestSampled, the highest
-// RSS sampled in them, and then sampled says so.
-func servingPeak(hwm func() (int64, error), fromHWM bool, highestSampled int64) (peak int64, sampled bool, err error) {
+// RSS sampled in them, and then sampled says so. A server that has exited
+// (exited) has no VmHWM left to read: its sampled peak stands, so that the
+// phases it finished are still reported.
+func servingPeak(hwm func() (int64, error), fromHWM bool, highestSampled int64, exited func() bool) (peak int64, sampled bool, err error) {
 	if fromHWM {
 		peak, err = hwm()
-		return peak, false, err
+		if err == nil || !exited() {
+			return peak, false, err
+		}
 	}
 	return highestSampled, true, nil
 }

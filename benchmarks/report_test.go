@@ -70,12 +70,21 @@ func TestPeakRSSOfADeadServer(t *testing.T) {
 // does not count as met.
 func TestServingPeakRSS(t *testing.T) {
 	hwm := func() (int64, error) { return 900 << 20, nil }
-	peak, sampled, err := servingPeak(hwm, true, 700<<20)
+	gone := func() (int64, error) { return 0, errors.New("no such process") }
+	running := func() bool { return false }
+	exited := func() bool { return true }
+	peak, sampled, err := servingPeak(hwm, true, 700<<20, running)
 	if peak != 900<<20 || sampled || err != nil {
 		t.Errorf("from VmHWM: %d, %v, %v; want %d, false, nil", peak, sampled, err, 900<<20)
 	}
-	if peak, sampled, _ = servingPeak(hwm, false, 700<<20); peak != 700<<20 || !sampled {
+	if peak, sampled, _ = servingPeak(hwm, false, 700<<20, running); peak != 700<<20 || !sampled {
 		t.Errorf("without a reset: %d, %v; want the highest sampled, %d, true", peak, sampled, 700<<20)
+	}
+	if _, _, err = servingPeak(gone, true, 700<<20, running); err == nil {
+		t.Error("a live server's unreadable VmHWM did not fail")
+	}
+	if peak, sampled, err = servingPeak(gone, true, 700<<20, exited); peak != 700<<20 || !sampled || err != nil {
+		t.Errorf("a server that died while serving: %d, %v, %v; want the highest sampled, %d, true, nil", peak, sampled, err, 700<<20)
 	}
 	for _, c := range []struct {
 		serving int64

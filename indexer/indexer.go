@@ -559,8 +559,11 @@ func (x *Indexer) buildGeneration(ctx context.Context) (bleve.Index, checkpoint,
 	}
 	// Reopened with the merge policy of an index that serves, whose
 	// narrower merges take the tiers the build's left fuller.
+	// (Neither failure leaves an index open for fail to close: Scorch's
+	// Close must not run twice.)
 	if err := idx.Close(); err != nil {
-		return fail(fmt.Errorf("indexer: build: %w", err))
+		os.RemoveAll(gen)
+		return nil, checkpoint{}, "", fmt.Errorf("indexer: build: %w", err)
 	}
 	if idx, err = x.openIndex(gen); err != nil {
 		os.RemoveAll(gen)

@@ -41,14 +41,23 @@ const residentCheck = 25 * time.Millisecond
 
 // boundResident keeps the file-backed resident memory of the process at
 // most limit bytes, checking every interval, until ctx ends.
+//
+// Only the searched index's current segments are unmapped; other mapped
+// files (a rebuild's generation, whose merges read their segments through
+// their mappings; a snapshot a long search still holds) can keep the
+// process above limit. So after an unmapping the indexer unmaps again only
+// once the resident memory has grown by a quarter of limit over the least
+// it has been since, not every check while something else holds it up.
 func (x *Indexer) boundResident(ctx context.Context, interval time.Duration, limit int64) {
+	floor := int64(0) // the least resident memory since the last unmapping
 	every(ctx, interval, func() bool {
 		resident, err := fileResident()
 		if err != nil {
 			x.logger.Warn("indexer: cannot read the resident memory; not bounding the index's share of it", "err", err)
 			return false
 		}
-		if resident <= limit || x.advisedRandom.Load() {
+		floor = min(floor, resident)
+		if !overBound(resident, floor, limit) || x.advisedRandom.Load() {
 			return true
 		}
 		if err := x.h.read(unmapIndex); err != nil && ctx.Err() == nil {
@@ -58,8 +67,18 @@ func (x *Indexer) boundResident(ctx context.Context, interval time.Duration, lim
 			}
 			x.logger.Warn("indexer: unmapping the index's resident pages", "err", err)
 		}
+		if floor, err = fileResident(); err != nil {
+			floor = resident
+		}
 		return true
 	})
+}
+
+// overBound reports whether resident bytes of mapped files call for an
+// unmapping: above limit, and a quarter of limit above floor, the least
+// since the last one.
+func overBound(resident, floor, limit int64) bool {
+	return resident > limit && resident > floor+limit/4
 }
 
 // unmapIndex unmaps the resident pages of the segment files of idx's
