@@ -2,7 +2,6 @@ package indexer_test
 
 import (
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -36,18 +35,7 @@ func TestSweepAdvisesRandomReads(t *testing.T) {
 	// "rr").
 	advised := func() map[string][]bool {
 		t.Helper()
-		paths, err := indexer.SegmentFiles(x)
-		if err != nil {
-			t.Fatal(err)
-		}
-		real := map[string]bool{}
-		for _, p := range paths {
-			r, err := filepath.EvalSymlinks(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			real[r] = true
-		}
+		real := segmentFilesMapped(t, x)
 		smaps, err := os.ReadFile("/proc/self/smaps")
 		if err != nil {
 			t.Fatal(err)
@@ -66,7 +54,7 @@ func TestSweepAdvisesRandomReads(t *testing.T) {
 			}
 		}
 		if len(out) == 0 {
-			t.Fatalf("no mapping of the index's segments %v", paths)
+			t.Fatalf("no mapping of the index's segments %v", real)
 		}
 		return out
 	}

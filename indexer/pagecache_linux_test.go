@@ -19,19 +19,10 @@ import (
 // cache.
 func cachedPages(tb testing.TB, path string) []bool {
 	tb.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	fi, _ := f.Stat()
-	page := int64(os.Getpagesize())
-	mem, err := unix.Mmap(int(f.Fd()), 0, int(fi.Size()), unix.PROT_READ, unix.MAP_SHARED)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	mem := mapFile(tb, path)
 	defer unix.Munmap(mem)
-	vec := make([]byte, (fi.Size()+page-1)/page)
+	page := os.Getpagesize()
+	vec := make([]byte, (len(mem)+page-1)/page)
 	if err := mincore(mem, vec); err != nil {
 		tb.Fatal(err)
 	}
@@ -40,6 +31,26 @@ func cachedPages(tb testing.TB, path string) []bool {
 		out[i] = v&1 != 0
 	}
 	return out
+}
+
+// mapFile maps the whole file at path, read-only and shared; the caller
+// unmaps it.
+func mapFile(tb testing.TB, path string) []byte {
+	tb.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	mem, err := unix.Mmap(int(f.Fd()), 0, int(fi.Size()), unix.PROT_READ, unix.MAP_SHARED)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return mem
 }
 
 // halfDropped writes a file of 4 MiB and a bit and has the kernel drop its
@@ -201,16 +212,7 @@ func TestMemoryCgroupFree(t *testing.T) {
 // Rss in /proc/self/smaps): what those reads added to the process's RSS.
 func mappedBytes(tb testing.TB, path string, offsets []int) int64 {
 	tb.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	fi, _ := f.Stat()
-	mem, err := unix.Mmap(int(f.Fd()), 0, int(fi.Size()), unix.PROT_READ, unix.MAP_SHARED)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	mem := mapFile(tb, path)
 	defer unix.Munmap(mem)
 	var sum byte
 	for _, off := range offsets {

@@ -2,6 +2,7 @@ package indexer_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -14,9 +15,10 @@ import (
 	"github.com/semcat/semcat/indexer"
 )
 
-// residentIndexBytes is how much of the mappings of x's segment files is
-// resident in this process (the sum of their Rss in /proc/self/smaps).
-func residentIndexBytes(tb testing.TB, x *indexer.Indexer) int64 {
+// segmentFilesMapped returns the real paths of x's segment files, as the
+// kernel names their mappings (the index's generation, not the symlink to
+// it).
+func segmentFilesMapped(tb testing.TB, x *indexer.Indexer) map[string]bool {
 	tb.Helper()
 	paths, err := indexer.SegmentFiles(x)
 	if err != nil {
@@ -24,10 +26,23 @@ func residentIndexBytes(tb testing.TB, x *indexer.Indexer) int64 {
 	}
 	real := map[string]bool{}
 	for _, p := range paths {
-		if r, err := filepath.EvalSymlinks(p); err == nil {
-			real[r] = true
+		r, err := filepath.EvalSymlinks(p)
+		if errors.Is(err, os.ErrNotExist) {
+			continue // merged away since
 		}
+		if err != nil {
+			tb.Fatal(err)
+		}
+		real[r] = true
 	}
+	return real
+}
+
+// residentIndexBytes is how much of the mappings of x's segment files is
+// resident in this process (the sum of their Rss in /proc/self/smaps).
+func residentIndexBytes(tb testing.TB, x *indexer.Indexer) int64 {
+	tb.Helper()
+	real := segmentFilesMapped(tb, x)
 	smaps, err := os.ReadFile("/proc/self/smaps")
 	if err != nil {
 		tb.Fatal(err)
