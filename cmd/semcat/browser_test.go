@@ -10,6 +10,7 @@ import (
 // what a page on another origin, or a rebinding name, makes a browser
 // send, on the REST routes and /mcp alike, and nothing of it is written.
 func TestBrowserGuardServed(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	cfg.AllowedOrigins = []string{"https://ui.example.com"}
 	m := startMain(t, cfg)

@@ -16,6 +16,7 @@ import (
 // 1 failure, 2 bad usage, 3 not found); --json is the REST answer; the
 // completion script is generated and loads in bash.
 func TestCommandLineEdges(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	cfg.Demo = true
 	m := startMain(t, cfg)

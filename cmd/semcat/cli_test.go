@@ -73,6 +73,7 @@ func sameJSON(t *testing.T, what, got string, want any) {
 // live server with the example catalog, checking the tables people read
 // and that --json is the REST API's answer.
 func TestCommandLine(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	cfg.Demo = true
 	m := startMain(t, cfg)
@@ -325,6 +326,7 @@ func TestCommandLine(t *testing.T) {
 // TestMCPOverClient serves the MCP tools from the REST client, as `semcat
 // mcp` does over stdio, and compares their answers with the REST API's.
 func TestMCPOverClient(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	cfg.Demo = true
 	m := startMain(t, cfg)
@@ -400,6 +402,7 @@ func TestProgressLine(t *testing.T) {
 // second run with --skip-existing and failing without it, and a bad line
 // named by its number with nothing after it sent.
 func TestImport(t *testing.T) {
+	t.Parallel()
 	m := startMain(t, testConfig(t))
 	env := map[string]string{"SEMCAT_URL": m.URL()}
 	rest := client{t: t, base: m.URL()}

@@ -28,6 +28,7 @@ import (
 // Every minPosition search for such a write must find it (or answer 503),
 // never answer at once without it (SPEC §5.6).
 func TestMinPositionAfterImmediateRestart(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	m := startMain(t, cfg)
 	c := client{t: t, base: m.URL()}
@@ -119,6 +120,7 @@ func TestMinPositionAfterImmediateRestart(t *testing.T) {
 // crash, and once space is freed the index catches up to equal the
 // database without a restart.
 func TestFullIndexDisk(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	index := filepath.Join(cfg.DataDir, "index")
 	if err := os.MkdirAll(index, 0o755); err != nil {
@@ -220,6 +222,7 @@ func (s *syncBuffer) String() string {
 // acknowledged write is in the database afterwards, and the index catches
 // up with all of them without a restart of semcat.
 func TestExternalPostgresRestart(t *testing.T) {
+	t.Parallel()
 	pgDir := tempDataDir(t)
 	pg, err := catalogdb.StartLocal(t.Context(), catalogdb.LocalOptions{DataDir: pgDir, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 // errors. The calls and their assertions are in
 // testdata/gravitino/test_gravitino_client.py.
 func TestGravitinoClient(t *testing.T) {
+	t.Parallel()
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)

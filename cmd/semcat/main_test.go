@@ -20,6 +20,7 @@ import (
 // under a fresh data directory and the demo catalog — and reads the example
 // table over HTTP; then it shuts down cleanly and restarts on the same data.
 func TestServeDemo(t *testing.T) {
+	t.Parallel()
 	dir := tempDataDir(t)
 	cfg := DefaultConfig()
 	cfg.Addr = "127.0.0.1:0"
@@ -84,6 +85,7 @@ func TestServeDemo(t *testing.T) {
 // authorization off: the first filters and refuses, the second filters
 // nothing. Both write operation events to their audit logs.
 func TestAuthorizationEndToEnd(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cfg := DefaultConfig()
@@ -173,6 +175,7 @@ func TestAuthorizationEndToEnd(t *testing.T) {
 // TestDataDirInUse: a second server on a data directory in use stops at
 // once, naming the first, and leaves the first serving.
 func TestDataDirInUse(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	first := startMain(t, cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -194,6 +197,7 @@ func TestDataDirInUse(t *testing.T) {
 // deletes the data directory and its PostgreSQL cluster, wherever that
 // lives, and the next server starts with an empty catalog.
 func TestReset(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	m := startMain(t, cfg)
 	c := client{t: t, base: m.URL()}

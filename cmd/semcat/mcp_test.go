@@ -19,6 +19,7 @@ import (
 // streamable HTTP, lists the tools, calls each one, and compares the answers
 // with the REST API's.
 func TestMCPMatchesREST(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	cfg.Demo = true
 	cfg.DefaultMetalake = "demo"

@@ -29,6 +29,7 @@ func TestMain(m *testing.M) {
 // compares each answer with the REST call it stands for; a failed call
 // carries the REST error's Gravitino code and type.
 func TestMCPToolsMatchREST(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	cfg.Demo = true
 	cfg.DefaultMetalake = "demo"
@@ -182,6 +183,7 @@ func TestMCPToolsMatchREST(t *testing.T) {
 // TestMCPMetalakeRequired: without a default metalake, every tool's input
 // schema requires the metalake argument, so an agent's first call names it.
 func TestMCPMetalakeRequired(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	m := startMain(t, cfg)
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)

@@ -28,6 +28,7 @@ import (
 // (status 130 in a shell, no message); a semcat exiting non-zero would
 // instead make it print "*** [run] Error 1" and exit 2.
 func TestMakeRunInterrupt(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("make"); err != nil {
 		t.Skip("make is not installed")
 	}
@@ -66,6 +67,7 @@ func TestMakeRunInterrupt(t *testing.T) {
 // PostgreSQL within seconds, and the next start on the data directory
 // serves the catalog as before.
 func TestKilledServerStopsPostgres(t *testing.T) {
+	t.Parallel()
 	bin := filepath.Join(t.TempDir(), "semcat")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
@@ -143,6 +145,7 @@ func managedServerPID(t *testing.T, dataDir string) int {
 // listens — before PostgreSQL is up and the index built — and 503 with
 // Retry-After on the API until it is ready.
 func TestHealthzWhileStarting(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	cfg.Addr = freeAddr(t)
 	cfg.Demo = true
@@ -207,6 +210,7 @@ func TestHealthzWhileStarting(t *testing.T) {
 // answer from the index — with hits, and without (the metalake's existence
 // shown by the index) — and /readyz says the database is down.
 func TestSearchDuringOutage(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	cfg.Demo = true
 	m := startMain(t, cfg)

@@ -16,6 +16,7 @@ import (
 // TestPythonClient runs the Python client's tests (clients/python/tests)
 // against a live server with the demo catalog, as its users would meet it.
 func TestPythonClient(t *testing.T) {
+	t.Parallel()
 	python, err := exec.LookPath("python3")
 	if err != nil {
 		t.Fatal("python3 is not on PATH: install python3 (3.9 or newer) to run the Python client's tests; .ci/run installs it")

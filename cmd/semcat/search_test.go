@@ -127,6 +127,7 @@ func startWithSchema(t *testing.T) client {
 // TestSearchExamples runs the query examples of the design against a live
 // server with the example catalog.
 func TestSearchExamples(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	cfg.Demo = true
 	m := startMain(t, cfg)
@@ -213,6 +214,7 @@ func TestSearchExamples(t *testing.T) {
 // TestReadYourWrites: 200 write-then-search pairs with minPosition all see
 // their write.
 func TestReadYourWrites(t *testing.T) {
+	t.Parallel()
 	c := startWithSchema(t)
 	for i := range 200 {
 		probe := fmt.Sprintf("probe%d", i)
@@ -243,6 +245,7 @@ func TestReadYourWrites(t *testing.T) {
 // results, not in total, not in facet counts, not through cursors — with two
 // users and DENY rules.
 func TestSearchVisibility(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	cfg.Auth = "simple"
 	cfg.Authorization = true
@@ -369,6 +372,7 @@ func TestSearchVisibility(t *testing.T) {
 // each with its own index, converge to the same search results — the read
 // scale-out path.
 func TestTwoServersConverge(t *testing.T) {
+	t.Parallel()
 	cfg1 := testConfig(t)
 	m1 := startMain(t, cfg1)
 	cfg2 := testConfig(t)
@@ -400,6 +404,7 @@ func TestTwoServersConverge(t *testing.T) {
 // time is text like any other (SPEC §5.2), found by key through its words,
 // parts, prefixes and whole value; the system property creation-time too.
 func TestDateLikeValuesAreText(t *testing.T) {
+	t.Parallel()
 	c := startWithSchema(t)
 	hdr, _ := c.ok("POST", "/api/metalakes/m/catalogs/rel/schemas/s/tables",
 		`{"name":"t","columns":[{"name":"a","type":"long"}],"properties":{"released":"2024-01-15","reviewed":"2025-03-02T10:04:05Z"}}`)
@@ -421,6 +426,7 @@ func TestDateLikeValuesAreText(t *testing.T) {
 // tags: term mean the same tags, user and system (a metric's dialects),
 // each facet value marked with its scope, and scope narrows all three.
 func TestTagsAgree(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	cfg.Demo = true
 	m := startMain(t, cfg)
