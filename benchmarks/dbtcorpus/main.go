@@ -19,9 +19,11 @@
 //   - a source's table to a table in schema "source_<source name>";
 //   - semantic_models and metrics (dbt's semantic layer) to one semantic
 //     model "semantic_layer" in schema "semantic_layer": each semantic model
-//     a dataset (entities, dimensions and measures its fields), each metric
-//     a metric with its description and label and, for a simple metric, its
-//     measure's aggregation as SQL.
+//     whose model is a converted table a dataset over that table (entities,
+//     dimensions and measures its fields), each metric a metric with its
+//     label and description and, for a simple metric, its measure's
+//     aggregation as SQL; dbt's type and type_params are kept as a custom
+//     extension (vendor "dbt"). Checked by importing dbt-labs/jaffle-shop's.
 //
 // Names semcat's name rule rejects are made valid (each rune that is not a
 // letter, digit, '_', '/', '=' or '-' becomes '_', cut to 64 bytes; the
@@ -126,13 +128,11 @@ type semanticModel struct {
 }
 
 type metric struct {
-	Name        string `yaml:"name"`
-	Label       string `yaml:"label"`
-	Description string `yaml:"description"`
-	Type        string `yaml:"type"`
-	TypeParams  struct {
-		Measure any `yaml:"measure"`
-	} `yaml:"type_params"`
+	Name        string         `yaml:"name"`
+	Label       string         `yaml:"label"`
+	Description string         `yaml:"description"`
+	Type        string         `yaml:"type"`
+	TypeParams  map[string]any `yaml:"type_params"`
 }
 
 // line is one line of the import file.
@@ -161,13 +161,14 @@ type corpus struct {
 	schemas                    []string
 	tables                     map[string][]line // by schema
 	seen                       map[string]bool   // schema.name
+	schemaOf                   map[string]string // a model's name: its schema (the first one)
 	tags                       map[string]bool
 	models                     []semanticModel
 	metrics                    []metric
 }
 
 func convert(project, metalake, catalog, comment string) (*corpus, error) {
-	c := &corpus{metalake: metalake, catalog: catalog, comment: comment, tables: map[string][]line{}, seen: map[string]bool{}, tags: map[string]bool{}}
+	c := &corpus{metalake: metalake, catalog: catalog, comment: comment, tables: map[string][]line{}, seen: map[string]bool{}, schemaOf: map[string]string{}, tags: map[string]bool{}}
 	var cfg struct {
 		ModelPaths    []string `yaml:"model-paths"`
 		SeedPaths     []string `yaml:"seed-paths"`
@@ -255,6 +256,9 @@ func (c *corpus) addTable(schema string, n node, path, parentDesc string) {
 		return
 	}
 	c.seen[schema+"."+name] = true
+	if _, ok := c.schemaOf[name]; !ok {
+		c.schemaOf[name] = schema
+	}
 	if c.tables[schema] == nil {
 		c.schemas = append(c.schemas, schema)
 	}
@@ -423,16 +427,21 @@ func (c *corpus) write(w *os.File) error {
 			}
 		}
 	}
-	if len(c.models) == 0 && len(c.metrics) == 0 {
+	sm := c.semanticModel()
+	if sm == nil {
 		return nil
 	}
 	if err := emit(line{Type: "schema", Namespace: c.metalake + "." + c.catalog, Entity: map[string]string{"name": "semantic_layer"}}); err != nil {
 		return err
 	}
-	return emit(line{Type: "semantic_model", Namespace: c.metalake + "." + c.catalog + ".semantic_layer", Entity: c.semanticModel()})
+	return emit(line{Type: "semantic_model", Namespace: c.metalake + "." + c.catalog + ".semantic_layer", Entity: sm})
 }
 
-// semanticModel is the project's semantic layer as one semantic model.
+// semanticModel is the project's semantic layer as one semantic model, or
+// nil when it has none: each semantic model whose model is one of the
+// converted tables a dataset (its source that table), each metric a metric
+// (its label before its description; dbt's type and type_params kept as a
+// custom extension, vendor "dbt").
 func (c *corpus) semanticModel() map[string]any {
 	sql := func(s string) map[string]any {
 		return map[string]any{"dialects": []map[string]string{{"dialect": "ANSI_SQL", "expression": s}}}
@@ -447,10 +456,26 @@ func (c *corpus) semanticModel() map[string]any {
 	}
 	measures := map[string]string{}
 	var datasets []map[string]any
+	seen := map[string]bool{}
 	for _, m := range c.models {
+		ref := strings.TrimSpace(m.Model)
+		ref = strings.TrimSuffix(strings.TrimPrefix(ref, "ref("), ")")
+		ref = strings.Trim(ref, "'\" ")
+		schema, ok := c.schemaOf[ref]
+		name, _ := validName(m.Name)
+		if !ok || seen[name] {
+			continue
+		}
+		seen[name] = true
 		var fields []map[string]any
-		add := func(name, expr, desc string, isTime bool) {
-			f := map[string]any{"name": name, "expression": sql(expr), "description": desc}
+		fieldSeen := map[string]bool{}
+		add := func(fname, expr, desc string, isTime bool) {
+			fname, _ = validName(fname)
+			if fieldSeen[fname] {
+				return
+			}
+			fieldSeen[fname] = true
+			f := map[string]any{"name": fname, "expression": sql(expr), "description": desc}
 			if isTime {
 				f["dimension"] = map[string]bool{"isTime": true}
 			}
@@ -463,27 +488,44 @@ func (c *corpus) semanticModel() map[string]any {
 			add(d.Name, exprOr(d.Expr, d.Name), strings.TrimSpace(d.Description), d.Type == "time")
 		}
 		for _, ms := range m.Measures {
-			agg := strings.ToUpper(ms.Agg)
-			if agg == "COUNT_DISTINCT" {
-				agg = "COUNT(DISTINCT"
-				measures[ms.Name] = agg + " " + m.Name + "." + exprOr(ms.Expr, ms.Name) + ")"
-			} else {
-				measures[ms.Name] = agg + "(" + m.Name + "." + exprOr(ms.Expr, ms.Name) + ")"
+			agg, arg := strings.ToUpper(ms.Agg), name+"."+exprOr(ms.Expr, ms.Name)
+			switch agg {
+			case "COUNT_DISTINCT":
+				measures[ms.Name] = "COUNT(DISTINCT " + arg + ")"
+			case "AVERAGE":
+				measures[ms.Name] = "AVG(" + arg + ")"
+			case "SUM_BOOLEAN":
+				measures[ms.Name] = "SUM(CASE WHEN " + arg + " THEN 1 ELSE 0 END)"
+			default:
+				measures[ms.Name] = agg + "(" + arg + ")"
 			}
 			add(ms.Name, exprOr(ms.Expr, ms.Name), strings.TrimSpace("Measure ("+ms.Agg+"). "+ms.Description), false)
 		}
-		ref := strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(m.Model), "ref('"), "')")
-		datasets = append(datasets, map[string]any{"name": m.Name, "description": strings.TrimSpace(m.Description),
-			"source": map[string]any{"namespace": []string{c.catalog}, "name": ref}, "fields": fields})
+		datasets = append(datasets, map[string]any{"name": name, "description": strings.TrimSpace(m.Description),
+			"source": map[string]any{"namespace": []string{c.catalog, schema}, "name": ref}, "fields": fields})
+	}
+	if len(datasets) == 0 {
+		return nil
 	}
 	var metrics []map[string]any
+	metricSeen := map[string]bool{}
 	for _, m := range c.metrics {
+		name, _ := validName(m.Name)
+		if m.Name == "" || metricSeen[name] {
+			continue
+		}
+		metricSeen[name] = true
 		expr := "-- " + m.Type + " metric"
-		if s, ok := measures[fmt.Sprint(measureName(m.TypeParams.Measure))]; ok {
+		if s, ok := measures[fmt.Sprint(measureName(m.TypeParams["measure"]))]; ok {
 			expr = s
 		}
-		metrics = append(metrics, map[string]any{"name": m.Name, "description": strings.TrimSpace(m.Description), "label": m.Label,
-			"expression": sql(expr), "datatype": "Decimal"})
+		desc := strings.TrimSpace(m.Description)
+		if l := strings.TrimSpace(m.Label); l != "" && l != desc {
+			desc = strings.TrimSpace(l + ". " + desc)
+		}
+		ext, _ := json.Marshal(map[string]any{"type": m.Type, "type_params": m.TypeParams})
+		metrics = append(metrics, map[string]any{"name": name, "description": desc, "expression": sql(expr), "datatype": "Decimal",
+			"customExtensions": []map[string]string{{"vendorName": "dbt", "data": string(ext)}}})
 	}
 	return map[string]any{"name": "semantic_layer", "comment": "The project's dbt semantic models and metrics",
 		"definition": map[string]any{"datasets": datasets, "metrics": metrics}}

@@ -111,7 +111,11 @@ metrics:
 	def := raw[9]["entity"].(map[string]any)["definition"].(map[string]any)
 	m := def["metrics"].([]any)[0].(map[string]any)
 	expr := m["expression"].(map[string]any)["dialects"].([]any)[0].(map[string]any)["expression"]
-	if m["name"] != "revenue" || m["label"] != "Revenue" || expr != "SUM(orders_sm.amount)" {
-		t.Errorf("metric: %v (expression %v)", m, expr)
+	if m["name"] != "revenue" || m["description"] != "Revenue. Sum of order totals" || expr != "SUM(orders_sm.amount)" || m["label"] != nil {
+		t.Errorf("metric (its label before its description, semcat's metric has no label): %v (expression %v)", m, expr)
+	}
+	ds := def["datasets"].([]any)[0].(map[string]any)
+	if src := ds["source"].(map[string]any); src["name"] != "orders" || strings.Join([]string{src["namespace"].([]any)[0].(string), src["namespace"].([]any)[1].(string)}, ".") != "c.marts_finance" {
+		t.Errorf("dataset source (the ref'd model's table): %v", src)
 	}
 }
