@@ -46,6 +46,8 @@ type options struct {
 	relevance bool
 	corpus    string // its corpus, an import file
 	pool      string // write judging pools here instead of measuring
+	poolDepth int    // the depth of each system's list in a pool (0: poolDepth)
+	catalogs  string // the catalogs to run, by name, comma-separated ("": all)
 	// breakdown measures where the index's bytes go on a sample of this
 	// many entities instead (breakdown.go); 0: off.
 	breakdown int
@@ -67,8 +69,10 @@ func parseFlags() options {
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory (data dir, server log) after the run")
 	flag.DurationVar(&o.profile, "profile", 0, "record the server's CPU profile for this long at the start of each phase (ingest, discovery, search, write → searchable, rebuild) into the results directory's profiles/; 0: off")
 	flag.BoolVar(&o.relevance, "relevance", false, "run the relevance benchmark (nDCG@10 on judged queries over a real catalog, against a BM25 baseline) instead")
-	flag.StringVar(&o.corpus, "corpus", "", "the relevance benchmark's corpus, an import file (default ../shared/data/catalog-corpus.jsonl from the module)")
+	flag.StringVar(&o.corpus, "corpus", "", "the relevance benchmark's GitLab corpus, an import file (default ../shared/data/catalog-corpus.jsonl from the module)")
 	flag.StringVar(&o.pool, "pool", "", "with -relevance: write each query's judging pool into this directory instead of measuring")
+	flag.IntVar(&o.poolDepth, "pool-depth", 0, "with -pool: the depth of each system's list in a pool (default 20)")
+	flag.StringVar(&o.catalogs, "catalogs", "", "with -relevance: the catalogs to run, comma-separated (gitlab, tuva, mitol; default all)")
 	flag.IntVar(&o.breakdown, "breakdown", 0, "instead of the latency scenarios, load the catalog and measure where the index's bytes and build CPU go, field group by field group, on a sample of this many of its entities (index-breakdown-<size>.md)")
 	memoryLimit := flag.String("memory-limit", "", "serve under this memory limit (e.g. 1GiB): the server joins a memory cgroup of its own once ready (needs permission to make cgroups); empty: none")
 	loadMemoryLimit := flag.String("load-memory-limit", "", "with -memory-limit: the limit during the bulk load, lowered to -memory-limit once the load is searchable (to study searches under a limit smaller than the load needs; DESIGN §6's target is measured with one limit from the start); empty: -memory-limit throughout")
