@@ -121,3 +121,31 @@ func TestCommandLineEdges(t *testing.T) {
 		}
 	}
 }
+
+// TestFlagMistakes: a flag's bad value is said in words, not as a Go parse
+// error, an unknown flag gets the one probably meant, and serve reports a
+// mistake in one line rather than with every flag; each is bad usage (2).
+func TestFlagMistakes(t *testing.T) {
+	env := map[string]string{"SEMCAT_URL": "http://127.0.0.1:1"}
+	for _, c := range []struct {
+		args   []string
+		stderr string // the last line, whole
+	}{
+		{[]string{"search", "--limit", "abc", "x"}, `semcat: --limit: "abc" is not a whole number`},
+		{[]string{"search", "--limt", "3", "x"}, "semcat: unknown flag --limt (did you mean --limit?)"},
+		{[]string{"search", "x", "--limit"}, "semcat: --limit needs a value"},
+		{[]string{"search", "-q", "x"}, "semcat: unknown flag -q"},
+		{[]string{"tables", "list", "--jsn", "demo.hr.people"}, "semcat: unknown flag --jsn (did you mean --json?)"},
+		{[]string{"search", "--json=maybe", "x"}, `semcat: --json: "maybe" is not true or false`},
+		{[]string{"serve", "--max-conections", "5"}, "semcat: unknown flag --max-conections (did you mean --max-connections?) (semcat serve --help lists them)"},
+		{[]string{"serve", "--addr"}, "semcat: --addr needs a value"},
+		{[]string{"serve", "--demo=maybe"}, `semcat: --demo: "maybe" is not true or false`},
+		{[]string{"serve", "--max-connections", "abc"}, `semcat: --max-connections: want a number >= 1, got "abc"`},
+	} {
+		code, _, errOut := runCLI(env, c.args...)
+		lines := strings.Split(strings.TrimRight(errOut, "\n"), "\n")
+		if code != exitUsage || lines[len(lines)-1] != c.stderr || strings.Contains(errOut, "strconv") || len(lines) > 3 {
+			t.Errorf("semcat %s: exit %d, stderr:\n%s\nwant exit %d ending in the line %q", strings.Join(c.args, " "), code, errOut, exitUsage, c.stderr)
+		}
+	}
+}

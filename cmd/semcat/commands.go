@@ -75,7 +75,7 @@ func newRootCommand(getenv func(string) string, stdout, stderr io.Writer) *cobra
 	})
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		shortUsage(cmd)
-		return usagef("%s", err)
+		return cliFlagError(cmd, err)
 	})
 	r.register(root.PersistentFlags())
 	root.PersistentFlags().BoolVar(&r.json, "json", false, "print the result as JSON, in the REST API's shapes")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"strconv"
@@ -246,8 +247,18 @@ func LoadConfig(args []string, getenv func(string) string) (Config, error) {
 			fs.String(s.name, "", s.usage+" (env "+s.env+")")
 		}
 	}
+	// A mistake is reported as one line (serveFlagError), not followed by
+	// every flag; --help prints them.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	if err := fs.Parse(args); err != nil {
-		return c, err
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(os.Stderr)
+			fmt.Fprintln(os.Stderr, "usage: semcat serve [flags]")
+			fs.PrintDefaults()
+			return c, err
+		}
+		return c, serveFlagError(fs, err)
 	}
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected argument %q", fs.Arg(0))
@@ -282,7 +293,10 @@ func LoadConfig(args []string, getenv func(string) string) (Config, error) {
 	fs.Visit(func(f *flag.Flag) {
 		for _, s := range settings(&c) {
 			if s.name == f.Name && ferr == nil {
-				ferr = s.set(&c, f.Value.String())
+				if err := s.set(&c, f.Value.String()); err != nil {
+					// The setting's message starts with its name.
+					ferr = usagef("--%s", err)
+				}
 			}
 		}
 	})
