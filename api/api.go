@@ -16,6 +16,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/semcat/semcat"
+	"github.com/semcat/semcat/internal/accesslog"
 )
 
 // Defaults for Config fields left zero.
@@ -279,6 +280,9 @@ func loggerFrom(r *http.Request) *slog.Logger {
 // authenticate puts the request's user into its context, or fails it.
 func (h *handler) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if tmpl, err := mux.CurrentRoute(r).GetPathTemplate(); err == nil {
+			accesslog.SetRoute(r.Context(), tmpl)
+		}
 		user := AnonymousUser
 		if h.cfg.Authenticate != nil {
 			u, err := h.cfg.Authenticate(r)
@@ -292,6 +296,7 @@ func (h *handler) authenticate(next http.Handler) http.Handler {
 			}
 			user = u
 		}
+		accesslog.SetUser(r.Context(), user)
 		next.ServeHTTP(w, r.WithContext(semcat.NewContextWithUser(r.Context(), user)))
 	})
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/semcat/semcat"
+	"github.com/semcat/semcat/internal/accesslog"
 )
 
 // AnonymousUser is the user of every call when no user is given: HTTPHandler
@@ -87,13 +88,13 @@ func NewServer(svc Services, cfg Config) *mcp.Server {
 		Version: version,
 	}, &mcp.ServerOptions{
 		Instructions: instructions,
-		Logger:       cfg.Logger,
+		Logger:       sdkLogger(loggerOf(cfg)),
 		// Tools only: no logging capability, and the tool list never changes.
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 	})
 	t := newToolset(svc, cfg)
 	t.register(server)
-	server.AddReceivingMiddleware(structuredErrors)
+	server.AddReceivingMiddleware(structuredErrors, sessionLog(loggerOf(cfg)))
 	return server
 }
 
@@ -111,7 +112,7 @@ func HTTPHandler(svc Services, cfg Config, user func(r *http.Request) (string, e
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
 		Stateless:                    true,
 		JSONResponse:                 true,
-		Logger:                       cfg.Logger,
+		Logger:                       sdkLogger(loggerOf(cfg)),
 		PropagateRequestCancellation: true,
 		MaxRequestBodyBytes:          max(cfg.MaxBodyBytes, 0),
 	})
@@ -133,6 +134,7 @@ func HTTPHandler(svc Services, cfg Config, user func(r *http.Request) (string, e
 				return
 			}
 		}
+		accesslog.SetUser(r.Context(), name)
 		mcpHandler.ServeHTTP(w, r.WithContext(semcat.NewContextWithUser(r.Context(), name)))
 	})
 }

@@ -40,6 +40,9 @@ type Config struct {
 	// MaxConnections caps the open client connections (SPEC §2.11).
 	MaxConnections int    `yaml:"max-connections"`
 	LogLevel       string `yaml:"log-level"`
+	// AccessLog logs one line per request (method, route, status,
+	// duration, user); on by default.
+	AccessLog bool `yaml:"access-log"`
 
 	// AnonymousUser is the user of every request with --auth none.
 	AnonymousUser string `yaml:"anonymous-user"`
@@ -106,6 +109,7 @@ func DefaultConfig() Config {
 		MaxBodyBytes:   8 << 20,
 		MaxConnections: defaultMaxConnections(),
 		LogLevel:       "info",
+		AccessLog:      true,
 		AnonymousUser:  api.AnonymousUser,
 
 		RetentionSchedule:     "@every 1h",
@@ -196,6 +200,7 @@ func settings(c *Config) []setting {
 		}},
 		{"max-connections", "SEMCAT_MAX_CONNECTIONS", "most client connections held open (default: half the file-descriptor limit, 256 to 8192); at the cap a new one closes the longest idle", parseCount("max-connections", &c.MaxConnections)},
 		{"log-level", "SEMCAT_LOG_LEVEL", "debug, info, warn or error", func(c *Config, v string) error { c.LogLevel = v; return nil }},
+		{"access-log", "SEMCAT_ACCESS_LOG", "log one line per request: method, route, status, duration, user (default true; false turns it off)", parseBool("access-log", &c.AccessLog)},
 		{"anonymous-user", "SEMCAT_ANONYMOUS_USER", "with --auth none, the user of every request", func(c *Config, v string) error { c.AnonymousUser = v; return nil }},
 		{"jwt-hs256-secret-file", "SEMCAT_JWT_HS256_SECRET_FILE", "with --auth jwt, file holding the HS256 secret (at least 32 bytes)", func(c *Config, v string) error { c.JWTHS256SecretFile = v; return nil }},
 		{"jwt-rs256-public-key-file", "SEMCAT_JWT_RS256_PUBLIC_KEY_FILE", "with --auth jwt, PEM file holding the RS256 public key or certificate", func(c *Config, v string) error { c.JWTRS256PublicKeyFile = v; return nil }},
@@ -239,7 +244,7 @@ func LoadConfig(args []string, getenv func(string) string) (Config, error) {
 	c := DefaultConfig()
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	configPath := fs.String("config", "", "YAML config file (also SEMCAT_CONFIG)")
-	boolFlags := map[string]bool{"demo": true, "authorization": true, "allow-remote": true}
+	boolFlags := map[string]bool{"demo": true, "authorization": true, "allow-remote": true, "access-log": true}
 	for _, s := range settings(&c) {
 		if boolFlags[s.name] {
 			fs.Bool(s.name, false, s.usage+" (env "+s.env+")")

@@ -37,6 +37,7 @@ import (
 	"github.com/semcat/semcat/catalogdb"
 	"github.com/semcat/semcat/indexer"
 	"github.com/semcat/semcat/internal/authz"
+	"github.com/semcat/semcat/internal/accesslog"
 	"github.com/semcat/semcat/internal/connlimit"
 	"github.com/semcat/semcat/internal/demo"
 	"github.com/semcat/semcat/internal/events"
@@ -475,7 +476,11 @@ func (m *Main) handler(dataDir string) (http.Handler, error) {
 	mux.Handle("/", apiHandler)
 	listenHost, _, _ := net.SplitHostPort(cfg.Addr)
 	guard := api.BrowserGuard(api.BrowserConfig{ListenHost: listenHost, AllowedHosts: cfg.AllowedHosts, AllowedOrigins: cfg.AllowedOrigins})
-	return api.BodyDeadline(bodyTimeout)(guard(mux)), nil
+	h := api.BodyDeadline(bodyTimeout)(guard(mux))
+	if cfg.AccessLog {
+		h = accesslog.Middleware(m.Logger)(h)
+	}
+	return h, nil
 }
 
 // isAdmin: with authorization off everyone is; otherwise the service admins.

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// logLines parses semcat's JSON log lines, keeping those whose msg is one of
+// msgs.
+func logLines(t *testing.T, log string, msgs ...string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	sc := bufio.NewScanner(strings.NewReader(log))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var l map[string]any
+		if json.Unmarshal(sc.Bytes(), &l) != nil {
+			continue
+		}
+		for _, m := range msgs {
+			if l["msg"] == m {
+				out = append(out, l)
+			}
+		}
+	}
+	return out
+}
+
+// TestAccessLog: one log line per request with its method, route (the
+// path template, not the names in the path), status, duration and user,
+// for the REST API and /mcp alike; an MCP session is one "mcp session"
+// line however many calls it makes, and the SDK's per-request lines are
+// gone; --access-log=false turns the request lines off.
+func TestAccessLog(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(t)
+	cfg.Demo = true
+	cfg.Auth = "simple"
+	var log syncBuffer
+	m := startMainLogging(t, cfg, &log)
+
+	req, _ := http.NewRequest("GET", m.URL()+"/api/metalakes/demo/catalogs/hr/schemas/people/tables/employees", nil)
+	req.SetBasicAuth("ann", "")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	req, _ = http.NewRequest("GET", m.URL()+"/api/metalakes/demo/catalogs/nope", nil)
+	req.SetBasicAuth("bob", "")
+	if resp, err = http.DefaultClient.Do(req); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	transport := &mcp.StreamableClientTransport{Endpoint: m.URL() + "/mcp", HTTPClient: &http.Client{Transport: basicAuth{"carol"}}}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "v1"}, nil).Connect(ctx, transport, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "suggest", Arguments: map[string]any{"metalake": "demo", "prefix": "emp"}}); err != nil || res.IsError {
+			t.Fatalf("suggest over MCP: %v %+v", err, res)
+		}
+	}
+	cs.Close()
+
+	type line struct {
+		method, route, user string
+		status              float64
+	}
+	var got []line
+	for _, l := range logLines(t, log.String(), "request") {
+		if _, ok := l["duration_ms"].(float64); !ok {
+			t.Errorf("a request line without its duration: %v", l)
+		}
+		got = append(got, line{l["method"].(string), l["route"].(string), l["user"].(string), l["status"].(float64)})
+	}
+	want := []line{
+		{"GET", "/api/metalakes/{metalake}/catalogs/{catalog}/schemas/{schema}/tables/{table}", "ann", 200},
+		{"GET", "/api/metalakes/{metalake}/catalogs/{catalog}", "bob", 404},
+	}
+	for _, w := range want {
+		found := false
+		for _, g := range got {
+			found = found || g == w
+		}
+		if !found {
+			t.Errorf("no access log line %+v among\n%+v", w, got)
+		}
+	}
+	mcpLines := 0
+	for _, g := range got {
+		if g.route == "/mcp" {
+			mcpLines++
+			if g.user != "carol" || g.method != "POST" {
+				t.Errorf("an MCP request's line: %+v", g)
+			}
+		}
+	}
+	if mcpLines < 4 { // initialize, initialized, three calls (a close may add a DELETE)
+		t.Errorf("%d access log lines for /mcp, want one per request (at least 4)", mcpLines)
+	}
+	sessions := logLines(t, log.String(), "mcp session")
+	if len(sessions) != 1 || sessions[0]["client"] != "agent" || sessions[0]["user"] != "carol" {
+		t.Errorf("mcp session lines: %v, want one for the client agent as carol", sessions)
+	}
+	if sdk := logLines(t, log.String(), "server session connected", "server connecting", "server session disconnected"); len(sdk) != 0 {
+		t.Errorf("the MCP SDK still logs per request: %v", sdk)
+	}
+
+	// Turned off: no request lines.
+	quiet := testConfig(t)
+	quiet.AccessLog = false
+	var quietLog syncBuffer
+	q := startMainLogging(t, quiet, &quietLog)
+	if resp, err := http.Get(q.URL() + "/api/metalakes"); err != nil {
+		t.Fatal(err)
+	} else {
+		resp.Body.Close()
+	}
+	if lines := logLines(t, quietLog.String(), "request"); len(lines) != 0 {
+		t.Errorf("--access-log=false still logs requests: %v", lines)
+	}
+}
+
+// basicAuth is a round tripper that sends an HTTP Basic user name.
+type basicAuth struct{ user string }
+
+func (b basicAuth) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.SetBasicAuth(b.user, "")
+	return http.DefaultTransport.RoundTrip(r)
+}
