@@ -18,6 +18,11 @@ type Access struct {
 	Bindings []Binding
 	Owns     map[EntityKind]bool // by level: metalake, catalog, schema, table, semantic_model
 	Member   bool                // the user is a user of the metalake
+	// Resolved says the namespace the facts are about exists as a lookup
+	// below it resolves it: every level live, the metalake and catalog in
+	// use, and a schema's catalog relational. Under a resolved namespace a
+	// child that is not there is simply missing, with no other error first.
+	Resolved bool
 }
 
 // IsMember: a user of the metalake, or its owner.

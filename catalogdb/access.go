@@ -30,12 +30,14 @@ func (s *Store) Access(ctx context.Context, user string, ns semcat.Namespace, ki
 	children := map[string]*semcat.Access{}
 	err := s.read(ctx, func(tx pgx.Tx) error {
 		var metalakeID, catalogID, schemaID int64
-		err := tx.QueryRow(ctx, `SELECT metalake_id FROM metalake_meta WHERE metalake_name = $1 AND deleted_at = 0`, ns.Metalake).Scan(&metalakeID)
+		var metalakeInUse, catalogInUse bool
+		var catalogType semcat.CatalogType
+		err := tx.QueryRow(ctx, `SELECT metalake_id, in_use FROM metalake_meta WHERE metalake_name = $1 AND deleted_at = 0`, ns.Metalake).Scan(&metalakeID, &metalakeInUse)
 		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return err
 		}
 		if ns.Catalog != "" && metalakeID != 0 {
-			err = tx.QueryRow(ctx, `SELECT catalog_id FROM catalog_meta WHERE metalake_id = $1 AND catalog_name = $2 AND deleted_at = 0`, metalakeID, ns.Catalog).Scan(&catalogID)
+			err = tx.QueryRow(ctx, `SELECT catalog_id, in_use, type FROM catalog_meta WHERE metalake_id = $1 AND catalog_name = $2 AND deleted_at = 0`, metalakeID, ns.Catalog).Scan(&catalogID, &catalogInUse, &catalogType)
 			if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 				return err
 			}
@@ -45,6 +47,13 @@ func (s *Store) Access(ctx context.Context, user string, ns semcat.Namespace, ki
 			if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 				return err
 			}
+		}
+		resolved := metalakeID != 0 && metalakeInUse
+		if ns.Catalog != "" {
+			resolved = resolved && catalogID != 0 && catalogInUse
+		}
+		if ns.Schema != "" {
+			resolved = resolved && schemaID != 0 && catalogType == semcat.CatalogRelational
 		}
 		types := []string{string(semcat.KindMetalake), string(semcat.KindCatalog), string(semcat.KindSchema)}
 		ids := []int64{metalakeID, catalogID, schemaID}
@@ -75,7 +84,7 @@ func (s *Store) Access(ctx context.Context, user string, ns semcat.Namespace, ki
 				return err
 			}
 		}
-		parent = &semcat.Access{Owns: map[semcat.EntityKind]bool{}}
+		parent = &semcat.Access{Owns: map[semcat.EntityKind]bool{}, Resolved: resolved}
 		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM user_meta WHERE metalake_id = $1 AND user_name = $2 AND deleted_at = 0)`,
 			metalakeID, user).Scan(&parent.Member); err != nil {
 			return err

@@ -99,9 +99,15 @@ func (s *Service) object(ctx context.Context, ns semcat.Namespace, kind semcat.E
 // a child of that name that does not exist (SPEC §6, no existence
 // oracles): where parentRule (the user may see ns) fails, the same 403
 // whether the child exists or not; else the child is not found (missing,
-// the error the inner service returns for a missing one). It reports
-// whether the child exists: a change of a missing child is for the inner
-// service to refuse, with the same not-found, before any rule on changes.
+// the error the inner service returns for a missing one).
+//
+// A hidden child and a missing one cost the same: where ns resolves (the
+// inner service would find it and then miss the child), a missing child
+// is answered from the facts already loaded, as a hidden one is, without
+// the inner service's lookup. Only where ns itself does not resolve (a
+// level missing or disabled, where no child is hidden) does seeObject
+// report exists false with no error, for the inner service to say what is
+// missing; a change is then refused there before any rule on changes.
 func (s *Service) seeObject(ctx context.Context, ns semcat.Namespace, kind semcat.EntityKind, name string,
 	parentRule func(*semcat.Access) (bool, error), parentWhat string,
 	rule func(*semcat.Access) (bool, error), missing func() error) (exists bool, err error) {
@@ -115,7 +121,10 @@ func (s *Service) seeObject(ctx context.Context, ns semcat.Namespace, kind semca
 	}
 	a, exists := children[name]
 	if !exists {
-		return false, nil // the inner service answers that it is missing
+		if parent.Resolved {
+			return false, missing()
+		}
+		return false, nil // the inner service answers what is missing
 	}
 	ok, err = rule(a)
 	if err != nil {
