@@ -3,7 +3,9 @@ package api_test
 import (
 	"encoding/base64"
 	"encoding/json"
+	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -145,5 +147,33 @@ func TestProfileForAdminsOnly(t *testing.T) {
 	b := admin.must("GET", "/api/metalakes/m/search?query=codename:%22b*%22&profile=true", nil)
 	if _, ok := b["profile"].(map[string]any); !ok {
 		t.Errorf("an admin's profile: %v, want a profile", b)
+	}
+}
+
+// TestTooComplexQueryIs400: a word whose typo automaton has too many
+// states (about 700 mixed letters) is a query the engine cannot compile:
+// 400 naming query, never 500 (SPEC §2.11).
+func TestTooComplexQueryIs400(t *testing.T) {
+	t.Parallel()
+	admin, _, _ := newReadSurface(t)
+	// Something indexed, so that the words meet a term dictionary.
+	hdr, _ := admin.c.MustOK("POST", "/api/metalakes/m/catalogs/rel/schemas/sales/tables", `{"name":"abcdefghij","columns":[{"name":"id","type":"long"}]}`,
+		"Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte("admin:pw")))
+	admin.must("GET", "/api/metalakes/m/search?query=abcdefghij&waitMs=20000&minPosition="+hdr.Get(api.PositionHeader), nil)
+	rnd := rand.New(rand.NewPCG(43, 700))
+	word := make([]byte, 700)
+	for i := range word {
+		word[i] = "abcdefghijklmnopqrstuvwxyz"[rnd.IntN(26)]
+	}
+	status, b := admin.do("GET", "/api/metalakes/m/search?query="+string(word), nil)
+	if msg, _ := b["message"].(string); status != http.StatusBadRequest || !strings.HasPrefix(msg, "query:") {
+		t.Errorf("a 700-letter word: %d %v, want 400 naming query", status, b)
+	}
+	// Its other spellings compile or are refused the same way; none fails.
+	for _, query := range []string{string(word) + "*", `"` + string(word) + `"`, "name:" + string(word), "a " + string(word[:350]) + " " + string(word[350:])} {
+		status, b := admin.do("GET", "/api/metalakes/m/search?query="+url.QueryEscape(query), nil)
+		if msg, _ := b["message"].(string); status != http.StatusOK && (status != http.StatusBadRequest || !strings.HasPrefix(msg, "query:")) {
+			t.Errorf("a 700-letter query (%.12s…): %d %v, want 200, or 400 naming query", query, status, b)
+		}
 	}
 }
