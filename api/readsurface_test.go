@@ -3,6 +3,7 @@ package api_test
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -43,7 +44,7 @@ func (u caller) must(method, target string, body any) map[string]any {
 // catalog hid, schema rel.hid and table orders (DENY); eve is no member.
 func newReadSurface(t *testing.T) (admin, alice, eve caller) {
 	t.Helper()
-	c := apitest.NewStackServer(t, pgtest.NewDatabase(t), api.Config{MaxBodyBytes: 64 << 10})
+	c := apitest.NewStackServer(t, pgtest.NewDatabase(t), api.Config{MaxBodyBytes: 1 << 20})
 	admin, alice, eve = caller{t, c, "admin"}, caller{t, c, "alice"}, caller{t, c, "eve"}
 	const ml = "/api/metalakes/m"
 	admin.must("POST", "/api/metalakes", `{"name":"m"}`)
@@ -175,5 +176,38 @@ func TestTooComplexQueryIs400(t *testing.T) {
 		if msg, _ := b["message"].(string); status != http.StatusOK && (status != http.StatusBadRequest || !strings.HasPrefix(msg, "query:")) {
 			t.Errorf("a 700-letter query (%.12s…): %d %v, want 200, or 400 naming query", query, status, b)
 		}
+	}
+}
+
+// TestStatisticsBoundsOverHTTP: past 1,000 statistics a table, or 64 KB a
+// value, an update is 400 naming the field (SPEC §2.11).
+func TestStatisticsBoundsOverHTTP(t *testing.T) {
+	t.Parallel()
+	admin, _, _ := newReadSurface(t)
+	const stats = "/api/metalakes/m/objects/table/rel.sales.open/statistics"
+	updates := func(prefix string, n int) map[string]any {
+		u := map[string]any{}
+		for i := range n {
+			u[fmt.Sprintf("custom-%s%d", prefix, i)] = i
+		}
+		return map[string]any{"updates": u}
+	}
+	for i := range 2 {
+		admin.must("PUT", stats, updates(fmt.Sprint(i), 500))
+	}
+	for _, tc := range []struct {
+		body  any
+		field string
+	}{
+		{updates("x", 1), "updates:"},
+		{map[string]any{"updates": map[string]any{"custom-0": strings.Repeat("v", 64<<10)}}, "updates.custom-0:"},
+	} {
+		status, b := admin.do("PUT", stats, tc.body)
+		if msg, _ := b["message"].(string); status != http.StatusBadRequest || !strings.HasPrefix(msg, tc.field) {
+			t.Errorf("%.60v: %d %v, want 400 naming %s", tc.body, status, b, tc.field)
+		}
+	}
+	if b := admin.must("GET", stats, nil); len(b["statistics"].([]any)) != 1000 {
+		t.Errorf("the table holds %d statistics, want 1000", len(b["statistics"].([]any)))
 	}
 }
