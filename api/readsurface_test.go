@@ -170,8 +170,13 @@ func TestTooComplexQueryIs400(t *testing.T) {
 	if msg, _ := b["message"].(string); status != http.StatusBadRequest || !strings.HasPrefix(msg, "query:") {
 		t.Errorf("a 700-letter word: %d %v, want 400 naming query", status, b)
 	}
-	// Its other spellings compile or are refused the same way; none fails.
-	for _, query := range []string{string(word) + "*", `"` + string(word) + `"`, "name:" + string(word), "a " + string(word[:350]) + " " + string(word[350:])} {
+	// Its other spellings, and other mixes of 700 letters, compile or are
+	// refused the same way; none fails.
+	mixed := make([]rune, 700)
+	for i := range mixed {
+		mixed[i] = []rune("aBcDeFgHéßøåжЖ中文xYz")[rnd.IntN(19)]
+	}
+	for _, query := range []string{string(mixed), strings.ToUpper(string(word)), string(mixed) + "*", string(word) + "*", `"` + string(word) + `"`, "name:" + string(word), "a " + string(word[:350]) + " " + string(word[350:])} {
 		status, b := admin.do("GET", "/api/metalakes/m/search?query="+url.QueryEscape(query), nil)
 		if msg, _ := b["message"].(string); status != http.StatusOK && (status != http.StatusBadRequest || !strings.HasPrefix(msg, "query:")) {
 			t.Errorf("a 700-letter query (%.12s…): %d %v, want 200, or 400 naming query", query, status, b)
