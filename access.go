@@ -18,11 +18,12 @@ type Access struct {
 	Bindings []Binding
 	Owns     map[EntityKind]bool // by level: metalake, catalog, schema, table, semantic_model
 	Member   bool                // the user is a user of the metalake
-	// Resolved says the namespace the facts are about exists as a lookup
-	// below it resolves it: every level live, the metalake and catalog in
-	// use, and a schema's catalog relational. Under a resolved namespace a
-	// child that is not there is simply missing, with no other error first.
-	Resolved bool
+	// PathErr is the error a lookup of a child (of the kind the facts were
+	// loaded for) meets in the namespace before the child itself, as the
+	// store reports it: a level missing or disabled, or tables or models
+	// asked of a catalog that holds none. nil: the namespace resolves, and
+	// a child that is not there is simply missing.
+	PathErr error
 }
 
 // IsMember: a user of the metalake, or its owner.

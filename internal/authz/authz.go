@@ -101,13 +101,12 @@ func (s *Service) object(ctx context.Context, ns semcat.Namespace, kind semcat.E
 // whether the child exists or not; else the child is not found (missing,
 // the error the inner service returns for a missing one).
 //
-// A hidden child and a missing one cost the same: where ns resolves (the
-// inner service would find it and then miss the child), a missing child
-// is answered from the facts already loaded, as a hidden one is, without
-// the inner service's lookup. Only where ns itself does not resolve (a
-// level missing or disabled, where no child is hidden) does seeObject
-// report exists false with no error, for the inner service to say what is
-// missing; a change is then refused there before any rule on changes.
+// A hidden child and a missing one answer alike at the same cost: both
+// from the facts already loaded, without the inner service's lookup —
+// where ns does not resolve (a level missing or disabled), with the error
+// the inner service meets there (Access.PathErr), else with missing. The
+// error comes before any rule on changes, as the inner service's would.
+// exists is true whenever err is nil.
 func (s *Service) seeObject(ctx context.Context, ns semcat.Namespace, kind semcat.EntityKind, name string,
 	parentRule func(*semcat.Access) (bool, error), parentWhat string,
 	rule func(*semcat.Access) (bool, error), missing func() error) (exists bool, err error) {
@@ -120,20 +119,19 @@ func (s *Service) seeObject(ctx context.Context, ns semcat.Namespace, kind semca
 		return false, err
 	}
 	a, exists := children[name]
-	if !exists {
-		if parent.Resolved {
-			return false, missing()
+	if exists {
+		ok, err = rule(a)
+		if err != nil {
+			s.logger.Error("authorization: cannot evaluate a rule; denying", "user", user(ctx), "object", name, "err", err)
 		}
-		return false, nil // the inner service answers what is missing
+		if err == nil && ok {
+			return true, nil
+		}
 	}
-	ok, err = rule(a)
-	if err != nil {
-		s.logger.Error("authorization: cannot evaluate a rule; denying", "user", user(ctx), "object", name, "err", err)
+	if parent.PathErr != nil {
+		return exists, parent.PathErr
 	}
-	if err != nil || !ok {
-		return true, missing()
-	}
-	return true, nil
+	return exists, missing()
 }
 
 // filter keeps the names whose Access passes rule; a name whose rule cannot
