@@ -135,7 +135,12 @@ func (s *Service) member(ctx context.Context, metalake string) error {
 	if err != nil {
 		return err
 	}
-	if !a.IsMember() {
+	return s.memberBy(ctx, metalake, a)
+}
+
+// memberBy is member with the facts at the metalake already loaded.
+func (s *Service) memberBy(ctx context.Context, metalake string, a *semcat.Access) error {
+	if !s.admins[user(ctx)] && !a.IsMember() {
 		return semcat.NoSuchMetalake(metalake)
 	}
 	return nil
@@ -148,8 +153,8 @@ func (s *Service) ListCatalogs(ctx context.Context, metalake string) ([]*semcat.
 	if err != nil {
 		return nil, err
 	}
-	if !s.admins[user(ctx)] && !parent.IsMember() {
-		return nil, semcat.NoSuchMetalake(metalake)
+	if err := s.memberBy(ctx, metalake, parent); err != nil {
+		return nil, err
 	}
 	all, err := s.inner.ListCatalogs(ctx, metalake)
 	if err != nil {
