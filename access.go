@@ -18,6 +18,12 @@ type Access struct {
 	Bindings []Binding
 	Owns     map[EntityKind]bool // by level: metalake, catalog, schema, table, semantic_model
 	Member   bool                // the user is a user of the metalake
+	// PathErr is the error a lookup of a child (of the kind the facts were
+	// loaded for) meets in the namespace before the child itself, as the
+	// store reports it: a level missing or disabled, or tables or models
+	// asked of a catalog that holds none. nil: the namespace resolves, and
+	// a child that is not there is simply missing.
+	PathErr error
 }
 
 // IsMember: a user of the metalake, or its owner.

@@ -122,6 +122,16 @@ func NoSuchMetalake(name string) error {
 	return NotFound(KindMetalake, "metalake '%s' does not exist", name)
 }
 
+// NoSuchMetadataObject turns the not-found error of an object of a grant
+// or an owner into Gravitino's error for it (NoSuchMetadataObjectException,
+// the message unchanged); any other error is returned as it is.
+func NoSuchMetadataObject(err error) error {
+	if ErrorCode(err) != ENOTFOUND {
+		return err
+	}
+	return &Error{Code: ENOTFOUND, Type: "NoSuchMetadataObjectException", Entity: ErrorEntity(err), Message: ErrorMessage(err)}
+}
+
 // NoSuchCatalog is the error of a catalog that does not exist.
 func NoSuchCatalog(metalake, name string) error {
 	return NotFound(KindCatalog, "catalog '%s.%s' does not exist", metalake, name)

@@ -16,6 +16,20 @@ const CustomStatisticPrefix = "custom-"
 // MaxStatisticsPerRequest bounds the statistics of one update or drop.
 const MaxStatisticsPerRequest = 1000
 
+// Bounds of a table's statistics (SPEC §2.11): at most
+// MaxStatisticsPerTable of them, whatever number of updates set them, and
+// at most MaxStatisticValueBytes of JSON a value.
+const (
+	MaxStatisticsPerTable  = 1000
+	MaxStatisticValueBytes = 64 << 10
+)
+
+// TooManyStatistics is the error of an update that would leave a table
+// with more than MaxStatisticsPerTable statistics (n: how many it would).
+func TooManyStatistics(n int) error {
+	return Errorf(EINVALID, "updates: a table holds at most %d statistics; this update would leave it %d (drop some first)", MaxStatisticsPerTable, n)
+}
+
 // Statistic is one statistic of a table (Gravitino's StatisticDTO): a name
 // and a JSON value (a boolean, number, string, list or object).
 type Statistic struct {
@@ -51,6 +65,9 @@ func (u StatisticsUpdate) Validate() error {
 		}
 		if t := bytes.TrimSpace(v); len(t) == 0 || bytes.Equal(t, []byte("null")) {
 			return Errorf(EINVALID, "updates.%s: a statistic's value must not be null", name)
+		}
+		if len(v) > MaxStatisticValueBytes {
+			return Errorf(EINVALID, "updates.%s: a statistic's value must be at most %d bytes of JSON, got %d", name, MaxStatisticValueBytes, len(v))
 		}
 	}
 	return nil

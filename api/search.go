@@ -204,6 +204,9 @@ func (h *handler) search(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if err := h.checkProfile(r, req); err != nil {
+		return err
+	}
 	wait, err := intParam(qs, "waitMs", int(defaultWait/time.Millisecond), 0, int(maxWait/time.Millisecond))
 	if err != nil {
 		return err
@@ -282,6 +285,18 @@ func (h *handler) reindexProgress(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	return ok(w, "rebuild", h.cfg.ReindexProgress())
+}
+
+// checkProfile refuses profile=true to all but service admins (SPEC §2.6):
+// a profile counts the index's terms and postings before visibility
+// applies, so it would tell anyone which words the whole index holds. The
+// refusal does not depend on the metalake, which it therefore does not
+// reveal.
+func (h *handler) checkProfile(r *http.Request, req semcat.SearchRequest) error {
+	if req.Profile && h.cfg.IsAdmin != nil && !h.cfg.IsAdmin(semcat.UserFromContext(r.Context())) {
+		return semcat.Errorf(semcat.EFORBIDDEN, "profile: only service admins may ask for a search's profile; it describes the whole index")
+	}
+	return nil
 }
 
 // checkAdmin lets only service admins through, when IsAdmin is set.

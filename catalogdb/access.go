@@ -30,12 +30,14 @@ func (s *Store) Access(ctx context.Context, user string, ns semcat.Namespace, ki
 	children := map[string]*semcat.Access{}
 	err := s.read(ctx, func(tx pgx.Tx) error {
 		var metalakeID, catalogID, schemaID int64
-		err := tx.QueryRow(ctx, `SELECT metalake_id FROM metalake_meta WHERE metalake_name = $1 AND deleted_at = 0`, ns.Metalake).Scan(&metalakeID)
+		var metalakeInUse, catalogInUse bool
+		var catalogType semcat.CatalogType
+		err := tx.QueryRow(ctx, `SELECT metalake_id, in_use FROM metalake_meta WHERE metalake_name = $1 AND deleted_at = 0`, ns.Metalake).Scan(&metalakeID, &metalakeInUse)
 		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return err
 		}
 		if ns.Catalog != "" && metalakeID != 0 {
-			err = tx.QueryRow(ctx, `SELECT catalog_id FROM catalog_meta WHERE metalake_id = $1 AND catalog_name = $2 AND deleted_at = 0`, metalakeID, ns.Catalog).Scan(&catalogID)
+			err = tx.QueryRow(ctx, `SELECT catalog_id, in_use, type FROM catalog_meta WHERE metalake_id = $1 AND catalog_name = $2 AND deleted_at = 0`, metalakeID, ns.Catalog).Scan(&catalogID, &catalogInUse, &catalogType)
 			if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 				return err
 			}
@@ -46,6 +48,7 @@ func (s *Store) Access(ctx context.Context, user string, ns semcat.Namespace, ki
 				return err
 			}
 		}
+		pathErr := pathError(ns, kind, metalakeID != 0, metalakeInUse, catalogID != 0, catalogInUse, catalogType, schemaID != 0)
 		types := []string{string(semcat.KindMetalake), string(semcat.KindCatalog), string(semcat.KindSchema)}
 		ids := []int64{metalakeID, catalogID, schemaID}
 		childName := map[int64]string{}
@@ -75,7 +78,7 @@ func (s *Store) Access(ctx context.Context, user string, ns semcat.Namespace, ki
 				return err
 			}
 		}
-		parent = &semcat.Access{Owns: map[semcat.EntityKind]bool{}}
+		parent = &semcat.Access{Owns: map[semcat.EntityKind]bool{}, PathErr: pathErr}
 		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM user_meta WHERE metalake_id = $1 AND user_name = $2 AND deleted_at = 0)`,
 			metalakeID, user).Scan(&parent.Member); err != nil {
 			return err
@@ -149,4 +152,35 @@ func (s *Store) Access(ctx context.Context, user string, ns semcat.Namespace, ki
 		}
 	}
 	return parent, children, nil
+}
+
+// pathError is the error resolving ns meets, in the order the store's
+// lookups (resolveMetalake, resolveCatalog, resolveSchema) meet them,
+// before a child of kind: a level missing or disabled, or tables or models
+// under a catalog that holds none; nil when ns resolves.
+func pathError(ns semcat.Namespace, kind semcat.EntityKind, metalake, metalakeInUse, catalog, catalogInUse bool, catalogType semcat.CatalogType, schema bool) error {
+	switch {
+	case !metalake:
+		return semcat.NoSuchMetalake(ns.Metalake)
+	case !metalakeInUse:
+		return semcat.MetalakeNotInUse(ns.Metalake)
+	case ns.Catalog == "":
+		return nil
+	case !catalog:
+		return semcat.NoSuchCatalog(ns.Metalake, ns.Catalog)
+	case !catalogInUse:
+		return semcat.CatalogNotInUse(ns.Metalake, ns.Catalog)
+	case ns.Schema == "":
+		return nil
+	}
+	what := map[semcat.EntityKind]string{semcat.KindTable: "tables", semcat.KindSemanticModel: modelWhat}[kind]
+	if what != "" {
+		if err := semcat.RequireRelational(ns.Catalog, catalogType, what); err != nil {
+			return err
+		}
+	}
+	if !schema {
+		return semcat.NoSuchSchema(semcat.Namespace{Metalake: ns.Metalake, Catalog: ns.Catalog}, ns.Schema)
+	}
+	return nil
 }

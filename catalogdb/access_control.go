@@ -236,12 +236,7 @@ func (s *Store) resolveBindable(ctx context.Context, q querier, metalake string,
 
 // noSuchMetadataObject is Gravitino's error for an object of a grant or an
 // owner that does not exist.
-func noSuchMetadataObject(err error) error {
-	if semcat.ErrorCode(err) != semcat.ENOTFOUND {
-		return err
-	}
-	return &semcat.Error{Code: semcat.ENOTFOUND, Type: "NoSuchMetadataObjectException", Entity: semcat.ErrorEntity(err), Message: semcat.ErrorMessage(err)}
-}
+func noSuchMetadataObject(err error) error { return semcat.NoSuchMetadataObject(err) }
 
 // GrantPrivileges binds privileges on one object to a role, in addition
 // to what the role binds there; what it binds already is left as is. A

@@ -57,14 +57,26 @@ func (s *Store) ListTableStatistics(ctx context.Context, ns semcat.Namespace, na
 
 // UpdateTableStatistics sets statistics of a table in one statement: new
 // ones are created, existing ones take the new value (their audit keeps
-// its creator).
+// its creator). An update that would leave the table more than
+// semcat.MaxStatisticsPerTable statistics is refused whole; the table's
+// row is locked against other updates of its statistics (FOR NO KEY
+// UPDATE) so that two updates cannot each stay under the bound and
+// together pass it.
 func (s *Store) UpdateTableStatistics(ctx context.Context, ns semcat.Namespace, name string, req semcat.StatisticsUpdate) (semcat.Position, error) {
 	if err := req.Validate(); err != nil {
 		return semcat.Position{}, err
 	}
 	return s.write(ctx, func(tx *writeTx) error {
-		id, err := s.tableID(ctx, tx, ns, name, shareLock)
+		p, err := s.resolveSchema(ctx, tx, ns, shareLock, "tables")
 		if err != nil {
+			return err
+		}
+		var id int64
+		err = tx.QueryRow(ctx, `SELECT table_id FROM table_meta WHERE schema_id = $1 AND table_name = $2 AND deleted_at = 0 FOR NO KEY UPDATE`,
+			p.schemaID, name).Scan(&id)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return noSuchTable(ns, name)
+		} else if err != nil {
 			return err
 		}
 		names := slices.Sorted(maps.Keys(req.Updates))
@@ -83,6 +95,13 @@ func (s *Store) UpdateTableStatistics(ctx context.Context, ns semcat.Namespace, 
 					'lastModifier', EXCLUDED.audit_info->'creator', 'lastModifiedTime', EXCLUDED.audit_info->'createTime')`,
 			id, names, values, audit); err != nil {
 			return err
+		}
+		var n int
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM table_statistic WHERE table_id = $1`, id).Scan(&n); err != nil {
+			return err
+		}
+		if n > semcat.MaxStatisticsPerTable {
+			return semcat.TooManyStatistics(n)
 		}
 		// The table's outbox row gives the write its position.
 		return tx.emit(ctx, semcat.KindTable, id, opUpsert)

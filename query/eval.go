@@ -38,6 +38,21 @@ import (
 // ErrNoBitmaps means a segment's postings cannot be read as bitmaps.
 var ErrNoBitmaps = errors.New("index postings are not bitmaps")
 
+// TooComplexError means a word's automaton (the terms within its typo
+// distance) has more states than the engine builds: a query it cannot
+// compile, the caller's to change (SPEC §2.11: 400, never 500).
+type TooComplexError struct {
+	Word string
+}
+
+func (e *TooComplexError) Error() string {
+	w := e.Word
+	if r := []rune(w); len(r) > 24 {
+		w = string(r[:24]) + "…"
+	}
+	return fmt.Sprintf("query: the word '%s' (%d characters) is too complex to match with typos; use a shorter word", w, utf8.RuneCountInString(e.Word))
+}
+
 // EvalOptions are what a search adds to a plan.
 type EvalOptions struct {
 	// Filter returns the documents of segment i a result may be (nil: all).
@@ -1047,7 +1062,11 @@ func typoAutomaton(term string, distance int) (*levenshtein.DFA, error) {
 	if tb.err != nil {
 		return nil, tb.err
 	}
-	return tb.b.BuildDfa(term, uint8(distance))
+	dfa, err := tb.b.BuildDfa(term, uint8(distance))
+	if errors.Is(err, levenshtein.ErrTooManyStates) {
+		return nil, &TooComplexError{Word: term}
+	}
+	return dfa, err
 }
 
 // leafSet collects leaves, each once; a nil set collects nothing.

@@ -297,3 +297,51 @@ func isSeparator(r rune) bool {
 	}
 	return unicode.IsSpace(r)
 }
+
+// Weigh counts a parsed query's terms and, of those, the ones that expand
+// to many index terms: prefixes, quoted or not ("a*", key:"a b*", tags:p*),
+// and key:* and schema:*, which read every term of a field. The search's
+// costly-query slots weigh a query by them (SPEC §2.11).
+func Weigh(q Q) (terms, prefixes int) {
+	count := func(prefix bool) {
+		terms++
+		if prefix {
+			prefixes++
+		}
+	}
+	var walk func(Q)
+	walk = func(q Q) {
+		switch q := q.(type) {
+		case *And:
+			for _, c := range q.Children {
+				walk(c)
+			}
+		case *Or:
+			for _, c := range q.Children {
+				walk(c)
+			}
+		case *Not:
+			walk(q.Child)
+		case *Optional:
+			walk(q.Child)
+		case *Word:
+			count(q.Prefix)
+		case *Phrase:
+			count(q.Prefix)
+		case *KeyValue:
+			count(q.Prefix)
+		case *Tag:
+			count(q.Prefix)
+		case *SchemaField:
+			count(q.Prefix)
+		case *PropertyKey:
+			count(q.Prefix)
+		case *KeyExists, *HasSchema:
+			count(true)
+		default: // All, Nothing
+			count(false)
+		}
+	}
+	walk(q)
+	return terms, prefixes
+}

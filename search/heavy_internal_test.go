@@ -18,6 +18,12 @@ func TestCostly(t *testing.T) {
 		"a* b* c* d*":               true,
 		"tags:pii owner:finance":    false,
 		strings.Repeat("word ", 16): true,
+		// Quoted prefixes are prefixes too (SPEC §2.11, revision 3).
+		`"a*" "b*" "c*" "d*"`:           true,
+		`k:"a*" k:"b c*" "d*" tags:e*`:  true,
+		`"a*" "b*" "c*"`:                false,
+		`"a b c d e f g h i j k l m n"`: false, // one term
+		`"unterminated a* b* c* d*`:     false, // refused before it costs
 	} {
 		if got := costly(q); got != want {
 			t.Errorf("costly(%q) = %v, want %v", q, got, want)

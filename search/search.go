@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -150,7 +151,9 @@ func search(ctx context.Context, x Index, req semcat.SearchRequest, visible bq.Q
 		fieldAnalyzer = tokensOf(m.AnalyzerNamed(analyzers.AnalyzerSchemaField))
 		return nil
 	})
-	if err != nil {
+	if tc := (*q.TooComplexError)(nil); errors.As(err, &tc) {
+		return nil, semcat.Errorf(semcat.EINVALID, "%s", tc.Error())
+	} else if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
 	leaves := res.leaves

@@ -8,13 +8,13 @@ package search
 import (
 	"context"
 	"runtime"
-	"strings"
 
 	"github.com/blevesearch/bleve/v2"
 	bq "github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/semcat/semcat"
 	"github.com/semcat/semcat/catalogdb"
+	q "github.com/semcat/semcat/query"
 )
 
 // Index is the index a search reads: the indexer's, which follows the
@@ -143,17 +143,15 @@ const (
 	heavyTerms    = 16
 )
 
-// costly reports whether query is one heavySlots admits. It reads the
-// query's whitespace-separated runs, which is what Parse's terms are but
-// for quoted spaces: close enough to weigh a query.
+// costly reports whether query is one heavySlots admits, weighing its
+// parsed terms (q.Weigh): quoted prefixes ("a*") are prefixes as bare ones
+// are. A query that does not parse is refused before it costs anything.
 func costly(query string) bool {
-	terms, prefixes := 0, 0
-	for _, f := range strings.Fields(query) {
-		terms++
-		if len(f) > 1 && strings.HasSuffix(f, "*") {
-			prefixes++
-		}
+	parsed, err := q.Parse(query)
+	if err != nil {
+		return false
 	}
+	terms, prefixes := q.Weigh(parsed)
 	return prefixes >= heavyPrefixes || terms >= heavyTerms
 }
 

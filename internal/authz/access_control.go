@@ -18,12 +18,18 @@ func (s *Service) CreateUser(ctx context.Context, metalake string, req semcat.Us
 	return s.inner.CreateUser(ctx, metalake, req)
 }
 
-// GetUser: the user itself, or who may manage grants.
+// GetUser: the user itself, or who may manage grants. To a caller that is
+// not a member (nor a service admin) its own user is in a metalake that
+// does not exist (SPEC §6: a non-member gets, on every route under a
+// metalake, the answer for a missing one), whether the metalake exists or
+// not, with the same lookups.
 func (s *Service) GetUser(ctx context.Context, metalake, name string) (*semcat.User, error) {
 	if user(ctx) != name {
 		if err := s.manageGrants(ctx, metalake); err != nil {
 			return nil, err
 		}
+	} else if err := s.member(ctx, metalake); err != nil {
+		return nil, err
 	}
 	return s.inner.GetUser(ctx, metalake, name)
 }
@@ -64,7 +70,7 @@ func (s *Service) RevokeRoles(ctx context.Context, metalake, name string, roles 
 func (s *Service) SetOwner(ctx context.Context, metalake string, obj semcat.ObjectRef, owner semcat.Owner) (semcat.Position, error) {
 	if err := s.manageGrants(ctx, metalake); err != nil {
 		if exists, serr := s.checkSee(ctx, metalake, obj); serr != nil {
-			return semcat.Position{}, serr
+			return semcat.Position{}, semcat.NoSuchMetadataObject(serr) // as the store answers a missing one
 		} else if !exists {
 			return s.inner.SetOwner(ctx, metalake, obj, owner) // which answers that it is missing
 		}
@@ -79,10 +85,12 @@ func (s *Service) SetOwner(ctx context.Context, metalake string, obj semcat.Obje
 	return s.inner.SetOwner(ctx, metalake, obj, owner)
 }
 
-// GetOwner: whoever may see the object.
+// GetOwner: whoever may see the object. One it may not see is missing, in
+// the store's words for a missing object of an owner (Gravitino's
+// NoSuchMetadataObjectException).
 func (s *Service) GetOwner(ctx context.Context, metalake string, obj semcat.ObjectRef) (*semcat.Owner, error) {
 	if _, err := s.checkSee(ctx, metalake, obj); err != nil {
-		return nil, err
+		return nil, semcat.NoSuchMetadataObject(err)
 	}
 	return s.inner.GetOwner(ctx, metalake, obj)
 }

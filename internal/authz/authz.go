@@ -99,9 +99,14 @@ func (s *Service) object(ctx context.Context, ns semcat.Namespace, kind semcat.E
 // a child of that name that does not exist (SPEC §6, no existence
 // oracles): where parentRule (the user may see ns) fails, the same 403
 // whether the child exists or not; else the child is not found (missing,
-// the error the inner service returns for a missing one). It reports
-// whether the child exists: a change of a missing child is for the inner
-// service to refuse, with the same not-found, before any rule on changes.
+// the error the inner service returns for a missing one).
+//
+// A hidden child and a missing one answer alike at the same cost: both
+// from the facts already loaded, without the inner service's lookup —
+// where ns does not resolve (a level missing or disabled), with the error
+// the inner service meets there (Access.PathErr), else with missing. The
+// error comes before any rule on changes, as the inner service's would.
+// exists is true whenever err is nil.
 func (s *Service) seeObject(ctx context.Context, ns semcat.Namespace, kind semcat.EntityKind, name string,
 	parentRule func(*semcat.Access) (bool, error), parentWhat string,
 	rule func(*semcat.Access) (bool, error), missing func() error) (exists bool, err error) {
@@ -114,17 +119,19 @@ func (s *Service) seeObject(ctx context.Context, ns semcat.Namespace, kind semca
 		return false, err
 	}
 	a, exists := children[name]
-	if !exists {
-		return false, nil // the inner service answers that it is missing
+	if exists {
+		ok, err = rule(a)
+		if err != nil {
+			s.logger.Error("authorization: cannot evaluate a rule; denying", "user", user(ctx), "object", name, "err", err)
+		}
+		if err == nil && ok {
+			return true, nil
+		}
 	}
-	ok, err = rule(a)
-	if err != nil {
-		s.logger.Error("authorization: cannot evaluate a rule; denying", "user", user(ctx), "object", name, "err", err)
+	if parent.PathErr != nil {
+		return exists, parent.PathErr
 	}
-	if err != nil || !ok {
-		return true, missing()
-	}
-	return true, nil
+	return exists, missing()
 }
 
 // filter keeps the names whose Access passes rule; a name whose rule cannot

@@ -124,13 +124,39 @@ func (s *Service) GetCatalog(ctx context.Context, metalake, name string) (*semca
 	return s.inner.GetCatalog(ctx, metalake, name)
 }
 
-// ListCatalogs lists the catalogs the user may use.
+// member fails, as for a metalake that does not exist, unless the user is
+// a member of metalake or a service admin (SPEC §6: a non-member gets the
+// answer for a missing metalake on every route under it).
+func (s *Service) member(ctx context.Context, metalake string) error {
+	if s.admins[user(ctx)] {
+		return nil
+	}
+	a, err := s.at(ctx, mlNS(metalake))
+	if err != nil {
+		return err
+	}
+	return s.memberBy(ctx, metalake, a)
+}
+
+// memberBy is member with the facts at the metalake already loaded.
+func (s *Service) memberBy(ctx context.Context, metalake string, a *semcat.Access) error {
+	if !s.admins[user(ctx)] && !a.IsMember() {
+		return semcat.NoSuchMetalake(metalake)
+	}
+	return nil
+}
+
+// ListCatalogs lists the catalogs the user may use; to a non-member, the
+// metalake does not exist (member).
 func (s *Service) ListCatalogs(ctx context.Context, metalake string) ([]*semcat.Catalog, error) {
-	all, err := s.inner.ListCatalogs(ctx, metalake)
+	parent, children, err := s.src.Access(ctx, user(ctx), semcat.Namespace{Metalake: metalake}, semcat.KindCatalog, nil)
 	if err != nil {
 		return nil, err
 	}
-	_, children, err := s.src.Access(ctx, user(ctx), semcat.Namespace{Metalake: metalake}, semcat.KindCatalog, nil)
+	if err := s.memberBy(ctx, metalake, parent); err != nil {
+		return nil, err
+	}
+	all, err := s.inner.ListCatalogs(ctx, metalake)
 	if err != nil {
 		return nil, err
 	}
