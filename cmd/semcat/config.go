@@ -193,7 +193,7 @@ func settings(c *Config) []setting {
 			c.MaxBodyBytes = n
 			return nil
 		}},
-		{"max-connections", "SEMCAT_MAX_CONNECTIONS", "most client connections held open (default: half the file-descriptor limit, 256 to 8192); at the cap a new one closes the longest idle", parseCount("max-connections", &c.MaxConnections)},
+		{"max-connections", "SEMCAT_MAX_CONNECTIONS", "most client connections held open (default: half the file-descriptor limit, 256 to 8192); at the cap a new one closes the longest idle; one caller (user, or remote address with --auth none) holds at most a quarter", parseCount("max-connections", &c.MaxConnections)},
 		{"log-level", "SEMCAT_LOG_LEVEL", "debug, info, warn or error", func(c *Config, v string) error { c.LogLevel = v; return nil }},
 		{"anonymous-user", "SEMCAT_ANONYMOUS_USER", "with --auth none, the user of every request", func(c *Config, v string) error { c.AnonymousUser = v; return nil }},
 		{"jwt-hs256-secret-file", "SEMCAT_JWT_HS256_SECRET_FILE", "with --auth jwt, file holding the HS256 secret (at least 32 bytes)", func(c *Config, v string) error { c.JWTHS256SecretFile = v; return nil }},
