@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/semcat/semcat"
 	"github.com/semcat/semcat/api"
@@ -52,6 +53,13 @@ func (m *Main) fairConnections(authenticate func(*http.Request) (string, error))
 				}
 			}
 			if err := m.conns.Claim(r, caller); err != nil {
+				// Nothing reads the body: not even Go's server, which
+				// would otherwise drain it before closing, however slowly
+				// it comes.
+				_ = http.NewResponseController(w).SetReadDeadline(time.Now())
+				if refusal, ok := err.(*connlimit.Refusal); ok && refusal.Abort {
+					panic(http.ErrAbortHandler)
+				}
 				w.Header().Set("Retry-After", strconv.Itoa(connlimit.RetryAfter))
 				w.Header().Set("Connection", "close")
 				api.Error(w, r, semcat.Errorf(semcat.EUNAVAILABLE, "%s", err.Error()))

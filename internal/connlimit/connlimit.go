@@ -97,6 +97,14 @@ func (l *Limiter) Stats() Stats {
 	return s
 }
 
+// Held reports how many open connections are charged to caller, as named
+// to Claim (a refused request's connection included until it closes).
+func (l *Limiter) Held(caller string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.held[callerHolder(caller)]
+}
+
 // Listener returns ln whose Accept keeps to the cap and the shares.
 func (l *Limiter) Listener(ln net.Listener) net.Listener { return &listener{Listener: ln, l: l} }
 
@@ -264,6 +272,10 @@ func (l *Limiter) ConnContext(ctx context.Context, nc net.Conn) context.Context 
 // connections, every one busy.
 type Refusal struct {
 	Message string
+	// Abort: the caller holds twice its share already, refused requests
+	// whose connections are closing; close this one at once, unanswered
+	// (panic with http.ErrAbortHandler), not charged to anyone.
+	Abort bool
 }
 
 func (e *Refusal) Error() string { return e.Message }
@@ -273,7 +285,10 @@ func (e *Refusal) Error() string { return e.Message }
 // is read. When the caller already holds its share, one of its quiet
 // connections is closed to make room; when they are all busy, Claim
 // returns a *Refusal and the request should be answered 503 and its
-// connection closed.
+// connection closed (or, with Abort, closed unanswered). Either way the
+// request's body is not to be read: set the connection's read deadline to
+// now, or Go's server reads what is left of it (up to 256 KiB), however
+// slowly it comes, before it closes the connection.
 func (l *Limiter) Claim(r *http.Request, caller string) error {
 	nc, _ := r.Context().Value(connKey{}).(net.Conn)
 	var victim *conn
@@ -291,17 +306,33 @@ func (l *Limiter) Claim(r *http.Request, caller string) error {
 		if c.holder == holder {
 			return nil
 		}
+		var refusal *Refusal
 		if l.held[holder] >= l.share {
-			if victim = l.oldestQuiet(func(o *conn) bool { return o.holder == holder }); victim == nil {
+			if victim = l.oldestQuiet(func(o *conn) bool { return o.holder == holder }); victim != nil {
+				l.remove(victim)
+				l.stats.Evicted++
+			} else {
 				l.stats.TurnedAway++
-				return &Refusal{Message: fmt.Sprintf("too many connections in use by %s (at most %d of %d at once, every one busy); try again when one is done", who, l.share, l.max)}
+				refusal = &Refusal{Message: fmt.Sprintf("too many connections in use by %s (at most %d of %d at once, every one busy); try again when one is done", who, l.share, l.max)}
+				if l.held[holder] >= 2*l.share {
+					// A caller that goes on opening connections past
+					// its refusals, each closing only after its answer
+					// (Go's server waits half a second for it to be
+					// read), would fill the server with them.
+					refusal.Abort = true
+					return refusal
+				}
 			}
-			l.remove(victim)
-			l.stats.Evicted++
 		}
+		// A refused request's connection is the caller's too, past its
+		// share, until it closes after the refusal: not its address's,
+		// where it would count against other callers there.
 		l.release(c.holder)
 		c.holder = holder
 		l.held[holder]++
+		if refusal != nil {
+			return refusal
+		}
 		return nil
 	}()
 	if victim != nil {

@@ -230,7 +230,8 @@ func TestCallerShare(t *testing.T) {
 		t.Errorf("%+v; want 1 turned away, 0 refused", s)
 	}
 
-	// Bob with two idle connections: a third request closes the older.
+	// Bob with two idle connections: a third request closes one of them
+	// (the longer idle, as far as the server saw them go idle).
 	var idle []net.Conn
 	var readers []*bufio.Reader
 	for range 2 {
@@ -244,12 +245,14 @@ func TestCallerShare(t *testing.T) {
 	if status, _ := getAs(t, c, r, "bob"); status != 200 {
 		t.Errorf("bob's third request, his others idle: %d, want 200", status)
 	}
-	idle[0].SetReadDeadline(time.Now().Add(5 * time.Second))
-	if _, err := readers[0].ReadByte(); err == nil {
-		t.Error("bob's longest idle connection is still open")
+	served := 0
+	for i := range idle {
+		if status, _ := getAs(t, idle[i], readers[i], "bob"); status == 200 {
+			served++
+		}
 	}
-	if status, _ := getAs(t, idle[1], readers[1], "bob"); status != 200 {
-		t.Errorf("bob's other idle connection: %d, want 200", status)
+	if served != 1 {
+		t.Errorf("%d of bob's two idle connections still serve, want 1", served)
 	}
 }
 
