@@ -57,6 +57,9 @@ type conn struct {
 	// quiet is its element of Limiter.quiet, nil while a request is in
 	// progress on it.
 	quiet *list.Element
+	// refused: a request on it was refused (Claim); it closes once the
+	// refusal is sent, and no longer counts for its address.
+	refused bool
 }
 
 // Holders: a remote address and a caller never share a name.
@@ -221,8 +224,15 @@ func (l *Limiter) remove(c *conn) {
 	}
 	delete(l.open, c.nc)
 	l.release(c.holder)
-	if l.fromAddress[c.address]--; l.fromAddress[c.address] <= 0 {
-		delete(l.fromAddress, c.address)
+	if !c.refused {
+		l.leaveAddress(c.address)
+	}
+}
+
+// leaveAddress takes one connection off address's count; l.mu is held.
+func (l *Limiter) leaveAddress(address string) {
+	if l.fromAddress[address]--; l.fromAddress[address] <= 0 {
+		delete(l.fromAddress, address)
 	}
 }
 
@@ -325,12 +335,15 @@ func (l *Limiter) Claim(r *http.Request, caller string) error {
 			}
 		}
 		// A refused request's connection is the caller's too, past its
-		// share, until it closes after the refusal: not its address's,
-		// where it would count against other callers there.
+		// share, until it closes after the refusal (half a second when
+		// it has a body): not its address's, where it would count
+		// against other callers there.
 		l.release(c.holder)
 		c.holder = holder
 		l.held[holder]++
 		if refusal != nil {
+			c.refused = true
+			l.leaveAddress(c.address)
 			return refusal
 		}
 		return nil
