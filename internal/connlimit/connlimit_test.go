@@ -26,6 +26,9 @@ func serve(t *testing.T, max, perAddress int, handler http.Handler) (*connlimit.
 	// address without one.
 	claiming := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := l.Claim(r, r.Header.Get("X-Caller")); err != nil {
+			if refusal, ok := err.(*connlimit.Refusal); ok && refusal.Abort {
+				panic(http.ErrAbortHandler)
+			}
 			w.Header().Set("Connection", "close")
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)
 			return
@@ -317,5 +320,40 @@ func TestPerAddress(t *testing.T) {
 	}
 	if s := l.Stats(); s.Refused != 1 {
 		t.Errorf("%+v; want 1 refused", s)
+	}
+}
+
+// TestAbortPastTwiceShare: a caller's refused connections count for it
+// until they close; once it holds twice its share, a further request's
+// connection is closed unanswered.
+func TestAbortPastTwiceShare(t *testing.T) {
+	started, release := make(chan struct{}, 16), make(chan struct{})
+	defer close(release)
+	l, addr := serve(t, 8, 0, holding(started, release))
+	hold(t, addr, 1, []string{"hog", "hog"}, started)
+	// Two refusals whose bodies never come: this server (unlike semcat's,
+	// which sets a read deadline) goes on reading them after the refusal,
+	// so they stay open.
+	for range 2 {
+		c, r := dial(t, addr, 1)
+		if _, err := io.WriteString(c, "POST / HTTP/1.1\r\nHost: x\r\nX-Caller: hog\r\nContent-Length: 100\r\n\r\n"); err != nil {
+			t.Fatal(err)
+		}
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		resp, err := http.ReadResponse(r, nil)
+		if err != nil || resp.StatusCode != http.StatusServiceUnavailable {
+			t.Fatalf("a refused request: %v %v", resp, err)
+		}
+	}
+	c, r := dial(t, addr, 1)
+	if status, body := getAs(t, c, r, "hog"); status != 0 {
+		t.Errorf("a request past twice the share: %d %q, want the connection closed unanswered", status, body)
+	}
+	if s := l.Stats(); s.TurnedAway != 3 {
+		t.Errorf("%+v; want 3 turned away", s)
+	}
+	c, r = dial(t, addr, 1)
+	if status, body := getAs(t, c, r, "alice"); status != 200 {
+		t.Errorf("alice: %d %q", status, body)
 	}
 }
