@@ -9,12 +9,12 @@
 // connection or request of the same holder first closes one of the
 // holder's own quiet connections (idle between requests, or still sending
 // a request's header: Go's server calls a connection active only once the
-// header is in), and is refused when they are all busy. Optionally, one remote
-// address holds at most PerAddress connections whatever callers it names,
-// for callers whose names are not verified (rotating them would otherwise
-// multiply the share). At the overall cap a new connection makes room by
-// closing the connection that has been quiet longest; when every one is
-// busy, the new one is answered 503 and closed.
+// header is in), and is refused when they are all busy. Optionally, one
+// remote address holds at most perAddress connections whatever callers it
+// names, for callers whose names are not verified (rotating them would
+// otherwise multiply the share). At the overall cap a new connection makes
+// room by closing the connection that has been quiet longest; when every
+// one is busy, the new one is answered 503 and closed.
 //
 // Go's http.Server bounds each phase of a request in time, but nothing
 // bounds how many connections it holds; netutil.LimitListener bounds them
