@@ -88,13 +88,25 @@ func waitHeld(t *testing.T, m *Main, caller string, n int) {
 	t.Fatalf("%s holds %d connections, want %d", caller, m.conns.Held(caller), n)
 }
 
+// waitBusy waits until the server has n requests in progress.
+func waitBusy(t *testing.T, m *Main, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if m.conns.Stats().Busy == n {
+			return
+		}
+	}
+	t.Fatalf("%d requests in progress, want %d", m.conns.Stats().Busy, n)
+}
+
 // TestFairConnections (SPEC §2.11, revision 3): one caller holding busy
 // connections — long minPosition waits and slow bodies, as many as the
 // server takes — holds a quarter of them and is answered 503 with a
 // Retry-After for more, while another caller is served; one remote address
-// naming a new user on each connection (mode simple) holds at most half.
-// And a minPosition wait on a metalake that is missing or not the caller's
-// answers at once, over REST and MCP.
+// naming a new user on each connection (mode simple) holds at most half;
+// with --auth none, one remote address holds a quarter. And a minPosition
+// wait on a metalake that is missing or not the caller's answers at once,
+// over REST and MCP.
 func TestFairConnections(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.Auth = "simple"
@@ -234,6 +246,24 @@ func TestFairConnections(t *testing.T) {
 	if s := m.conns.Stats(); s.TurnedAway != cfg.MaxConnections-share || s.Refused != cfg.MaxConnections/2 {
 		t.Errorf("%+v; want %d turned away (the hog's excess), %d refused (the rotating names' excess)", s, cfg.MaxConnections-share, cfg.MaxConnections/2)
 	}
+
+	// With --auth none the caller is the remote address: one address
+	// holding busy connections leaves another served.
+	anonymous := cfg
+	anonymous.Auth, anonymous.Authorization = "none", false
+	anonymous.DataDir, anonymous.DatabaseURL = t.TempDir(), m.pg.URL("semcat")
+	n := startMain(t, anonymous)
+	for i := range anonymous.MaxConnections {
+		c := dialFrom(t, n, "127.0.0.2", request(i))
+		if i < share {
+			waitBusy(t, n, i+1)
+			continue
+		}
+		if got := <-c.answers; !strings.HasPrefix(got, "503 1013 ServiceUnavailableException 1 ") || !strings.Contains(got, "127.0.0.2") {
+			t.Errorf("connection %d from the busy address: %q, want 503 naming it", i, got)
+		}
+	}
+	client{t: t, base: n.URL()}.ok("GET", "/api/metalakes/m/search?query=x", "")
 }
 
 // roundTripper is a function as an http.RoundTripper.

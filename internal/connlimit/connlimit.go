@@ -68,8 +68,9 @@ func callerHolder(caller string) string   { return "caller " + caller }
 
 // Stats is what the limiter did.
 type Stats struct {
-	// Open is how many connections are open now.
-	Open int
+	// Open is how many connections are open now; Busy, how many of them
+	// have a request in progress.
+	Open, Busy int
 	// Refused counts new connections answered 503 and closed; Evicted,
 	// quiet connections closed to make room; TurnedAway, requests
 	// refused because their caller held its share (Claim).
@@ -97,6 +98,7 @@ func (l *Limiter) Stats() Stats {
 	defer l.mu.Unlock()
 	s := l.stats
 	s.Open = len(l.open)
+	s.Busy = s.Open - l.quiet.Len()
 	return s
 }
 
@@ -174,7 +176,7 @@ func (l *Limiter) admit(c net.Conn) (victim net.Conn, refused string) {
 	switch {
 	case l.held[holder] >= l.share:
 		if v = l.oldestQuiet(func(o *conn) bool { return o.holder == holder }); v == nil {
-			refused = fmt.Sprintf("too many connections from %s that have not yet named their caller (at most %d of %d, every one busy); try again", address, l.share, l.max)
+			refused = fmt.Sprintf("too many connections from %s not charged to a user (at most %d of %d for one address, every one busy); try again", address, l.share, l.max)
 		}
 	case l.fromAddress[address] >= l.perAddress:
 		if v = l.oldestQuiet(func(o *conn) bool { return o.address == address }); v == nil {
