@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/semcat/semcat"
 	"github.com/semcat/semcat/api"
 	"github.com/semcat/semcat/internal/connlimit"
@@ -75,4 +77,25 @@ func (m *Main) fairConnections(authenticate func(*http.Request) (string, error))
 		return authenticate(r)
 	}
 	return middleware, reuse
+}
+
+// connMetrics reports what the connection limiter holds and did.
+func connMetrics(l *connlimit.Limiter) []prometheus.Collector {
+	return []prometheus.Collector{
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "semcat_connections_open",
+			Help: "Client connections open now."},
+			func() float64 { return float64(l.Stats().Open) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "semcat_connections_busy",
+			Help: "Client connections with a request in progress."},
+			func() float64 { return float64(l.Stats().Busy) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "semcat_connections_refused_total",
+			Help: "New connections answered 503 and closed: every one they could take the place of was busy (--max-connections, or their address's share)."},
+			func() float64 { return float64(l.Stats().Refused) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "semcat_connections_evicted_total",
+			Help: "Quiet connections (idle, or still sending a header) closed to make room."},
+			func() float64 { return float64(l.Stats().Evicted) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "semcat_connections_turned_away_total",
+			Help: "Requests answered 503 because their caller held its share of the connections, every one busy."},
+			func() float64 { return float64(l.Stats().TurnedAway) }),
+	}
 }

@@ -246,6 +246,18 @@ func TestFairConnections(t *testing.T) {
 	if s := m.conns.Stats(); s.TurnedAway != cfg.MaxConnections-share || s.Refused != cfg.MaxConnections/2 {
 		t.Errorf("%+v; want %d turned away (the hog's excess), %d refused (the rotating names' excess)", s, cfg.MaxConnections-share, cfg.MaxConnections/2)
 	}
+	resp, err := http.Get(m.URL() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{fmt.Sprintf("semcat_connections_turned_away_total %d\n", cfg.MaxConnections-share),
+		fmt.Sprintf("semcat_connections_refused_total %d\n", cfg.MaxConnections/2)} {
+		if !strings.Contains(string(metrics), want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
 
 	// With --auth none the caller is the remote address: one address
 	// holding busy connections leaves another served.

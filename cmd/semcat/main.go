@@ -441,6 +441,7 @@ func (m *Main) handler(dataDir string) (http.Handler, error) {
 	m.Registry = prometheus.NewRegistry()
 	m.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.Registry.MustRegister(indexMetrics(m.Indexer)...)
+	m.Registry.MustRegister(connMetrics(m.conns)...)
 	m.bus = events.NewBus(m.Logger, m.Registry, 4096)
 	if path := cfg.AuditLog; path != "-" {
 		if path == "" {
