@@ -192,9 +192,27 @@ func requestedWait(r *http.Request) time.Duration {
 	return time.Duration(ms) * time.Millisecond
 }
 
+// searchChecker is a search service that fails, before it reads the
+// index, a search that cannot answer (search.Service.CheckSearch).
+type searchChecker interface {
+	CheckSearch(ctx context.Context, metalake string) error
+}
+
+// checkSearch fails a search of metalake that cannot answer — the metalake
+// missing, or not the caller's — before a wait for a position: the wait
+// starts only after authorization (SPEC §2.11), or a caller could hold a
+// connection for waitMs on a metalake it may not search.
+func checkSearch(ctx context.Context, svc semcat.SearchService, metalake string) error {
+	if c, ok := svc.(searchChecker); ok {
+		return c.CheckSearch(ctx, metalake)
+	}
+	return nil
+}
+
 // search answers GET /api/metalakes/{metalake}/search. With minPosition it
-// first waits until the index covers that write (at most waitMs), and fails
-// with 503/1013 rather than answer without it.
+// first checks the metalake (checkSearch), then waits until the index
+// covers that write (at most waitMs), and fails with 503/1013 rather than
+// answer without it.
 func (h *handler) search(w http.ResponseWriter, r *http.Request) error {
 	qs, err := queryValues(r, searchSingle...)
 	if err != nil {
@@ -214,6 +232,9 @@ func (h *handler) search(w http.ResponseWriter, r *http.Request) error {
 	if token := qs.Get("minPosition"); token != "" {
 		pos, err := semcat.ParsePosition("minPosition", token)
 		if err != nil {
+			return err
+		}
+		if err := checkSearch(r.Context(), h.svc.Search, req.Metalake); err != nil {
 			return err
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), time.Duration(wait)*time.Millisecond)

@@ -441,6 +441,13 @@ type searcherAfter interface {
 	SearchAfter(ctx context.Context, req semcat.SearchRequest, minPosition semcat.Position, wait time.Duration) (*semcat.SearchResult, error)
 }
 
+// searchChecker is a search service that fails, before it reads the
+// index, a search that cannot answer: the metalake missing, or not the
+// caller's (search.Service.CheckSearch).
+type searchChecker interface {
+	CheckSearch(ctx context.Context, metalake string) error
+}
+
 // searchAfter searches once the index covers the write at token, waiting
 // at most waitMs (0: DefaultWaitMs); it fails with ENOTCAUGHTUP after that.
 func (t *toolset) searchAfter(ctx context.Context, req semcat.SearchRequest, token string, waitMs int) (*semcat.SearchResult, error) {
@@ -456,6 +463,13 @@ func (t *toolset) searchAfter(ctx context.Context, req semcat.SearchRequest, tok
 	wait := time.Duration(waitMs) * time.Millisecond
 	if sa, ok := t.svc.Search.(searcherAfter); ok {
 		return sa.SearchAfter(ctx, req, pos, wait)
+	}
+	// The wait starts only once the caller may search the metalake and it
+	// exists (SPEC §2.11): a search that cannot answer answers at once.
+	if c, ok := t.svc.Search.(searchChecker); ok {
+		if err := c.CheckSearch(ctx, req.Metalake); err != nil {
+			return nil, err
+		}
 	}
 	wctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()

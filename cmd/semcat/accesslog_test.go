@@ -62,7 +62,7 @@ func TestAccessLog(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	transport := &mcp.StreamableClientTransport{Endpoint: m.URL() + "/mcp", HTTPClient: &http.Client{Transport: basicAuth{"carol"}}}
+	transport := &mcp.StreamableClientTransport{Endpoint: m.URL() + "/mcp", HTTPClient: &http.Client{Transport: userTransport{"carol"}}}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "v1"}, nil).Connect(ctx, transport, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -131,13 +131,4 @@ func TestAccessLog(t *testing.T) {
 	if lines := logLines(t, quietLog.String(), "request"); len(lines) != 0 {
 		t.Errorf("--access-log=false still logs requests: %v", lines)
 	}
-}
-
-// basicAuth is a round tripper that sends an HTTP Basic user name.
-type basicAuth struct{ user string }
-
-func (b basicAuth) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.SetBasicAuth(b.user, "")
-	return http.DefaultTransport.RoundTrip(r)
 }

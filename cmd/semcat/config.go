@@ -198,7 +198,7 @@ func settings(c *Config) []setting {
 			c.MaxBodyBytes = n
 			return nil
 		}},
-		{"max-connections", "SEMCAT_MAX_CONNECTIONS", "most client connections held open (default: half the file-descriptor limit, 256 to 8192); at the cap a new one closes the longest idle", parseCount("max-connections", &c.MaxConnections)},
+		{"max-connections", "SEMCAT_MAX_CONNECTIONS", "most client connections held open (default: half the file-descriptor limit, 256 to 8192); at the cap a new one closes the longest idle; one caller (user, or remote address with --auth none) holds at most a quarter", parseCount("max-connections", &c.MaxConnections)},
 		{"log-level", "SEMCAT_LOG_LEVEL", "debug, info, warn or error", func(c *Config, v string) error { c.LogLevel = v; return nil }},
 		{"access-log", "SEMCAT_ACCESS_LOG", "log one line per request: method, route, status, duration, user (default true; false turns it off)", parseBool("access-log", &c.AccessLog)},
 		{"anonymous-user", "SEMCAT_ANONYMOUS_USER", "with --auth none, the user of every request", func(c *Config, v string) error { c.AnonymousUser = v; return nil }},

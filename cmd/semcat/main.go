@@ -338,10 +338,12 @@ func (m *Main) listen() error {
 	// answer within the longest a request may take (a search's 30 s wait
 	// for the index on top of the 30 s deadline; a rebuild lifts it), an
 	// idle keep-alive connection for 30 s; and at the cap of open
-	// connections a newcomer closes the longest idle one.
-	m.conns = connlimit.New(m.Config.MaxConnections)
+	// connections a newcomer closes the longest idle one, each caller
+	// holding at most a quarter of them (fairConnections).
+	m.conns = newConnLimiter(m.Config)
 	m.ln = m.conns.Listener(ln)
 	m.server = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*m.serving.Load()).ServeHTTP(w, r) }), ConnState: m.conns.ConnState,
+		ConnContext:       m.conns.ConnContext,
 		ReadHeaderTimeout: 10 * time.Second, WriteTimeout: 2 * time.Minute, IdleTimeout: 30 * time.Second}
 	m.served = make(chan error, 1)
 	go func() { m.served <- m.server.Serve(m.ln) }()
@@ -436,9 +438,11 @@ func (m *Main) handler(dataDir string) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
+	fair, authenticate := m.fairConnections(authenticate)
 	m.Registry = prometheus.NewRegistry()
 	m.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.Registry.MustRegister(indexMetrics(m.Indexer)...)
+	m.Registry.MustRegister(connMetrics(m.conns)...)
 	m.bus = events.NewBus(m.Logger, m.Registry, 4096)
 	if path := cfg.AuditLog; path != "-" {
 		if path == "" {
@@ -476,7 +480,7 @@ func (m *Main) handler(dataDir string) (http.Handler, error) {
 	mux.Handle("/", apiHandler)
 	listenHost, _, _ := net.SplitHostPort(cfg.Addr)
 	guard := api.BrowserGuard(api.BrowserConfig{ListenHost: listenHost, AllowedHosts: cfg.AllowedHosts, AllowedOrigins: cfg.AllowedOrigins})
-	h := api.BodyDeadline(bodyTimeout)(guard(mux))
+	h := fair(api.BodyDeadline(bodyTimeout)(guard(mux)))
 	if cfg.AccessLog {
 		h = accesslog.Middleware(m.Logger)(h)
 	}

@@ -10,10 +10,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// basicAuth sends every request as user (simple authentication).
-type basicAuth struct{ user string }
+// userTransport sends every request as user (simple authentication).
+type userTransport struct{ user string }
 
-func (b basicAuth) RoundTrip(r *http.Request) (*http.Response, error) {
+func (b userTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.SetBasicAuth(b.user, "pw")
 	return http.DefaultTransport.RoundTrip(r)
@@ -23,6 +23,7 @@ func (b basicAuth) RoundTrip(r *http.Request) (*http.Response, error) {
 // metalake, MCP's list_entities of its catalogs answers as for a
 // metalake that does not exist, as REST does (SPEC §6, revision 3).
 func TestMCPNonMemberListsAsMissing(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	cfg.Auth = "simple"
 	cfg.Authorization = true
@@ -34,7 +35,7 @@ func TestMCPNonMemberListsAsMissing(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	transport := &mcp.StreamableClientTransport{Endpoint: m.URL() + "/mcp", HTTPClient: &http.Client{Transport: basicAuth{"eve"}}, MaxRetries: -1}
+	transport := &mcp.StreamableClientTransport{Endpoint: m.URL() + "/mcp", HTTPClient: &http.Client{Transport: userTransport{"eve"}}, MaxRetries: -1}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil).Connect(ctx, transport, nil)
 	if err != nil {
 		t.Fatal(err)
