@@ -273,7 +273,7 @@ func TestCommandLine(t *testing.T) {
 			{[]string{"tables", "drop", "x"}, exitUsage, `semcat: tables: unknown subcommand "drop" (want get, list)`},
 			{[]string{"tables", "get"}, exitUsage, "semcat: tables get: wrong number of arguments"},
 			{[]string{"search"}, exitUsage, "semcat: search: wrong number of arguments"},
-			{[]string{"search", "x", "--no-such-flag"}, exitUsage, "semcat: unknown flag: --no-such-flag"},
+			{[]string{"search", "x", "--no-such-flag"}, exitUsage, "semcat: unknown flag --no-such-flag"},
 			{[]string{"tags", "object", "volume", "a.b"}, exitUsage, `semcat: unknown object type "volume" (want catalog, schema, semantic_model, table)`},
 			{[]string{"search", "x", "--user", "u", "--token", "t"}, exitUsage, "semcat: give --user or --token, not both"},
 			{[]string{"bogus"}, exitUsage, `semcat: unknown command "bogus" (semcat help lists them)`},
