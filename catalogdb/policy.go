@@ -76,8 +76,8 @@ func (s *Store) CreatePolicy(ctx context.Context, metalake string, req semcat.Po
 		p := &semcat.Policy{Name: req.Name, Comment: req.Comment, PolicyType: req.PolicyType, Enabled: enabled,
 			Content: *req.Content, Audit: semcat.NewAudit(actor(ctx), s.Now())}
 		err = tx.QueryRow(ctx, `INSERT INTO policy_meta (policy_name, metalake_id, comment, policy_type, enabled, content, audit_info)
-			VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING policy_id`,
-			p.Name, mid, p.Comment, p.PolicyType, p.Enabled, p.Content, p.Audit).Scan(&p.ID)
+			VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING policy_id, content`,
+			p.Name, mid, p.Comment, p.PolicyType, p.Enabled, p.Content, p.Audit).Scan(&p.ID, &p.Content)
 		if uniqueViolation(err) {
 			return policyExists(p.Name)
 		} else if err != nil {
@@ -154,8 +154,9 @@ func (s *Store) AlterPolicy(ctx context.Context, metalake, name string, updates 
 			return err
 		}
 		p.Audit.Touch(actor(ctx), s.Now())
-		_, err = tx.Exec(ctx, `UPDATE policy_meta SET policy_name = $2, comment = $3, content = $4, audit_info = $5 WHERE policy_id = $1`,
-			p.ID, p.Name, p.Comment, p.Content, p.Audit)
+		// The content comes back as every read shows it (jsonb's form).
+		err = tx.QueryRow(ctx, `UPDATE policy_meta SET policy_name = $2, comment = $3, content = $4, audit_info = $5 WHERE policy_id = $1
+			RETURNING content`, p.ID, p.Name, p.Comment, p.Content, p.Audit).Scan(&p.Content)
 		if uniqueViolation(err) {
 			return policyExists(p.Name)
 		} else if err != nil {
