@@ -369,7 +369,7 @@ func TestPolicySearch(t *testing.T) {
 	const ml = "/api/metalakes/m"
 	admin.ok("POST", ml+"/policies", retentionBody)
 	admin.ok("POST", ml+"/policies", `{"name":"pii_masking","policyType":"custom","content":{"supportedObjectTypes":["TABLE"]}}`)
-	hdr, _ := admin.ok("POST", ml+"/objects/table/rel.sales.orders/policies", `{"policiesToAdd":["retention","pii_masking"]}`)
+	admin.ok("POST", ml+"/objects/table/rel.sales.orders/policies", `{"policiesToAdd":["retention","pii_masking"]}`)
 	admin.ok("POST", ml+"/objects/table/rel.hr.people/policies", `{"policiesToAdd":["retention"]}`)
 	search := func(who policyCaller, query string, pos string) (ids []string, resp map[string]any) {
 		t.Helper()
@@ -382,7 +382,7 @@ func TestPolicySearch(t *testing.T) {
 	}
 	// An empty change still writes the object's outbox row: its position
 	// is past every association above.
-	hdr, _ = admin.ok("POST", ml+"/objects/table/rel.sales.items/policies", `{"policiesToAdd":[]}`)
+	hdr, _ := admin.ok("POST", ml+"/objects/table/rel.sales.items/policies", `{"policiesToAdd":[]}`)
 	pos := hdr.Get(api.PositionHeader)
 
 	if got, resp := search(admin, "policies:retention", pos); !slices.Equal(got, []string{"orders", "people"}) {

@@ -371,10 +371,9 @@ func (s *Store) AssociatePolicies(ctx context.Context, metalake string, obj semc
 				remove = append(remove, pid)
 			}
 		}
-		var addNames []string
 		for _, n := range change.PoliciesToAdd {
 			if pid, ok := found[n]; ok {
-				add, addNames = append(add, pid), append(addNames, n)
+				add = append(add, pid)
 			}
 		}
 		if len(remove) > 0 {
