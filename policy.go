@@ -23,7 +23,9 @@ const (
 
 // PolicyObjectTypes are the values of supportedObjectTypes: Gravitino's
 // MetadataObject types that carry policies, and semcat's semantic models.
-var PolicyObjectTypes = []string{"CATALOG", "SCHEMA", "TABLE", "FILESET", "TOPIC", "MODEL", "SEMANTIC_MODEL"}
+// They are accepted in any letter case and written in lower case, as
+// Gravitino's server writes enums.
+var PolicyObjectTypes = []string{"catalog", "schema", "table", "fileset", "topic", "model", "semantic_model"}
 
 // PolicyContent is a policy's content as Gravitino's CustomContentDTO
 // writes it: the rules (any JSON object, kept as given), the object types
@@ -38,7 +40,7 @@ type PolicyContent struct {
 }
 
 // Validate checks the content, as Gravitino does (supportedObjectTypes is
-// not empty), and normalizes it: object types upper-cased and each once,
+// not empty), and normalizes it: object types lower-cased and each once,
 // customRules null as absent. path names the content in messages.
 func (c *PolicyContent) Validate(path string) error {
 	if len(c.SupportedObjectTypes) == 0 {
@@ -46,7 +48,7 @@ func (c *PolicyContent) Validate(path string) error {
 	}
 	var types []string
 	for i, t := range c.SupportedObjectTypes {
-		u := strings.ToUpper(t)
+		u := strings.ToLower(t)
 		if !slices.Contains(PolicyObjectTypes, u) {
 			return Errorf(EINVALID, "%s.supportedObjectTypes[%d]: unknown object type '%s' (want one of %s)", path, i, t, strings.Join(PolicyObjectTypes, ", "))
 		}

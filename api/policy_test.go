@@ -111,7 +111,7 @@ func TestPolicyCRUD(t *testing.T) {
 	p := resp["policy"].(map[string]any)
 	content := p["content"].(map[string]any)
 	if p["name"] != "retention" || p["comment"] != "thirty days" || p["policyType"] != "custom" || p["enabled"] != true ||
-		p["inherited"] != nil || !slices.Equal(anyStrings(content["supportedObjectTypes"]), []string{"CATALOG", "SCHEMA", "TABLE"}) ||
+		p["inherited"] != nil || !slices.Equal(anyStrings(content["supportedObjectTypes"]), []string{"catalog", "schema", "table"}) ||
 		content["properties"].(map[string]any)["team"] != "data" {
 		t.Errorf("created policy: %v", p)
 	}

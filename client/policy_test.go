@@ -24,7 +24,7 @@ func TestPolicies(t *testing.T) {
 	p := wrote(c.CreatePolicy(ctx, "m", semcat.PolicyCreate{Name: "retention", Comment: str("thirty days"), PolicyType: "custom",
 		Content: content(`{"days":30}`)})).must(t)
 	if p.Name != "retention" || !p.Enabled || p.Inherited != nil || string(p.Content.CustomRules) != `{"days":30}` ||
-		!slices.Equal(p.Content.SupportedObjectTypes, []string{"TABLE", "CATALOG"}) {
+		!slices.Equal(p.Content.SupportedObjectTypes, []string{"table", "catalog"}) {
 		t.Errorf("CreatePolicy: %+v", p)
 	}
 	off := false

@@ -53,7 +53,7 @@ func policiesCommand(r *remote) *cobra.Command {
 	})
 	create.Flags().StringVar(&comment, "comment", "", "the policy's comment")
 	create.Flags().StringVar(&rules, "rules", "", "the policy's rules, a JSON object (customRules)")
-	create.Flags().Var(&types, "types", "the object types the policy supports: CATALOG, SCHEMA, TABLE, ... (repeatable, or a comma list)")
+	create.Flags().Var(&types, "types", "the object types the policy supports: catalog, schema, table, ... (repeatable, or a comma list)")
 	create.Flags().Var(&props, "property", "a property key=value (repeatable)")
 	create.Flags().BoolVar(&disabled, "disabled", false, "create the policy disabled")
 	associate := sub("associate [flags] <type> <identifier>", "attach policies to an object, or detach them (type: "+objectTypes()+")", 2, 2,

@@ -27,7 +27,7 @@ func TestPolicyCommandLine(t *testing.T) {
 		t.Errorf("policies list:\n%s", out)
 	}
 	out := mustCLI(t, env, "policies", "get", "retention")
-	for _, want := range []string{"type:          custom", "enabled:       true", "object types:  CATALOG, TABLE", `rules:         {"days":30}`, "properties:    team=data"} {
+	for _, want := range []string{"type:          custom", "enabled:       true", "object types:  catalog, table", `rules:         {"days":30}`, "properties:    team=data"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("policies get does not show %q:\n%s", want, out)
 		}

@@ -82,10 +82,10 @@ def _content(
 ) -> Dict[str, Any]:
     types = [supported_object_types] if isinstance(supported_object_types, str) else list(supported_object_types)
     if not types:
-        raise ValueError("supported_object_types: give at least one object type (CATALOG, SCHEMA, TABLE, ...)")
+        raise ValueError("supported_object_types: give at least one object type (catalog, schema, table, ...)")
     if custom_rules is not None and not isinstance(custom_rules, dict):
         raise TypeError("custom_rules: want a dict, got %s" % type(custom_rules).__name__)
-    return {"customRules": custom_rules, "supportedObjectTypes": [t.upper() for t in types], "properties": properties}
+    return {"customRules": custom_rules, "supportedObjectTypes": types, "properties": properties}
 
 
 class PolicyMethods:

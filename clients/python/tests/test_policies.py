@@ -49,7 +49,7 @@ class PolicyTest(unittest.TestCase):
                             comment="thirty days", properties={"team": "data"})
         self.assertIsInstance(p, Policy)
         self.assertEqual((p.name, p.policy_type, p.enabled, p.inherited), ("retention", "custom", True, None))
-        self.assertEqual(p.supported_object_types, ("CATALOG", "TABLE"))
+        self.assertEqual(p.supported_object_types, ("catalog", "table"))
         self.assertEqual(p.custom_rules, {"days": 30, "tiers": ["hot", None]})
         c.create_policy(m, "masking", ["TABLE"], enabled=False)
         with self.assertRaises(AlreadyExistsError) as e:
