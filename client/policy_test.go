@@ -79,6 +79,16 @@ func TestPolicies(t *testing.T) {
 		t.Errorf("PolicyObjects: %v", got)
 	}
 
+	// Semantic models carry policies too, and inherit their schema's.
+	shop := semcat.ObjectRef{Type: semcat.KindSemanticModel, FullName: "rel.sales.shop"}
+	wrote(c.AssociatePolicies(ctx, "m", shop, semcat.PolicyAssociation{PoliciesToAdd: []string{"masking"}})).must(t)
+	if got := read(c.ListObjectPolicies(ctx, "m", shop)).must(t); !slices.Equal(got, []string{"masking", "retention"}) {
+		t.Errorf("the model's policies: %v", got)
+	}
+	if got := read(c.PolicyObjects(ctx, "m", "masking")).must(t); len(got) != 2 || got[1] != (semcat.TaggedObject{Type: semcat.KindSemanticModel, FullName: "rel.sales.shop"}) {
+		t.Errorf("masking's objects: %v", got)
+	}
+
 	// Another member who cannot see the catalog sees none of it.
 	wrote(c.CreateUser(ctx, "m", semcat.UserCreate{Name: "eve"})).must(t)
 	eve := s.as(t, "eve")
