@@ -399,6 +399,13 @@ func TestPolicySearch(t *testing.T) {
 	if got, _ := search(admin, "+policies:* -policies:pii_masking", pos); !slices.Equal(got, []string{"people"}) {
 		t.Errorf("+policies:* -policies:pii_masking found %v", got)
 	}
+	// Policies are system metadata: a user-scope search does not see them.
+	if _, resp := admin.ok("GET", ml+"/search?query=policies:retention&scope=user&minPosition="+pos, nil); resp["total"] != 0.0 {
+		t.Errorf("policies:retention in user scope: %v", resp)
+	}
+	if got, _ := search(admin, "policies:retention", pos+"&scope=system"); !slices.Equal(got, []string{"orders", "people"}) {
+		t.Errorf("policies:retention in system scope found %v", got)
+	}
 	// Bob sees no table, so finds nothing.
 	if got, _ := search(bob, "policies:retention", pos); len(got) != 0 {
 		t.Errorf("bob found %v", got)
