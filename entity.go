@@ -56,6 +56,8 @@ func (k EntityKind) Title() string {
 		return "Group"
 	case KindColumn:
 		return "Column"
+	case KindPolicy:
+		return "Policy"
 	}
 	return "Entity"
 }

@@ -20,6 +20,7 @@ type EntityRecord struct {
 	Comment                                  *string
 	Properties                               map[string]string
 	Tags                                     []string
+	Policies                                 []string // its own policies (SPEC §2.10), in byte order
 	Audit                                    Audit
 	CatalogType                              CatalogType
 	Columns                                  []Column    // tables
@@ -71,6 +72,9 @@ func (e *EntityRecord) Metadata() Metadata {
 	}
 	if e.Comment != nil {
 		sys["comment"] = *e.Comment
+	}
+	if len(e.Policies) > 0 {
+		sys[PoliciesProperty] = strings.Join(e.Policies, ", ")
 	}
 	sysTags := []string{}
 	switch e.Kind {

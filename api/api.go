@@ -39,6 +39,7 @@ type Services struct {
 	Tables    semcat.TableService
 	Models    semcat.SemanticModelService
 	Tags      semcat.TagService
+	Policies  semcat.PolicyService
 	Metrics   semcat.MetricDiscoveryService
 	Access    semcat.AccessControlService
 	Search    semcat.SearchService
@@ -221,6 +222,17 @@ func (h *handler) routes() []route {
 		{"listStatistics", get, metalake + "/objects/{type}/{fullName}/statistics", h.listStatistics},
 		{"updateStatistics", put, metalake + "/objects/{type}/{fullName}/statistics", h.updateStatistics},
 		{"dropStatistics", post, metalake + "/objects/{type}/{fullName}/statistics", h.dropStatistics},
+
+		{"createPolicy", post, metalake + "/policies", h.createPolicy},
+		{"listPolicies", get, metalake + "/policies", h.listPolicies},
+		{"loadPolicy", get, metalake + "/policies/{policy}", h.loadPolicy},
+		{"alterPolicy", put, metalake + "/policies/{policy}", h.alterPolicy},
+		{"setPolicy", patch, metalake + "/policies/{policy}", h.setPolicy},
+		{"dropPolicy", del, metalake + "/policies/{policy}", h.dropPolicy},
+		{"listPolicyObjects", get, metalake + "/policies/{policy}/objects", h.policyObjects},
+		{"listObjectPolicies", get, metalake + "/objects/{type}/{fullName}/policies", h.listObjectPolicies},
+		{"associatePolicies", post, metalake + "/objects/{type}/{fullName}/policies", h.associatePolicies},
+		{"loadObjectPolicy", get, metalake + "/objects/{type}/{fullName}/policies/{policy}", h.loadObjectPolicy},
 	}, h.accessControlRoutes()...)
 }
 

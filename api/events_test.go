@@ -105,6 +105,14 @@ func TestEventsOverHTTP(t *testing.T) {
 			Error: "schema 'm.rel.nope' does not exist", ErrorCode: semcat.ENOTFOUND}},
 		{"object tags", "GET", "/api/metalakes/m/objects/table/rel.sales.orders/tags", nil, 200, semcat.Event{Operation: "listObjectTags",
 			Phase: semcat.EventSuccess, Metalake: "m", Identifier: []string{"m", "rel", "sales", "orders"}, ResultCount: intPtr(0)}},
+		{"create policy", "POST", "/api/metalakes/m/policies", `{"name":"p1","policyType":"custom","content":{"supportedObjectTypes":["TABLE"]}}`, 200,
+			semcat.Event{Operation: "createPolicy", Phase: semcat.EventSuccess, Metalake: "m", Identifier: []string{"m"}}},
+		{"associate policies", "POST", "/api/metalakes/m/objects/table/rel.sales.orders/policies", `{"policiesToAdd":["p1"]}`, 200,
+			semcat.Event{Operation: "associatePolicies", Phase: semcat.EventSuccess, Metalake: "m", Identifier: []string{"m", "rel", "sales", "orders"}}},
+		{"disable a missing policy", "PATCH", "/api/metalakes/m/policies/nope", `{"enable":false}`, 404, semcat.Event{Operation: "setPolicy",
+			Phase: semcat.EventFailure, Metalake: "m", Identifier: []string{"m", "nope"}, Error: "policy 'm.nope' does not exist", ErrorCode: semcat.ENOTFOUND}},
+		{"object policies", "GET", "/api/metalakes/m/objects/table/rel.sales.orders/policies", nil, 200, semcat.Event{Operation: "listObjectPolicies",
+			Phase: semcat.EventSuccess, Metalake: "m", Identifier: []string{"m", "rel", "sales", "orders"}, ResultCount: intPtr(1)}},
 	}
 	ignoreTimes := cmpopts.IgnoreFields(semcat.Event{}, "Time", "Duration")
 	for _, tt := range tests {

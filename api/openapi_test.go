@@ -675,6 +675,7 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 	wantQuery := map[string][]string{
 		"dropMetalake": {"force"}, "dropCatalog": {"force"}, "dropSchema": {"cascade"}, "dropTable": {"purge"}, "listTagObjects": {"value"}, "suggest": {"limit", "prefix", "type"},
 		"listCatalogs": {"details"}, "listUsers": {"details"}, "listGroups": {"details"}, "listTags": {"details"}, "listObjectTags": {"details"}, "listSemanticModelMetrics": {"details"},
+		"listPolicies": {"details"}, "listObjectPolicies": {"details"},
 		"search": {"catalog", "cursor", "facetSize", "facets", "limit", "minPosition", "offset", "profile", "query", "schema", "scope", "sort", "tag", "type", "waitMs"},
 	}
 	wantHeaders := map[string][]string{"alterSemanticModel": {"If-Match"}, "dropSemanticModel": {"If-Match"}}
@@ -1067,6 +1068,28 @@ func TestOpenAPIValidatesResponses(t *testing.T) {
 	admin.call(ok, "GET", ml+"/objects/table/rel.sales.orders/tags?details=true", nil)
 	admin.call(ok, "GET", ml+"/objects/table/rel.sales.orders/tags/pii", nil)
 	admin.call(http.StatusNotFound, "GET", ml+"/objects/table/rel.sales.customers/tags/pii", nil)
+	// Policies (SPEC §2.10).
+	admin.call(ok, "POST", ml+"/policies", `{"name":"retention","comment":null,"policyType":"custom","enabled":null,
+		"content":{"customRules":{"days":30},"supportedObjectTypes":["CATALOG","TABLE"],"properties":{"team":"data"}}}`)
+	admin.call(ok, "POST", ml+"/policies", `{"name":"scratch","policyType":"CUSTOM","content":{"supportedObjectTypes":["TABLE"]}}`)
+	admin.call(ok, "GET", ml+"/policies", nil)
+	admin.call(ok, "GET", ml+"/policies?details=true", nil)
+	admin.call(ok, "GET", ml+"/policies/retention", nil)
+	admin.call(ok, "PUT", ml+"/policies/retention", `{"updates":[{"@type":"updateComment","newComment":"thirty days"}]}`)
+	admin.call(ok, "PATCH", ml+"/policies/retention", `{"enable":false}`)
+	admin.call(ok, "POST", ml+"/objects/catalog/rel/policies", `{"policiesToAdd":["retention"],"policiesToRemove":null}`)
+	admin.call(ok, "POST", ml+"/objects/TABLE/rel.sales.orders/policies", `{"policiesToAdd":["scratch"]}`)
+	admin.call(ok, "GET", ml+"/objects/table/rel.sales.orders/policies", nil)
+	admin.call(ok, "GET", ml+"/objects/table/rel.sales.orders/policies?details=true", nil)
+	admin.call(ok, "GET", ml+"/objects/table/rel.sales.orders/policies/retention", nil)
+	admin.call(ok, "GET", ml+"/policies/retention/objects", nil)
+	admin.call(http.StatusConflict, "POST", ml+"/objects/catalog/rel/policies", `{"policiesToAdd":["retention"]}`)
+	admin.call(http.StatusConflict, "POST", ml+"/policies", `{"name":"retention","policyType":"custom","content":{"supportedObjectTypes":["TABLE"]}}`)
+	admin.call(http.StatusNotFound, "GET", ml+"/policies/nope", nil)
+	admin.call(http.StatusNotFound, "GET", ml+"/objects/table/rel.sales.orders/policies/nope", nil)
+	admin.call(http.StatusBadRequest, "POST", ml+"/policies", `{"name":"p","policyType":"system_iceberg_compaction","content":{"supportedObjectTypes":["TABLE"]}}`)
+	admin.call(ok, "DELETE", ml+"/policies/scratch", nil)
+	admin.call(ok, "DELETE", ml+"/policies/scratch", nil)
 	pos := hdr.Get(api.PositionHeader)
 	_, found := admin.call(ok, "GET", ml+"/search?query=EmpTel&facets=type,catalog,schema,tags&minPosition="+pos+"&waitMs=10000", nil)
 	if found["total"] == 0.0 {
@@ -1114,7 +1137,7 @@ func TestOpenAPIValidatesResponses(t *testing.T) {
 
 	// Every documented closed request body is closed on the server, too.
 	names := map[string]string{"metalake": "m", "catalog": "rel", "schema": "sales", "table": "orders", "model": "sales",
-		"tag": "pii", "user": "bob", "group": "eng", "role": "analyst", "type": "table", "fullName": "rel.sales.orders"}
+		"tag": "pii", "policy": "retention", "user": "bob", "group": "eng", "role": "analyst", "type": "table", "fullName": "rel.sales.orders"}
 	for _, op := range doc.list {
 		if doc.requestSchema(op) == nil || doc.unsupported(op) {
 			continue

@@ -34,7 +34,8 @@ func newStoreServer(tb testing.TB, cfg api.Config) (*apitest.Client, *catalogdb.
 		tb.Fatal(err)
 	}
 	tb.Cleanup(s.Close)
-	c := apitest.NewServerWithConfig(tb, api.Services{Metalakes: s, Catalogs: s, Schemas: s, Tables: s, Models: s, Tags: s, Metrics: s, Access: s}, cfg)
+	c := apitest.NewServerWithConfig(tb, api.Services{Metalakes: s, Catalogs: s, Schemas: s, Tables: s, Models: s, Tags: s, Metrics: s, Access: s,
+		Policies: s}, cfg)
 	c.MustOK("POST", "/api/metalakes", `{"name":"m"}`)
 	c.MustOK("POST", "/api/metalakes/m/catalogs", `{"name":"rel","type":"relational"}`)
 	c.MustOK("POST", "/api/metalakes/m/catalogs", `{"name":"files","type":"fileset"}`)

@@ -116,7 +116,7 @@ func (s *Store) DropMetalake(ctx context.Context, name string, force bool) (bool
 		}
 		now := s.nowMillis()
 		for _, table := range []string{"catalog_meta", "schema_meta", "table_meta", "semantic_model_meta",
-			"semantic_model_version_info", "semantic_model_metric_meta", "tag_meta", "user_meta", "group_meta", "role_meta"} {
+			"semantic_model_version_info", "semantic_model_metric_meta", "tag_meta", "user_meta", "group_meta", "role_meta", "policy_meta"} {
 			if err := softDelete(ctx, tx, table, "metalake_id", r.ID, now); err != nil {
 				return err
 			}

@@ -64,6 +64,7 @@ type PurgeStats struct {
 	Users            int64
 	Groups           int64
 	Roles            int64
+	Policies         int64
 }
 
 // purgeStep hard-deletes one kind of row, a batch at a time.
@@ -101,7 +102,7 @@ func expired(table, id string, children ...string) string {
 // object ids are never reused, so these rows could never match again.
 func detach(kind semcat.EntityKind) []string {
 	out := make([]string, 0, 3)
-	for _, table := range []string{"tag_relation", "role_privilege", "owner_meta"} {
+	for _, table := range []string{"tag_relation", "role_privilege", "owner_meta", "policy_relation"} {
 		out = append(out, fmt.Sprintf("DELETE FROM %s WHERE object_type = '%s' AND object_id = ANY($1)", table, kind))
 	}
 	return out
@@ -155,6 +156,9 @@ func (s *Store) Purge(ctx context.Context, p RetentionPolicy) (PurgeStats, error
 		{table: "tag_meta", id: "tag_id", arg: cutoff, count: &st.Tags,
 			candidates: expired("tag_meta", "tag_id"),
 			dependents: append(detach(semcat.KindTag), `DELETE FROM tag_relation WHERE tag_id = ANY($1)`)},
+		{table: "policy_meta", id: "policy_id", arg: cutoff, count: &st.Policies,
+			candidates: expired("policy_meta", "policy_id"),
+			dependents: append(detach(semcat.KindPolicy), `DELETE FROM policy_relation WHERE policy_id = ANY($1)`)},
 		{table: "user_meta", id: "user_id", arg: cutoff, count: &st.Users,
 			candidates: expired("user_meta", "user_id"),
 			dependents: append(detach(semcat.KindUser), `DELETE FROM user_role WHERE user_id = ANY($1)`)},
@@ -167,7 +171,7 @@ func (s *Store) Purge(ctx context.Context, p RetentionPolicy) (PurgeStats, error
 				`DELETE FROM group_role WHERE role_id = ANY($1)`, `DELETE FROM role_privilege WHERE role_id = ANY($1)`)},
 		{table: "metalake_meta", id: "metalake_id", arg: cutoff, count: &st.Metalakes,
 			candidates: expired("metalake_meta", "metalake_id", "catalog_meta", "schema_meta", "table_meta",
-				"semantic_model_meta", "tag_meta", "user_meta", "group_meta", "role_meta"),
+				"semantic_model_meta", "tag_meta", "user_meta", "group_meta", "role_meta", "policy_meta"),
 			// Owners of everything in the metalake, the metalake's own included.
 			dependents: append(detach(semcat.KindMetalake), `DELETE FROM owner_meta WHERE metalake_id = ANY($1)`)},
 	}

@@ -362,7 +362,10 @@ func loadKind(ctx context.Context, q querier, kind semcat.EntityKind, ids []int6
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	return out, attachTags(ctx, q, kind, out)
+	if err := attachTags(ctx, q, kind, out); err != nil {
+		return nil, err
+	}
+	return out, attachPolicies(ctx, q, kind, out)
 }
 
 // recordTagsSQL reads the user tags of the objects of kind $1 and ids $2,

@@ -121,6 +121,17 @@ var routeMethods = map[string]string{
 	"revokeRoles": "RevokeRoles",
 	"setOwner":    "SetOwner",
 	"getOwner":    "GetOwner",
+
+	"createPolicy":       "CreatePolicy",
+	"listPolicies":       "ListPolicies",
+	"loadPolicy":         "GetPolicy",
+	"alterPolicy":        "AlterPolicy",
+	"setPolicy":          "SetPolicyEnabled",
+	"dropPolicy":         "DropPolicy",
+	"listPolicyObjects":  "PolicyObjects",
+	"listObjectPolicies": "ListObjectPolicies",
+	"associatePolicies":  "AssociatePolicies",
+	"loadObjectPolicy":   "GetObjectPolicy",
 }
 
 func TestEveryRouteHasAMethod(t *testing.T) {

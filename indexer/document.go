@@ -92,6 +92,7 @@ func Document(r *semcat.EntityRecord) (map[string]any, error) {
 		q.FieldSystemTags:                 md.System.Tags,
 		q.FieldTagsExact:                  md.User.Tags,
 		q.FieldSystemTagsExact:            md.System.Tags,
+		q.FieldPoliciesExact:              r.Policies,
 		q.FieldStored:                     string(payload),
 		trim(q.UserPropertyPrefix):        user,
 		trim(q.UserPropertyExactPrefix):   user,

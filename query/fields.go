@@ -78,6 +78,9 @@ const (
 	FieldSystemTags      = "stags"
 	FieldTagsExact       = "tags_exact"
 	FieldSystemTagsExact = "stags_exact"
+	// FieldPoliciesExact holds the names of an entity's own policies
+	// lower-cased (AnalyzerExact; policies:p and policies:p*, SPEC §2.10).
+	FieldPoliciesExact = "policies_exact"
 	// FieldSchemaFields holds one "dotted.path:type" entry per field at any
 	// depth of the entity's schema (a table's columns; a model's datasets'
 	// fields as "dataset.field:datatype"). AnalyzerSchemaField; schema:f,
@@ -138,7 +141,7 @@ func CreatedKey(t time.Time) string {
 
 // wholeFields are the fields AnalyzerExact indexes, besides the property
 // fields under UserPropertyExactPrefix and SystemPropertyExactPrefix.
-var wholeFields = []string{FieldNameExact, FieldUserExact, FieldSystemExact, FieldUserKeys, FieldSystemKeys, FieldTagsExact, FieldSystemTagsExact}
+var wholeFields = []string{FieldNameExact, FieldUserExact, FieldSystemExact, FieldUserKeys, FieldSystemKeys, FieldTagsExact, FieldSystemTagsExact, FieldPoliciesExact}
 
 // isWholeField reports whether AnalyzerExact indexes field, whose terms
 // are then WholeTerm's (a long value is cut and hashed).

@@ -40,8 +40,9 @@ func (e *ParseError) Error() string {
 //   - key:value, key:"a value", key:val*, key:* — KeyValue or KeyExists. The
 //     key is everything before the first colon that is not inside quotes;
 //     "key: value" (whitespace after the colon) binds the next term to the
-//     key exactly as key:value does. The keys tags, schema and properties
-//     (in any case) are reserved: tags:t is Tag, schema:f, schema:a.b,
+//     key exactly as key:value does. The keys tags, policies, schema and
+//     properties (in any case) are reserved: tags:t is Tag, policies:p is
+//     Policy, schema:f, schema:a.b,
 //     schema:f:TYPE, schema:f* are SchemaField, schema:* is HasSchema,
 //     properties:k is PropertyKey.
 //   - +term is required, -term excluded, other terms optional (see the
@@ -245,6 +246,8 @@ func keyedTerm(key, text string, quoted, prefix bool) Q {
 	switch strings.ToLower(key) {
 	case "tags":
 		return &Tag{Name: text, Prefix: prefix}
+	case "policies":
+		return &Policy{Name: text, Prefix: prefix}
 	case "properties":
 		return &PropertyKey{Key: text, Prefix: prefix}
 	case "schema":

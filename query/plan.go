@@ -195,6 +195,7 @@ type Options struct {
 //	           key:v, so that f:TYPE finds field f of type TYPE
 //	key:*      FieldUserKeys, FieldSystemKeys hold key
 //	tags:t     FieldTagsExact, FieldSystemTagsExact (with *: and prefix)
+//	policies:p FieldPoliciesExact, in system scope (with *: and prefix)
 //	schema:f   FieldSchemaFields holds f, a.b, f:type or a.b:type (with *:
 //	           and prefix)
 //	schema:*   FieldHas holds "schema"
@@ -383,6 +384,13 @@ func (c *planner) term(q Q) (*Term, error) {
 			g.add(InOther, Exact, wOther, term(f, exact(q.Name)))
 			if q.Prefix {
 				g.add(InOther, Prefix, wOther*kPrefix, prefixClause(f, prefix(q.Name)))
+			}
+		}
+	case *Policy:
+		if c.system {
+			g.add(InOther, Exact, wOther, term(FieldPoliciesExact, exact(q.Name)))
+			if q.Prefix {
+				g.add(InOther, Prefix, wOther*kPrefix, prefixClause(FieldPoliciesExact, prefix(q.Name)))
 			}
 		}
 	case *SchemaField:

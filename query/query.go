@@ -65,6 +65,14 @@ type Tag struct {
 	Prefix bool
 }
 
+// Policy is policies:name — the entity carries policy Name itself (or,
+// Prefix, a policy starting with Name; policies:* is any policy). Policies
+// are system metadata (SPEC §2.10).
+type Policy struct {
+	Name   string
+	Prefix bool
+}
+
 // SchemaField is schema:path or schema:path:type — the entity's schema has
 // a field with that name or dotted path at any depth, of type Type when it
 // is set; with Prefix, an entry starting with path (and :type).
@@ -124,6 +132,7 @@ func (q *KeyValue) String() string {
 
 func (q *KeyExists) String() string   { return q.Key + ":*" }
 func (q *Tag) String() string         { return "tags:" + value(q.Name, q.Prefix) }
+func (q *Policy) String() string      { return "policies:" + value(q.Name, q.Prefix) }
 func (q *HasSchema) String() string   { return "schema:*" }
 func (q *PropertyKey) String() string { return "properties:" + value(q.Key, q.Prefix) }
 func (q *All) String() string         { return "*" }
@@ -187,6 +196,10 @@ func Simplify(q Q) Q {
 			return &Nothing{}
 		}
 	case *Tag:
+		if matchesNothing(q.Name, q.Prefix) {
+			return &Nothing{}
+		}
+	case *Policy:
 		if matchesNothing(q.Name, q.Prefix) {
 			return &Nothing{}
 		}

@@ -323,6 +323,14 @@ func matches(leaves []q.Leaf, st *Payload, fields func(string) []string) []semca
 			tagMatches(user.Tags, true)
 		case field == q.FieldSystemTagsExact:
 			tagMatches(sys.Tags, true)
+		case field == q.FieldPoliciesExact:
+			if v, ok := sys.Properties[semcat.PoliciesProperty]; ok {
+				for _, p := range strings.Split(v, ", ") {
+					if exactHas(p) {
+						add(semcat.PoliciesProperty, p)
+					}
+				}
+			}
 		case field == q.FieldUserKeys:
 			keyMatches(user.Properties)
 		case field == q.FieldSystemKeys:

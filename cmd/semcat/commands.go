@@ -84,7 +84,7 @@ func newRootCommand(getenv func(string) string, stdout, stderr io.Writer) *cobra
 		searchCommand(r), suggestCommand(r), metricsCommand(r),
 		metalakesCommand.command(r), catalogsCommand.command(r), schemasCommand.command(r),
 		tablesCommand.command(r), modelsCommand.command(r),
-		tagsCommand(r), metadataCommand(r), reindexCommand(r), importCommand(r), statusCommand(r), mcpCommand(r),
+		tagsCommand(r), policiesCommand(r), metadataCommand(r), reindexCommand(r), importCommand(r), statusCommand(r), mcpCommand(r),
 		serveCommand(getenv), resetCommand(getenv), versionCommand(), completionCommand(root),
 	)
 	for _, c := range root.Commands() {
@@ -298,7 +298,7 @@ func completeTags(r *remote) cobra.CompletionFunc {
 
 // childNames lists the names of the entities of one level (of an
 // identifier shape: "metalake", "catalog", "schema", "table",
-// "semantic_model" or "tag") under path, from the metalake down.
+// "semantic_model", "tag" or "policy") under path, from the metalake down.
 func childNames(ctx context.Context, c *apiclient.Client, level string, path []string) ([]string, error) {
 	ns := namespace(path)
 	switch level {
@@ -324,6 +324,8 @@ func childNames(ctx context.Context, c *apiclient.Client, level string, path []s
 		return c.ListSemanticModels(ctx, ns)
 	case "tag":
 		return c.ListTags(ctx, ns.Metalake)
+	case "policy":
+		return c.ListPolicies(ctx, ns.Metalake)
 	}
 	return nil, fmt.Errorf("no names of %s", level)
 }

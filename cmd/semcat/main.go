@@ -376,7 +376,7 @@ func (m *Main) services() api.Services {
 	}
 	searches := &search.Service{Index: m.Indexer, Store: m.Store, Authorization: m.Config.Authorization, Admin: m.isAdmin}
 	return api.Services{Metalakes: svc, Catalogs: svc, Schemas: svc, Tables: svc, Models: svc, Tags: svc, Metrics: svc, Access: svc,
-		Search: searches, Metadata: svc}
+		Search: searches, Metadata: svc, Policies: svc}
 }
 
 // startIndexer opens (or builds) the search index under <data-dir>/index

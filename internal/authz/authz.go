@@ -27,6 +27,7 @@ type Inner interface {
 	semcat.TableService
 	semcat.SemanticModelService
 	semcat.TagService
+	semcat.PolicyService
 	semcat.MetricDiscoveryService
 	semcat.AccessControlService
 	semcat.MetadataService

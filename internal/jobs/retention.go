@@ -19,7 +19,7 @@ func RetentionJob(store *catalogdb.Store, p catalogdb.RetentionPolicy, logger *s
 		logger.Info("retention purge",
 			"metric_identities", st.MetricIdentities, "model_versions", st.ModelVersions, "models", st.Models,
 			"tables", st.Tables, "schemas", st.Schemas, "catalogs", st.Catalogs, "metalakes", st.Metalakes,
-			"tags", st.Tags, "users", st.Users, "groups", st.Groups, "roles", st.Roles, "complete", err == nil)
+			"tags", st.Tags, "users", st.Users, "groups", st.Groups, "roles", st.Roles, "policies", st.Policies, "complete", err == nil)
 		return err
 	}
 }

@@ -26,6 +26,7 @@ from .errors import (
     UnsupportedError,
 )
 from .models import FacetValue, MetricInfo, NameIdentifier, SearchHit, SearchResult
+from .policies import Policy
 
 __all__ = [
     "__version__",
@@ -38,6 +39,7 @@ __all__ = [
     "SearchHit",
     "SearchResult",
     "FacetValue",
+    "Policy",
     "SemcatError",
     "UnauthorizedError",
     "IllegalArgumentError",

@@ -12,6 +12,7 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tupl
 
 from .errors import SemcatConnectionError, SemcatError, error_from_response
 from .models import MetricInfo, NameIdentifier, SearchHit, SearchResult
+from .policies import PolicyMethods
 
 __all__ = ["Client", "DEFAULT_BASE_URL", "Namespace", "Identifier"]
 
@@ -89,7 +90,7 @@ def _names(value: Union[None, str, Iterable[str]], arg: str) -> List[str]:
     return out
 
 
-class Client:
+class Client(PolicyMethods):
     """A client of one semcat server.
 
     Args:
@@ -355,8 +356,12 @@ class Client:
         _require(body, member, url)
         return body[member]
 
-    def _request(self, method: str, url: str, *, timeout: Optional[float] = None) -> Dict[str, Any]:
-        req = urllib.request.Request(url, method=method, headers=dict(self._headers))
+    def _request(self, method: str, url: str, *, timeout: Optional[float] = None, body: Any = None) -> Dict[str, Any]:
+        headers, data = dict(self._headers), None
+        if body is not None:
+            headers["Content-Type"] = "application/json"
+            data = json.dumps(body).encode("utf-8")
+        req = urllib.request.Request(url, data=data, method=method, headers=headers)
         status: Optional[int] = None
         try:
             try:
