@@ -9,7 +9,6 @@ import (
 // demo catalog.
 func TestPolicyCommandLine(t *testing.T) {
 	t.Parallel()
-	t.Parallel()
 	cfg := testConfig(t)
 	cfg.Demo = true
 	m := startMain(t, cfg)
