@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -362,7 +363,7 @@ func TestLocalStopsWithParent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = RemoveLocal(context.Background(), dataDir) })
+	t.Cleanup(func() { _ = RemoveLocal(context.Background(), dataDir, io.Discard) })
 	if err := helper.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
@@ -446,5 +447,21 @@ func TestLocalHelpers(t *testing.T) {
 	}
 	if got := lastNLines([]byte("a\nb\nc\n"), 2); got != "b\nc" {
 		t.Errorf("lastNLines = %q", got)
+	}
+}
+
+// TestCheckPostmaster: a running managed server is its cluster's
+// postmaster; it is not another cluster's, and a process that is not
+// postgres is nobody's.
+func TestCheckPostmaster(t *testing.T) {
+	p := startLocalForTest(t, filepath.Join(t.TempDir(), "data"))
+	if err := checkPostmaster(p.PID(), p.clusterDir); err != nil {
+		t.Errorf("the managed server (pid %d) is not the postmaster of %s: %v", p.PID(), p.clusterDir, err)
+	}
+	if err := checkPostmaster(p.PID(), t.TempDir()); err == nil {
+		t.Error("the managed server passes as the postmaster of another directory")
+	}
+	if err := checkPostmaster(os.Getpid(), p.clusterDir); err == nil || !strings.Contains(err.Error(), "not postgres") {
+		t.Errorf("the test process as postmaster: %v, want it refused as not postgres", err)
 	}
 }
