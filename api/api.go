@@ -328,11 +328,29 @@ func (h *handler) healthz(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
+// readyTimeout bounds Ready: /readyz answers within a second whatever the
+// database does (SPEC §9).
+const readyTimeout = 900 * time.Millisecond
+
 // readyz answers 200 when Ready succeeds and 503 with the error body when it
-// fails.
+// fails or does not answer within readyTimeout.
 func (h *handler) readyz(w http.ResponseWriter, r *http.Request) {
 	if h.cfg.Ready != nil {
-		if err := h.cfg.Ready(r.Context()); err != nil {
+		ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
+		defer cancel()
+		// Ready should heed ctx; if it does not, /readyz answers anyway.
+		done := make(chan error, 1)
+		go func() { done <- h.cfg.Ready(ctx) }()
+		var err error
+		select {
+		case err = <-done:
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
+		if err != nil && ctx.Err() == context.DeadlineExceeded && r.Context().Err() == nil {
+			err = semcat.Errorf(semcat.EUNAVAILABLE, "not ready: no answer within %s", readyTimeout)
+		}
+		if err != nil {
 			writeError(w, r, err, http.StatusServiceUnavailable)
 			return
 		}

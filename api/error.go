@@ -65,7 +65,7 @@ func StartingHandler() http.Handler {
 			return
 		}
 		w.Header().Set("Retry-After", "5")
-		Error(w, r, semcat.Errorf(semcat.EUNAVAILABLE, "semcat is starting (building its search index); try again shortly"))
+		Error(w, r, semcat.Errorf(semcat.EUNAVAILABLE, "semcat is starting (waiting for its database, or building its search index); try again shortly"))
 	})
 }
 

@@ -80,6 +80,9 @@ func serveCommand(getenv func(string) string) *cobra.Command {
 			m := NewMain(cfg, cmd.OutOrStdout(), cmd.ErrOrStderr())
 			if err := m.Run(ctx); err != nil {
 				m.Close(context.Background())
+				if ctx.Err() != nil {
+					return nil // stopped while starting (waiting for the database, say)
+				}
 				return err
 			}
 			<-ctx.Done()
@@ -217,6 +220,11 @@ type Main struct {
 	pprof          *http.Server
 
 	stopMemoryLimit func()
+
+	// watch checks the database for /readyz and logs it lost and regained.
+	watch     *catalogdb.Watch
+	stopWatch context.CancelFunc
+	watchDone chan struct{}
 }
 
 // NewMain returns a Main for cfg that logs JSON lines to stderr.
@@ -259,10 +267,22 @@ func (m *Main) Run(ctx context.Context) error {
 		m.stopMemoryLimit = startMemoryLimit(m.Logger, m.pg.PID, m.pg.MemoryBudget())
 	} else {
 		m.stopMemoryLimit = startMemoryLimit(m.Logger, func() int { return 0 }, 0)
+		// An external database that is not up yet (starting, failing
+		// over) is waited for, not given up on (SPEC §9).
+		if err := catalogdb.WaitReachable(ctx, url, m.Logger); err != nil {
+			return err
+		}
 	}
 	if m.Store, err = catalogdb.Open(ctx, url, m.Logger); err != nil {
 		return err
 	}
+	m.watch = catalogdb.NewWatch(m.Store, m.Logger)
+	watchCtx, stopWatch := context.WithCancel(context.Background())
+	m.stopWatch, m.watchDone = stopWatch, make(chan struct{})
+	go func() {
+		defer close(m.watchDone)
+		m.watch.Run(watchCtx)
+	}()
 	if cfg.Demo {
 		loaded, err := demo.LoadIfEmpty(ctx, m.Store)
 		if err != nil {
@@ -314,9 +334,10 @@ func indexMetrics(x *indexer.Indexer) []prometheus.Collector {
 	}
 }
 
-// ready is /readyz: the database answers and the search index is open.
+// ready is /readyz: the database answers (the watch's check, over its own
+// connection and within its own deadline) and the search index is open.
 func (m *Main) ready(ctx context.Context) error {
-	if err := m.Store.Ping(ctx); err != nil {
+	if err := m.watch.Check(ctx); err != nil {
 		return err
 	}
 	return m.Indexer.Ready()
@@ -564,6 +585,11 @@ func (m *Main) Close(ctx context.Context) error {
 	if m.audit != nil {
 		errs = append(errs, m.audit.Close())
 		m.audit = nil
+	}
+	if m.stopWatch != nil {
+		m.stopWatch()
+		<-m.watchDone
+		m.stopWatch = nil
 	}
 	if m.Store != nil {
 		m.Store.Close()
