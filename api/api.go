@@ -78,6 +78,11 @@ type Config struct {
 	// ReindexProgress reports the latest rebuild's progress (GET
 	// /api/admin/reindex); nil answers 501.
 	ReindexProgress func() semcat.RebuildProgress
+	// DatabaseDown, when set, says whether the database is known to be
+	// down (semcat's database watch, which logs the outage once). While it
+	// is, requests that pass their deadline are not logged one by one
+	// (SPEC §9: one line when the database goes, one when it is back).
+	DatabaseDown func() bool
 }
 
 // withDefaults returns c with zero fields set to their defaults.
@@ -264,8 +269,20 @@ func (h *handler) withRequestContext(next http.Handler) http.Handler {
 		ctx, cancel := context.WithTimeout(r.Context(), h.cfg.RequestTimeout+requestedWait(r))
 		defer cancel()
 		ctx = context.WithValue(ctx, loggerKey{}, h.cfg.Logger)
+		if h.cfg.DatabaseDown != nil {
+			ctx = context.WithValue(ctx, databaseDownKey{}, h.cfg.DatabaseDown)
+		}
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+type databaseDownKey struct{}
+
+// databaseDown reports whether Config.DatabaseDown, carried by the
+// request's context, says the database is down.
+func databaseDown(r *http.Request) bool {
+	down, ok := r.Context().Value(databaseDownKey{}).(func() bool)
+	return ok && down()
 }
 
 // loggerFrom returns the logger NewHandler put into the request context.

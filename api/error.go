@@ -222,6 +222,9 @@ func writeError(w http.ResponseWriter, r *http.Request, err error, status int) {
 		logRequest(r, slog.LevelError, "internal error", status, err)
 	case status == statusClientClosed:
 		logRequest(r, slog.LevelInfo, "request cancelled by the client", status, err)
+	case semcat.ErrorCode(err) == semcat.EDEADLINE && databaseDown(r):
+		// A database that hangs: the watch has logged it, once.
+		logRequest(r, slog.LevelDebug, "request deadline passed while the database is down", status, err)
 	case semcat.ErrorCode(err) == semcat.EDEADLINE:
 		logRequest(r, slog.LevelWarn, "request deadline passed", status, err)
 	case body.Message == msgDatabaseDown:

@@ -145,3 +145,22 @@ func TestStartingHandler(t *testing.T) {
 		}
 	}
 }
+
+// TestDeadlineWhileDatabaseDown: a request that passes its deadline is
+// logged, unless the database is known to be down: then the outage's one
+// line says it all (SPEC §9). It answers 503 with Retry-After either way.
+func TestDeadlineWhileDatabaseDown(t *testing.T) {
+	for _, down := range []bool{false, true} {
+		var logs strings.Builder
+		f := newFake()
+		f.err = fmt.Errorf("load: %w", context.DeadlineExceeded)
+		h := api.NewHandler(services(f), api.Config{Logger: newLogger(&logs), DatabaseDown: func() bool { return down }})
+		res := do(t, h, "GET", "/api/metalakes/m", "")
+		if res.status != 503 || res.header.Get("Retry-After") == "" {
+			t.Errorf("database down %v: %d, Retry-After %q; want 503 with one", down, res.status, res.header.Get("Retry-After"))
+		}
+		if logged := logs.String() != ""; logged == down {
+			t.Errorf("database down %v: logged %q", down, logs.String())
+		}
+	}
+}

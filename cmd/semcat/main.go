@@ -483,6 +483,7 @@ func (m *Main) handler(dataDir string) (http.Handler, error) {
 		Reindex:         m.Indexer.Rebuild,
 		ReindexProgress: m.Indexer.RebuildProgress,
 		IsAdmin:         m.isAdmin,
+		DatabaseDown:    m.watch.Down,
 	})
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", api.MetricsHandler(m.Registry))
