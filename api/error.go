@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -171,14 +172,29 @@ func transientFault(err error) string {
 	return ""
 }
 
+// asTransient returns err as an EUNAVAILABLE error with the message of its
+// transient fault, still wrapping err, if it is one without a semcat code;
+// otherwise err as it is. The audit log and the counters then see the code
+// the answer has.
+func asTransient(err error) error {
+	if semcat.ErrorCode(err) != semcat.EINTERNAL {
+		return err
+	}
+	var e *semcat.Error
+	if errors.As(err, &e) {
+		return err // an EINTERNAL that someone chose
+	}
+	if msg := transientFault(err); msg != "" {
+		return fmt.Errorf("%w: %w", semcat.Errorf(semcat.EUNAVAILABLE, "%s", msg), err)
+	}
+	return err
+}
+
 // classify returns the wire form of err and whether it is internal.
 func classify(err error) (errorBody, int, bool) {
+	err = asTransient(err)
 	class, ok := errorTable[semcat.ErrorCode(err)]
 	if !ok {
-		if msg := transientFault(err); msg != "" {
-			class := errorTable[semcat.EUNAVAILABLE]
-			return errorBody{Code: class.code, Type: class.typ(""), Message: msg, Stack: []string{}}, class.status, false
-		}
 		return errorBody{Code: internalError.code, Type: internalError.typ(""), Message: internalMessage, Stack: []string{}}, internalError.status, true
 	}
 	typ := class.typ(semcat.ErrorEntity(err))
@@ -201,6 +217,7 @@ func WireError(err error) (code int, typ, message string) {
 // semcat error code, and its user-safe message. Any other error is a 500
 // with a generic message; only those are logged, with the real error.
 func Error(w http.ResponseWriter, r *http.Request, err error) {
+	err = asTransient(err)
 	recordError(r, err)
 	writeError(w, r, err, 0)
 }
@@ -231,7 +248,7 @@ func writeError(w http.ResponseWriter, r *http.Request, err error, status int) {
 		// The outage is logged once as it begins and once as it ends
 		// (the database watch in cmd/semcat), not once per request.
 		logRequest(r, slog.LevelDebug, "the database is unavailable", status, err)
-	case status == http.StatusServiceUnavailable && transientFault(err) != "":
+	case status == http.StatusServiceUnavailable && semcat.ErrorCode(err) == semcat.EUNAVAILABLE && transientFault(err) != "":
 		if faultLogs.due(body.Message) {
 			logRequest(r, slog.LevelWarn, "transient fault (logged once a minute)", status, err)
 		}

@@ -245,6 +245,25 @@ func TestPostgresOutage(t *testing.T) {
 		t.Errorf("%d requests that failed during the outage logged a line each (%d failed), want none", perRequest, failed)
 	}
 	t.Logf("%d requests failed during the outage", failed)
+	// The audit log records them with the code they answered with.
+	// (It is written asynchronously: wait for the last ones.)
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		n := 0
+		for _, e := range auditEvents(t, cfg.DataDir, "loadSchema") {
+			if e["phase"] == "failure" {
+				if e["errorCode"] != "unavailable" {
+					t.Fatalf("a failure during the outage is audited as %v, want code unavailable", e)
+				}
+				n++
+			}
+		}
+		if n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no failure during the outage is in the audit log")
+		}
+	}
 }
 
 // TestServeWaitsForPostgres: serve with an external PostgreSQL that is not
