@@ -25,6 +25,9 @@ const (
 	// checkEvery is how often the watch checks by itself, so that an
 	// outage is noticed (and logged) with nobody asking /readyz.
 	checkEvery = time.Second
+	// lostAfter is how long checks must keep failing for the database to
+	// be declared lost.
+	lostAfter = time.Second
 	// checkFresh is how long one check's answer serves the next callers,
 	// so that many /readyz probes at once cost one round trip.
 	checkFresh = 100 * time.Millisecond
@@ -48,7 +51,8 @@ type Watch struct {
 	mu      sync.Mutex
 	checked time.Time // when the last check ended
 	err     error     // its failure, nil if the database answered
-	down    time.Time // when the database was lost; zero while it answers
+	failing time.Time // when the current run of failed checks began; zero after a success
+	down    time.Time // when the database was declared lost (and logged); zero while it answers
 }
 
 // NewWatch returns a watch over the database s is connected to.
@@ -81,7 +85,8 @@ func (w *Watch) Run(ctx context.Context) {
 	}
 }
 
-// Down reports whether the last check found the database unavailable.
+// Down reports whether the database is declared lost: checks have failed
+// for lostAfter, and none has succeeded since.
 func (w *Watch) Down() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -117,15 +122,22 @@ func (w *Watch) Check(ctx context.Context) error {
 	w.checked = time.Now()
 	if err == nil {
 		if !w.down.IsZero() {
-			w.logger.Info("the database is back", "down_for", time.Since(w.down).Round(time.Millisecond).String())
+			w.logger.Info("the database is back", "down_for", time.Since(w.failing).Round(time.Millisecond).String())
 			w.down = time.Time{}
 		}
-		w.err = nil
+		w.failing, w.err = time.Time{}, nil
 		return nil
 	}
-	if w.down.IsZero() {
-		w.down = time.Now()
-		w.logger.Warn("the database is unavailable; requests that need it answer 503 until it is back", "err", err)
+	// Every failed check answers not ready; the database is declared lost
+	// (logged, and Down) only once checks have failed for lostAfter, so a
+	// single slow answer on a busy machine is no outage in the log.
+	if w.failing.IsZero() {
+		w.failing = w.checked
+	}
+	if w.down.IsZero() && w.checked.Sub(w.failing) >= lostAfter {
+		w.down = w.checked
+		w.logger.Warn("the database is unavailable; requests that need it answer 503 until it is back", "err", err,
+			"failing_for", w.checked.Sub(w.failing).Round(time.Millisecond).String())
 	}
 	w.err = w.unavailable(err)
 	return w.err
