@@ -317,6 +317,19 @@ func (p *LocalPostgres) initCluster(ctx context.Context, fast bool) error {
 // startOrAdopt reuses a server already running on the cluster, or starts one.
 func (p *LocalPostgres) startOrAdopt(ctx context.Context, fast bool) error {
 	if info, running := runningPostmaster(p.clusterDir); running {
+		if why := checkPostmaster(info.pid, p.clusterDir); why != nil {
+			// A stale postmaster.pid whose pid another process now has:
+			// PostgreSQL would refuse to start over it, and that process is
+			// none of semcat's business. Only the file goes.
+			pidFile := filepath.Join(p.clusterDir, "postmaster.pid")
+			p.logger.Warn("removing a stale postmaster.pid: the process it names is not this cluster's server",
+				"file", pidFile, "pid", info.pid, "why", why.Error())
+			if err := os.Remove(pidFile); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("semcat: removing stale %s: %w", pidFile, err)
+			}
+		}
+	}
+	if info, running := runningPostmaster(p.clusterDir); running {
 		err := p.adopt(ctx, info)
 		if err == nil {
 			return nil

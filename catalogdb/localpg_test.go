@@ -465,3 +465,41 @@ func TestCheckPostmaster(t *testing.T) {
 		t.Errorf("the test process as postmaster: %v, want it refused as not postgres", err)
 	}
 }
+
+// TestLocalStalePIDReused: a postmaster.pid left by a server that died,
+// whose pid another process now has, neither stops the next start nor
+// costs that process anything.
+func TestLocalStalePIDReused(t *testing.T) {
+	dataDir := filepath.Join(t.TempDir(), "data")
+	p := startLocalForTest(t, dataDir)
+	if err := p.Stop(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	victim := exec.Command("sleep", "60")
+	if err := victim.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ended := make(chan struct{})
+	go func() { _ = victim.Wait(); close(ended) }()
+	t.Cleanup(func() { _ = victim.Process.Kill(); <-ended })
+	stale := fmt.Sprintf("%d\n%s\n1700000000\n%d\n%s\n\n", victim.Process.Pid, p.clusterDir, localPort, p.dir)
+	if err := os.WriteFile(filepath.Join(p.clusterDir, "postmaster.pid"), []byte(stale), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	again, err := StartLocal(t.Context(), LocalOptions{DataDir: dataDir, Fast: true, Logger: testLogger(t)})
+	if err != nil {
+		t.Fatalf("StartLocal over a stale postmaster.pid naming a live sleep: %v", err)
+	}
+	t.Cleanup(func() { _ = again.Stop(context.Background()) })
+	if again.PID() == victim.Process.Pid {
+		t.Error("the sleep was taken for the server")
+	}
+	if n, err := queryInt(t, again, "semcat", "SELECT 1"); err != nil || n != 1 {
+		t.Errorf("the server started over the stale file: %d %v", n, err)
+	}
+	select {
+	case <-ended:
+		t.Error("starting over the stale file ended the process it named")
+	default:
+	}
+}
