@@ -267,13 +267,8 @@ func (m *Main) Run(ctx context.Context) error {
 		m.stopMemoryLimit = startMemoryLimit(m.Logger, m.pg.PID, m.pg.MemoryBudget())
 	} else {
 		m.stopMemoryLimit = startMemoryLimit(m.Logger, func() int { return 0 }, 0)
-		// An external database that is not up yet (starting, failing
-		// over) is waited for, not given up on (SPEC §9).
-		if err := catalogdb.WaitReachable(ctx, url, m.Logger); err != nil {
-			return err
-		}
 	}
-	if m.Store, err = catalogdb.Open(ctx, url, m.Logger); err != nil {
+	if m.Store, err = m.openStore(ctx, url); err != nil {
 		return err
 	}
 	m.watch = catalogdb.NewWatch(m.Store, m.Logger)
@@ -311,6 +306,31 @@ func (m *Main) Run(ctx context.Context) error {
 		m.printWelcome()
 	}
 	return nil
+}
+
+// openStore opens the store on the database at url. An external database
+// that is not up yet (starting, failing over), or goes away again while
+// semcat connects, is waited for rather than given up on (SPEC §9).
+func (m *Main) openStore(ctx context.Context, url string) (*catalogdb.Store, error) {
+	for pause := time.Second; ; pause = min(2*pause, 10*time.Second) {
+		if m.Config.DatabaseURL != "" {
+			if err := catalogdb.WaitReachable(ctx, url, m.Logger); err != nil {
+				return nil, err
+			}
+		}
+		s, err := catalogdb.Open(ctx, url, m.Logger)
+		if err == nil || m.Config.DatabaseURL == "" || ctx.Err() != nil || !catalogdb.Unreachable(err) {
+			return s, err
+		}
+		if pause == time.Second {
+			m.Logger.Warn("the database went away (or turned read-only) while semcat connected to it; waiting for it again", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(pause):
+		}
+	}
 }
 
 // indexMetrics are the search index's tail loop's health on /metrics.
