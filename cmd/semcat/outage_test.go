@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/semcat/semcat/catalogdb"
 )
 
@@ -166,6 +168,84 @@ func TestReadyzWhilePostgresHangs(t *testing.T) {
 
 	resume()
 	awaitStatus(t, m.URL(), "/readyz", 200)
+	writers.Wait()
+}
+
+// TestReadyzWhileStandbyStalls: with every commit waiting on a
+// synchronous standby that never answers, and more writers waiting than the
+// pool has connections, /readyz still answers at once: the database itself
+// answers, and the check does not queue behind the writers for a pooled
+// connection.
+func TestReadyzWhileStandbyStalls(t *testing.T) {
+	_, pg := externalPG(t)
+	cfg := testConfig(t)
+	cfg.DatabaseURL = (*pg).URL("semcat")
+	m := startMain(t, cfg)
+	c := client{t: t, base: m.URL()}
+	c.ok("POST", "/api/metalakes", `{"name":"m"}`)
+	c.ok("POST", "/api/metalakes/m/catalogs", `{"name":"c","type":"relational"}`)
+	c.ok("POST", "/api/metalakes/m/catalogs/c/schemas", `{"name":"s"}`)
+
+	admin, err := pgx.Connect(t.Context(), (*pg).URL("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(context.Background())
+	exec := func(sql string) {
+		t.Helper()
+		if _, err := admin.Exec(context.Background(), sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	// A synchronous standby that does not exist: every commit that wrote
+	// waits for it.
+	exec(`ALTER SYSTEM SET synchronous_commit = 'on'`)
+	exec(`ALTER SYSTEM SET synchronous_standby_names = 'nobody'`)
+	exec(`SELECT pg_reload_conf()`)
+	released := false
+	release := func() {
+		if !released {
+			released = true
+			exec(`ALTER SYSTEM RESET synchronous_standby_names`)
+			exec(`ALTER SYSTEM RESET synchronous_commit`)
+			exec(`SELECT pg_reload_conf()`)
+		}
+	}
+	defer release()
+
+	var writers sync.WaitGroup
+	for i := range 24 {
+		writers.Add(1)
+		go func() {
+			defer writers.Done()
+			body := fmt.Sprintf(`{"name":"w%d","columns":[{"name":"id","type":"integer"}]}`, i)
+			resp, err := http.Post(m.URL()+"/api/metalakes/m/catalogs/c/schemas/s/tables", "application/json", strings.NewReader(body))
+			if err == nil {
+				resp.Body.Close()
+			}
+		}()
+	}
+	// Until the pool's connections all wait on the standby.
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		var waiting int
+		if err := admin.QueryRow(t.Context(), `SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep'`).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		if waiting >= int(m.Store.Pool().Config().MaxConns) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d commits wait on the standby", waiting)
+		}
+	}
+	start := time.Now()
+	status, _, body, err := get(m.URL(), "/readyz")
+	if err != nil || status != 200 {
+		t.Errorf("/readyz with the pool's connections all waiting on a stalled standby: %d %s %v after %s, want 200",
+			status, body, err, time.Since(start).Round(time.Millisecond))
+	}
+	t.Logf("/readyz answered %d in %s", status, time.Since(start).Round(time.Millisecond))
+	release()
 	writers.Wait()
 }
 
