@@ -111,12 +111,16 @@ func TestReadyzWhilePostgresHangs(t *testing.T) {
 	}
 	awaitStatus(t, m.URL(), "/readyz", 200)
 
-	// Stop the postmaster and every process it started (each backend is
-	// its own process group, so the postmaster's group is not enough).
-	procs := append([]int{(*pg).PID()}, childrenOf(t, (*pg).PID())...)
-	for _, pid := range procs {
-		if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
-			t.Fatal(err)
+	// Stop the postmaster, so that it starts no more processes, then every
+	// process it started (each backend is its own process group, so the
+	// postmaster's group is not enough).
+	procs := []int{(*pg).PID()}
+	if err := syscall.Kill(procs[0], syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	for _, pid := range childrenOf(t, procs[0]) {
+		if err := syscall.Kill(pid, syscall.SIGSTOP); err == nil {
+			procs = append(procs, pid)
 		}
 	}
 	resumed := false
