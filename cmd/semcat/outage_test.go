@@ -115,14 +115,6 @@ func TestReadyzWhilePostgresHangs(t *testing.T) {
 	// process it started (each backend is its own process group, so the
 	// postmaster's group is not enough).
 	procs := []int{(*pg).PID()}
-	if err := syscall.Kill(procs[0], syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
-	for _, pid := range childrenOf(t, procs[0]) {
-		if err := syscall.Kill(pid, syscall.SIGSTOP); err == nil {
-			procs = append(procs, pid)
-		}
-	}
 	resumed := false
 	resume := func() {
 		if !resumed {
@@ -133,6 +125,14 @@ func TestReadyzWhilePostgresHangs(t *testing.T) {
 		}
 	}
 	t.Cleanup(resume)
+	if err := syscall.Kill(procs[0], syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	for _, pid := range childrenOf(t, procs[0]) {
+		if err := syscall.Kill(pid, syscall.SIGSTOP); err == nil {
+			procs = append(procs, pid)
+		}
+	}
 
 	// Writers that wait on the stopped database with every pooled
 	// connection (more of them than the pool holds).
