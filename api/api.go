@@ -80,6 +80,11 @@ type Config struct {
 	// ReindexProgress reports the latest rebuild's progress (GET
 	// /api/admin/reindex); nil answers 501.
 	ReindexProgress func() semcat.RebuildProgress
+	// DatabaseDown, when set, says whether the database is known to be
+	// down (semcat's database watch, which logs the outage once). While it
+	// is, requests that pass their deadline are not logged one by one
+	// (SPEC §9: one line when the database goes, one when it is back).
+	DatabaseDown func() bool
 }
 
 // withDefaults returns c with zero fields set to their defaults.
@@ -277,8 +282,20 @@ func (h *handler) withRequestContext(next http.Handler) http.Handler {
 		ctx, cancel := context.WithTimeout(r.Context(), h.cfg.RequestTimeout+requestedWait(r))
 		defer cancel()
 		ctx = context.WithValue(ctx, loggerKey{}, h.cfg.Logger)
+		if h.cfg.DatabaseDown != nil {
+			ctx = context.WithValue(ctx, databaseDownKey{}, h.cfg.DatabaseDown)
+		}
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+type databaseDownKey struct{}
+
+// databaseDown reports whether Config.DatabaseDown, carried by the
+// request's context, says the database is down.
+func databaseDown(r *http.Request) bool {
+	down, ok := r.Context().Value(databaseDownKey{}).(func() bool)
+	return ok && down()
 }
 
 // loggerFrom returns the logger NewHandler put into the request context.
@@ -345,11 +362,29 @@ func (h *handler) healthz(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
+// readyTimeout bounds Ready: /readyz answers within a second whatever the
+// database does (SPEC §9).
+const readyTimeout = 900 * time.Millisecond
+
 // readyz answers 200 when Ready succeeds and 503 with the error body when it
-// fails.
+// fails or does not answer within readyTimeout.
 func (h *handler) readyz(w http.ResponseWriter, r *http.Request) {
 	if h.cfg.Ready != nil {
-		if err := h.cfg.Ready(r.Context()); err != nil {
+		ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
+		defer cancel()
+		// Ready should heed ctx; if it does not, /readyz answers anyway.
+		done := make(chan error, 1)
+		go func() { done <- h.cfg.Ready(ctx) }()
+		var err error
+		select {
+		case err = <-done:
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
+		if err != nil && ctx.Err() == context.DeadlineExceeded && r.Context().Err() == nil {
+			err = semcat.Errorf(semcat.EUNAVAILABLE, "not ready: no answer within %s", readyTimeout)
+		}
+		if err != nil {
 			writeError(w, r, err, http.StatusServiceUnavailable)
 			return
 		}

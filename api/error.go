@@ -3,8 +3,16 @@ package api
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/semcat/semcat"
 )
@@ -58,7 +66,7 @@ func StartingHandler() http.Handler {
 			return
 		}
 		w.Header().Set("Retry-After", "5")
-		Error(w, r, semcat.Errorf(semcat.EUNAVAILABLE, "semcat is starting (building its search index); try again shortly"))
+		Error(w, r, semcat.Errorf(semcat.EUNAVAILABLE, "semcat is starting (waiting for its database, or building its search index); try again shortly"))
 	})
 }
 
@@ -110,8 +118,81 @@ type errorBody struct {
 	Stack   []string `json:"stack"`
 }
 
+// Transient faults: failures that pass by themselves, which answer 503
+// (EUNAVAILABLE) with what is wrong and a Retry-After rather than 500 (SPEC
+// §9). Their messages are also how the log tells them apart.
+const (
+	msgDatabaseDown     = "the database is unavailable (unreachable, restarting or failing over); try again shortly"
+	msgDatabaseReadOnly = "the database is failing over (the server reached is read-only); try again shortly"
+	msgDatabaseDiskFull = "the database's disk is full; writes fail until space is freed"
+	msgDatabaseBusy     = "the database is overloaded (out of connections or memory); try again shortly"
+	msgIndexDiskFull    = "the disk under semcat's search index is full; indexing resumes once space is freed"
+)
+
+// retryAfter is the Retry-After of a 503 that does not set its own.
+const retryAfter = "5"
+
+// transientFault returns the message of a transient fault, or "" if err is
+// none. A pgconn error about the connection itself (one that could not be
+// made, or broke) is the database being unavailable; so are SQLSTATE class
+// 08 (connection exception) and 57P01–57P03 (the server shutting down,
+// crashed or starting). Serialization failures and deadlocks (40001,
+// 40P01) are no outage: the store retries them and reports ECONFLICT.
+func transientFault(err error) string {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch code := pgErr.Code; {
+		case strings.HasPrefix(code, "08"), code == "57P01", code == "57P02", code == "57P03":
+			return msgDatabaseDown
+		case code == "25006": // read_only_sql_transaction: a standby, or a primary being demoted
+			return msgDatabaseReadOnly
+		case code == "53100":
+			return msgDatabaseDiskFull
+		case code == "53200", code == "53300":
+			return msgDatabaseBusy
+		}
+		// Any other answer of a live server is no outage, a connection
+		// it refused included: a wrong password or a missing database
+		// does not pass by itself.
+		return ""
+	}
+	var connect *pgconn.ConnectError
+	var retry interface{ SafeToRetry() bool }
+	switch {
+	case errors.Is(err, syscall.ENOSPC):
+		return msgIndexDiskFull
+	case errors.As(err, &connect), errors.Is(err, pgconn.ErrConnClosed):
+		return msgDatabaseDown
+	case errors.As(err, &retry), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNRESET),
+		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.EPIPE):
+		// pgconn's errors about the connection (a failed send or receive)
+		// are the ones that say whether a retry is safe.
+		return msgDatabaseDown
+	}
+	return ""
+}
+
+// asTransient returns err as an EUNAVAILABLE error with the message of its
+// transient fault, still wrapping err, if it is one without a semcat code;
+// otherwise err as it is. The audit log and the counters then see the code
+// the answer has.
+func asTransient(err error) error {
+	if semcat.ErrorCode(err) != semcat.EINTERNAL {
+		return err
+	}
+	var e *semcat.Error
+	if errors.As(err, &e) {
+		return err // an EINTERNAL that someone chose
+	}
+	if msg := transientFault(err); msg != "" {
+		return fmt.Errorf("%w: %w", semcat.Errorf(semcat.EUNAVAILABLE, "%s", msg), err)
+	}
+	return err
+}
+
 // classify returns the wire form of err and whether it is internal.
 func classify(err error) (errorBody, int, bool) {
+	err = asTransient(err)
 	class, ok := errorTable[semcat.ErrorCode(err)]
 	if !ok {
 		return errorBody{Code: internalError.code, Type: internalError.typ(""), Message: internalMessage, Stack: []string{}}, internalError.status, true
@@ -136,6 +217,7 @@ func WireError(err error) (code int, typ, message string) {
 // semcat error code, and its user-safe message. Any other error is a 500
 // with a generic message; only those are logged, with the real error.
 func Error(w http.ResponseWriter, r *http.Request, err error) {
+	err = asTransient(err)
 	recordError(r, err)
 	writeError(w, r, err, 0)
 }
@@ -157,12 +239,26 @@ func writeError(w http.ResponseWriter, r *http.Request, err error, status int) {
 		logRequest(r, slog.LevelError, "internal error", status, err)
 	case status == statusClientClosed:
 		logRequest(r, slog.LevelInfo, "request cancelled by the client", status, err)
+	case semcat.ErrorCode(err) == semcat.EDEADLINE && databaseDown(r):
+		// A database that hangs: the watch has logged it, once.
+		logRequest(r, slog.LevelDebug, "request deadline passed while the database is down", status, err)
 	case semcat.ErrorCode(err) == semcat.EDEADLINE:
 		logRequest(r, slog.LevelWarn, "request deadline passed", status, err)
+	case body.Message == msgDatabaseDown:
+		// The outage is logged once as it begins and once as it ends
+		// (the database watch in cmd/semcat), not once per request.
+		logRequest(r, slog.LevelDebug, "the database is unavailable", status, err)
+	case status == http.StatusServiceUnavailable && semcat.ErrorCode(err) == semcat.EUNAVAILABLE && transientFault(err) != "":
+		if faultLogs.due(body.Message) {
+			logRequest(r, slog.LevelWarn, "transient fault (logged once a minute)", status, err)
+		}
 	}
 	// Headers that describe a successful result must not survive on an error.
 	w.Header().Del(PositionHeader)
 	w.Header().Del("ETag")
+	if status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
+		w.Header().Set("Retry-After", retryAfter)
+	}
 	if err := writeJSON(w, status, body); err != nil {
 		loggerFrom(r).ErrorContext(r.Context(), "writing error response", "err", err)
 	}
@@ -173,4 +269,28 @@ func logRequest(r *http.Request, level slog.Level, msg string, status int, err e
 	loggerFrom(r).Log(r.Context(), level, msg,
 		"method", r.Method, "path", r.URL.EscapedPath(), "operation", Operation(r),
 		"user", semcat.UserFromContext(r.Context()), "status", status, "err", err)
+}
+
+// faultLogs spaces the log lines of transient faults other than an outage
+// (a full disk, say): one a minute for each, not one per request.
+var faultLogs = &logLimiter{every: time.Minute, last: map[string]time.Time{}}
+
+// logLimiter says when a kind of line is due again.
+type logLimiter struct {
+	every time.Duration
+	mu    sync.Mutex
+	last  map[string]time.Time
+}
+
+// due reports whether a line of kind may be logged now, and if so counts
+// it as logged.
+func (l *logLimiter) due(kind string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := time.Now()
+	if t, ok := l.last[kind]; ok && now.Sub(t) < l.every {
+		return false
+	}
+	l.last[kind] = now
+	return true
 }

@@ -8,10 +8,13 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/semcat/semcat"
 	"github.com/semcat/semcat/api"
@@ -53,6 +56,22 @@ func TestErrorTable(t *testing.T) {
 		// A deadline that passed, in the engine or the database (SPEC §2).
 		{fmt.Errorf("search: %w", context.DeadlineExceeded), 503, errBody(1013, "ServiceUnavailableException",
 			"the request's deadline passed before it finished; narrow the request or try again later"), true},
+		// Transient faults (SPEC §9): 503 with what is wrong. An outage
+		// is logged by the database watch, once, not per request.
+		{fmt.Errorf("catalogdb: %w", &pgconn.PgError{Code: "57P01", Message: "terminating connection due to administrator command"}), 503,
+			errBody(1013, "ServiceUnavailableException", "the database is unavailable (unreachable, restarting or failing over); try again shortly"), false},
+		{fmt.Errorf("catalogdb: %w", &pgconn.PgError{Code: "08006"}), 503,
+			errBody(1013, "ServiceUnavailableException", "the database is unavailable (unreachable, restarting or failing over); try again shortly"), false},
+		{fmt.Errorf("commit: %w", pgconn.ErrConnClosed), 503,
+			errBody(1013, "ServiceUnavailableException", "the database is unavailable (unreachable, restarting or failing over); try again shortly"), false},
+		{fmt.Errorf("catalogdb: %w", &pgconn.PgError{Code: "25006"}), 503,
+			errBody(1013, "ServiceUnavailableException", "the database is failing over (the server reached is read-only); try again shortly"), true},
+		{fmt.Errorf("catalogdb: %w", &pgconn.PgError{Code: "53100", Message: "could not extend file"}), 503,
+			errBody(1013, "ServiceUnavailableException", "the database's disk is full; writes fail until space is freed"), true},
+		{fmt.Errorf("rebuild: %w", &os.PathError{Op: "write", Path: "/x/index/000.zap", Err: syscall.ENOSPC}), 503,
+			errBody(1013, "ServiceUnavailableException", "the disk under semcat's search index is full; indexing resumes once space is freed"), true},
+		// Any other answer of the database is a bug, not a fault.
+		{fmt.Errorf("catalogdb: %w", &pgconn.PgError{Code: "42P01", Message: `relation "secret" does not exist`}), 500, errBody(1002, "InternalError", "internal server error"), true},
 		// The client went away: logged as that, not as an internal error.
 		{fmt.Errorf("list: %w", context.Canceled), 499, errBody(1002, "RequestCancelledException", "the request was cancelled by its client"), true},
 	}
@@ -67,6 +86,9 @@ func TestErrorTable(t *testing.T) {
 			}
 			if diff := cmp.Diff(tt.want, res.body); diff != "" {
 				t.Errorf("body (-want +got):\n%s", diff)
+			}
+			if tt.wantStatus == 503 && res.header.Get("Retry-After") == "" {
+				t.Errorf("503 without Retry-After")
 			}
 			logged := logs.String()
 			if tt.wantLogged != (logged != "") {
@@ -120,6 +142,25 @@ func TestStartingHandler(t *testing.T) {
 		}
 		if tt.status == 503 && (rec.Header().Get("Retry-After") == "" || !strings.Contains(rec.Body.String(), "ServiceUnavailableException")) {
 			t.Errorf("%s %s while starting: headers %v body %s", tt.method, tt.path, rec.Header(), rec.Body)
+		}
+	}
+}
+
+// TestDeadlineWhileDatabaseDown: a request that passes its deadline is
+// logged, unless the database is known to be down: then the outage's one
+// line says it all (SPEC §9). It answers 503 with Retry-After either way.
+func TestDeadlineWhileDatabaseDown(t *testing.T) {
+	for _, down := range []bool{false, true} {
+		var logs strings.Builder
+		f := newFake()
+		f.err = fmt.Errorf("load: %w", context.DeadlineExceeded)
+		h := api.NewHandler(services(f), api.Config{Logger: newLogger(&logs), DatabaseDown: func() bool { return down }})
+		res := do(t, h, "GET", "/api/metalakes/m", "")
+		if res.status != 503 || res.header.Get("Retry-After") == "" {
+			t.Errorf("database down %v: %d, Retry-After %q; want 503 with one", down, res.status, res.header.Get("Retry-After"))
+		}
+		if logged := logs.String() != ""; logged == down {
+			t.Errorf("database down %v: logged %q", down, logs.String())
 		}
 	}
 }

@@ -317,6 +317,19 @@ func (p *LocalPostgres) initCluster(ctx context.Context, fast bool) error {
 // startOrAdopt reuses a server already running on the cluster, or starts one.
 func (p *LocalPostgres) startOrAdopt(ctx context.Context, fast bool) error {
 	if info, running := runningPostmaster(p.clusterDir); running {
+		if why := checkPostmaster(info.pid, p.clusterDir); why != nil {
+			// A stale postmaster.pid whose pid another process now has:
+			// PostgreSQL would refuse to start over it, and that process is
+			// none of semcat's business. Only the file goes.
+			pidFile := filepath.Join(p.clusterDir, "postmaster.pid")
+			p.logger.Warn("removing a stale postmaster.pid: the process it names is not this cluster's server",
+				"file", pidFile, "pid", info.pid, "why", why.Error())
+			if err := os.Remove(pidFile); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("semcat: removing stale %s: %w", pidFile, err)
+			}
+		}
+	}
+	if info, running := runningPostmaster(p.clusterDir); running {
 		err := p.adopt(ctx, info)
 		if err == nil {
 			return nil
@@ -577,13 +590,8 @@ func prepareClusterDir(dataDir string, runAs *serverAcct) (string, error) {
 	}
 	// /var/tmp is world-writable: accept only a real directory owned by the
 	// server account (or freshly made by us), never a planted symlink.
-	fi, err := os.Lstat(dir)
-	if err != nil {
-		return "", fmt.Errorf("semcat: %w", err)
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !fi.IsDir() || !ok || (st.Uid != 0 && st.Uid != runAs.uid) {
-		return "", fmt.Errorf("semcat: refusing to use %s: not a directory owned by root or %s", dir, serverUser)
+	if err := ownClusterDir(dir, runAs); err != nil {
+		return "", fmt.Errorf("semcat: refusing to use %s: %w", dir, err)
 	}
 	if err := os.Lchown(dir, int(runAs.uid), int(runAs.gid)); err != nil {
 		return "", fmt.Errorf("semcat: giving %s to user %s: %w", dir, serverUser, err)
@@ -594,7 +602,7 @@ func prepareClusterDir(dataDir string, runAs *serverAcct) (string, error) {
 	if err := os.WriteFile(filepath.Join(dir, "OWNER"), []byte(dataDir+"\n"), 0o644); err != nil {
 		return "", fmt.Errorf("semcat: %w", err)
 	}
-	fi, err = os.Lstat(link)
+	fi, err := os.Lstat(link)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 	case err != nil:
@@ -620,6 +628,30 @@ func prepareClusterDir(dataDir string, runAs *serverAcct) (string, error) {
 		return "", fmt.Errorf("semcat: linking %s to %s: %w", link, dir, err)
 	}
 	return dir, nil
+}
+
+// ownClusterDir checks that dir, a cluster's directory, is one semcat may
+// use and stop a server in: a real directory (not a symlink) owned by the
+// user semcat runs as, or, when that is root, by the server account that
+// semcat hands it to. Anyone can make directories in /var/tmp, so as root
+// the path alone proves nothing.
+func ownClusterDir(dir string, runAs *serverAcct) error {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !fi.IsDir() || !ok {
+		return errors.New("not a directory")
+	}
+	euid := uint32(os.Geteuid())
+	if st.Uid == euid || (runAs != nil && st.Uid == runAs.uid) {
+		return nil
+	}
+	if runAs != nil {
+		return fmt.Errorf("owned by uid %d, not by root or %s", st.Uid, serverUser)
+	}
+	return fmt.Errorf("owned by uid %d, not by the user semcat runs as (uid %d)", st.Uid, euid)
 }
 
 // LocalClusterDir returns the directory StartLocal keeps dataDir's cluster
@@ -911,17 +943,40 @@ func quotePGConfString(s string) string {
 // semcat left behind), fast then immediate, and deletes the cluster's
 // directory, which as root lives outside the data directory. The caller
 // makes sure no semcat uses dataDir.
-func RemoveLocal(ctx context.Context, dataDir string) error {
+//
+// It signals only its own cluster's postmaster (SPEC §9): a cluster
+// directory that does not belong to semcat's user (or, as root, to the
+// server account) is left alone, and so is a process that postmaster.pid
+// names but that is not a postgres whose data directory is this cluster
+// (a planted or stale file whose pid another process now has); each is
+// reported on out.
+func RemoveLocal(ctx context.Context, dataDir string, out io.Writer) error {
 	dir, err := LocalClusterDir(dataDir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	} else if err != nil {
 		return err
 	}
+	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	runAs, err := serverAccount()
+	if err != nil {
+		runAs = nil // root without a postgres user: only root's own directory is ours
+	}
+	if err := ownClusterDir(dir, runAs); err != nil {
+		fmt.Fprintf(out, "left %s alone: %v; it is not a cluster semcat made, so neither it nor any process it names was touched\n", dir, err)
+		return nil
+	}
 	clusterDir := filepath.Join(dir, "data")
+	pidFile := filepath.Join(clusterDir, "postmaster.pid")
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGQUIT} {
 		info, running := runningPostmaster(clusterDir)
 		if !running {
+			break
+		}
+		if err := checkPostmaster(info.pid, clusterDir); err != nil {
+			fmt.Fprintf(out, "left process %d alone: %s names it, but %v\n", info.pid, pidFile, err)
 			break
 		}
 		if err := syscall.Kill(info.pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
@@ -938,7 +993,7 @@ func RemoveLocal(ctx context.Context, dataDir string) error {
 			}
 		}
 	}
-	if info, running := runningPostmaster(clusterDir); running {
+	if info, running := runningPostmaster(clusterDir); running && checkPostmaster(info.pid, clusterDir) == nil {
 		return fmt.Errorf("semcat: PostgreSQL (pid %d) in %s did not stop", info.pid, clusterDir)
 	}
 	if err := os.RemoveAll(dir); err != nil {

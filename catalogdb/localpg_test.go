@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -362,7 +363,7 @@ func TestLocalStopsWithParent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = RemoveLocal(context.Background(), dataDir) })
+	t.Cleanup(func() { _ = RemoveLocal(context.Background(), dataDir, io.Discard) })
 	if err := helper.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
@@ -446,5 +447,59 @@ func TestLocalHelpers(t *testing.T) {
 	}
 	if got := lastNLines([]byte("a\nb\nc\n"), 2); got != "b\nc" {
 		t.Errorf("lastNLines = %q", got)
+	}
+}
+
+// TestCheckPostmaster: a running managed server is its cluster's
+// postmaster; it is not another cluster's, and a process that is not
+// postgres is nobody's.
+func TestCheckPostmaster(t *testing.T) {
+	p := startLocalForTest(t, filepath.Join(t.TempDir(), "data"))
+	if err := checkPostmaster(p.PID(), p.clusterDir); err != nil {
+		t.Errorf("the managed server (pid %d) is not the postmaster of %s: %v", p.PID(), p.clusterDir, err)
+	}
+	if err := checkPostmaster(p.PID(), t.TempDir()); err == nil {
+		t.Error("the managed server passes as the postmaster of another directory")
+	}
+	if err := checkPostmaster(os.Getpid(), p.clusterDir); err == nil || !strings.Contains(err.Error(), "not postgres") {
+		t.Errorf("the test process as postmaster: %v, want it refused as not postgres", err)
+	}
+}
+
+// TestLocalStalePIDReused: a postmaster.pid left by a server that died,
+// whose pid another process now has, neither stops the next start nor
+// costs that process anything.
+func TestLocalStalePIDReused(t *testing.T) {
+	dataDir := filepath.Join(t.TempDir(), "data")
+	p := startLocalForTest(t, dataDir)
+	if err := p.Stop(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	victim := exec.Command("sleep", "60")
+	if err := victim.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ended := make(chan struct{})
+	go func() { _ = victim.Wait(); close(ended) }()
+	t.Cleanup(func() { _ = victim.Process.Kill(); <-ended })
+	stale := fmt.Sprintf("%d\n%s\n1700000000\n%d\n%s\n\n", victim.Process.Pid, p.clusterDir, localPort, p.dir)
+	if err := os.WriteFile(filepath.Join(p.clusterDir, "postmaster.pid"), []byte(stale), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	again, err := StartLocal(t.Context(), LocalOptions{DataDir: dataDir, Fast: true, Logger: testLogger(t)})
+	if err != nil {
+		t.Fatalf("StartLocal over a stale postmaster.pid naming a live sleep: %v", err)
+	}
+	t.Cleanup(func() { _ = again.Stop(context.Background()) })
+	if again.PID() == victim.Process.Pid {
+		t.Error("the sleep was taken for the server")
+	}
+	if n, err := queryInt(t, again, "semcat", "SELECT 1"); err != nil || n != 1 {
+		t.Errorf("the server started over the stale file: %d %v", n, err)
+	}
+	select {
+	case <-ended:
+		t.Error("starting over the stale file ended the process it named")
+	default:
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -54,8 +55,18 @@ func Open(ctx context.Context, connString string, logger *slog.Logger) (*Store, 
 	if err != nil {
 		return nil, fmt.Errorf("catalogdb: parse connection string: %w", err)
 	}
+	// pgxpool's default is the number of cores, at least 4: on a small
+	// machine a few writers waiting on the database (a stalled synchronous
+	// standby) would hold every connection and queue all reads behind
+	// them. A pool_max_conns in the URL wins.
+	if !strings.Contains(connString, "pool_max_conns") {
+		cfg.MaxConns = max(cfg.MaxConns, minPoolConns)
+	}
 	return openConfig(ctx, cfg, logger)
 }
+
+// minPoolConns is the least pool size Open gives a URL that sets none.
+const minPoolConns = 10
 
 // openConfig connects a pool configured by cfg, migrates the database and
 // returns the store.

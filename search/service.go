@@ -8,6 +8,7 @@ package search
 import (
 	"context"
 	"runtime"
+	"time"
 
 	"github.com/blevesearch/bleve/v2"
 	bq "github.com/blevesearch/bleve/v2/search/query"
@@ -110,7 +111,13 @@ func (s *Service) visibility(ctx context.Context, metalake string) (bq.Query, er
 // exists, which every other route under it answers with 404; an answer
 // with hits has shown it without this round trip.
 func (s *Service) exists(ctx context.Context, metalake string) error {
-	_, err := s.Store.GetMetalake(ctx, metalake)
+	// The lookup is one indexed row: a database that takes longer than
+	// existsTimeout is hanging (stopped, or a stalled standby holding
+	// every connection), and the index can answer instead of the request
+	// waiting until its own deadline.
+	lookup, cancel := context.WithTimeout(ctx, existsTimeout)
+	_, err := s.Store.GetMetalake(lookup, metalake)
+	cancel()
 	switch {
 	case err == nil:
 		return nil
@@ -125,8 +132,14 @@ func (s *Service) exists(ctx context.Context, metalake string) error {
 	if ierr == nil && held.Total > 0 {
 		return nil
 	}
+	if semcat.ErrorCode(err) == semcat.EDEADLINE {
+		return semcat.Errorf(semcat.EUNAVAILABLE, "the database did not answer within %s, so whether metalake '%s' exists is unknown; try again shortly", existsTimeout, metalake)
+	}
 	return err
 }
+
+// existsTimeout bounds exists' lookup of the metalake in the database.
+const existsTimeout = time.Second
 
 // heavySlots admits the costliest searches, many terms or many prefixes
 // (up to the limits of SPEC §2.11), to half the machine's cores, so that a

@@ -12,9 +12,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// logLines parses semcat's JSON log lines, keeping those whose msg is one of
+// logRecords parses semcat's JSON log lines, keeping those whose msg is one of
 // msgs.
-func logLines(t *testing.T, log string, msgs ...string) []map[string]any {
+func logRecords(t *testing.T, log string, msgs ...string) []map[string]any {
 	t.Helper()
 	var out []map[string]any
 	sc := bufio.NewScanner(strings.NewReader(log))
@@ -79,7 +79,7 @@ func TestAccessLog(t *testing.T) {
 		status              float64
 	}
 	var got []line
-	for _, l := range logLines(t, log.String(), "request") {
+	for _, l := range logRecords(t, log.String(), "request") {
 		if _, ok := l["duration_ms"].(float64); !ok {
 			t.Errorf("a request line without its duration: %v", l)
 		}
@@ -110,11 +110,11 @@ func TestAccessLog(t *testing.T) {
 	if mcpLines < 4 { // initialize, initialized, three calls (a close may add a DELETE)
 		t.Errorf("%d access log lines for /mcp, want one per request (at least 4)", mcpLines)
 	}
-	sessions := logLines(t, log.String(), "mcp session")
+	sessions := logRecords(t, log.String(), "mcp session")
 	if len(sessions) != 1 || sessions[0]["client"] != "agent" || sessions[0]["user"] != "carol" {
 		t.Errorf("mcp session lines: %v, want one for the client agent as carol", sessions)
 	}
-	if sdk := logLines(t, log.String(), "server session connected", "server connecting", "server session disconnected"); len(sdk) != 0 {
+	if sdk := logRecords(t, log.String(), "server session connected", "server connecting", "server session disconnected"); len(sdk) != 0 {
 		t.Errorf("the MCP SDK still logs per request: %v", sdk)
 	}
 
@@ -128,7 +128,7 @@ func TestAccessLog(t *testing.T) {
 	} else {
 		resp.Body.Close()
 	}
-	if lines := logLines(t, quietLog.String(), "request"); len(lines) != 0 {
+	if lines := logRecords(t, quietLog.String(), "request"); len(lines) != 0 {
 		t.Errorf("--access-log=false still logs requests: %v", lines)
 	}
 }

@@ -93,7 +93,7 @@ func reset(dataDir string, yes bool, stdout io.Writer) error {
 	defer release()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := catalogdb.RemoveLocal(ctx, dir); err != nil {
+	if err := catalogdb.RemoveLocal(ctx, dir, stdout); err != nil {
 		return err
 	}
 	if err := os.RemoveAll(dir); err != nil {

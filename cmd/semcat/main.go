@@ -81,6 +81,9 @@ func serveCommand(getenv func(string) string) *cobra.Command {
 			m := NewMain(cfg, cmd.OutOrStdout(), cmd.ErrOrStderr())
 			if err := m.Run(ctx); err != nil {
 				m.Close(context.Background())
+				if ctx.Err() != nil {
+					return nil // stopped while starting (waiting for the database, say)
+				}
 				return err
 			}
 			<-ctx.Done()
@@ -218,6 +221,11 @@ type Main struct {
 	pprof          *http.Server
 
 	stopMemoryLimit func()
+
+	// watch checks the database for /readyz and logs it lost and regained.
+	watch     *catalogdb.Watch
+	stopWatch context.CancelFunc
+	watchDone chan struct{}
 }
 
 // NewMain returns a Main for cfg that logs JSON lines to stderr.
@@ -261,9 +269,16 @@ func (m *Main) Run(ctx context.Context) error {
 	} else {
 		m.stopMemoryLimit = startMemoryLimit(m.Logger, func() int { return 0 }, 0)
 	}
-	if m.Store, err = catalogdb.Open(ctx, url, m.Logger); err != nil {
+	if m.Store, err = m.openStore(ctx, url); err != nil {
 		return err
 	}
+	m.watch = catalogdb.NewWatch(m.Store, m.Logger)
+	watchCtx, stopWatch := context.WithCancel(context.Background())
+	m.stopWatch, m.watchDone = stopWatch, make(chan struct{})
+	go func() {
+		defer close(m.watchDone)
+		m.watch.Run(watchCtx)
+	}()
 	if cfg.Demo {
 		loaded, err := demo.LoadIfEmpty(ctx, m.Store)
 		if err != nil {
@@ -294,6 +309,31 @@ func (m *Main) Run(ctx context.Context) error {
 	return nil
 }
 
+// openStore opens the store on the database at url. An external database
+// that is not up yet (starting, failing over), or goes away again while
+// semcat connects, is waited for rather than given up on (SPEC §9).
+func (m *Main) openStore(ctx context.Context, url string) (*catalogdb.Store, error) {
+	for pause := time.Second; ; pause = min(2*pause, 10*time.Second) {
+		if m.Config.DatabaseURL != "" {
+			if err := catalogdb.WaitReachable(ctx, url, m.Logger); err != nil {
+				return nil, err
+			}
+		}
+		s, err := catalogdb.Open(ctx, url, m.Logger)
+		if err == nil || m.Config.DatabaseURL == "" || ctx.Err() != nil || !catalogdb.Unreachable(err) {
+			return s, err
+		}
+		if pause == time.Second {
+			m.Logger.Warn("the database went away (or turned read-only) while semcat connected to it; waiting for it again", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(pause):
+		}
+	}
+}
+
 // indexMetrics are the search index's tail loop's health on /metrics.
 func indexMetrics(x *indexer.Indexer) []prometheus.Collector {
 	return []prometheus.Collector{
@@ -315,9 +355,10 @@ func indexMetrics(x *indexer.Indexer) []prometheus.Collector {
 	}
 }
 
-// ready is /readyz: the database answers and the search index is open.
+// ready is /readyz: the database answers (the watch's check, over its own
+// connection and within its own deadline) and the search index is open.
 func (m *Main) ready(ctx context.Context) error {
-	if err := m.Store.Ping(ctx); err != nil {
+	if err := m.watch.Check(ctx); err != nil {
 		return err
 	}
 	return m.Indexer.Ready()
@@ -467,6 +508,7 @@ func (m *Main) handler(dataDir string) (http.Handler, error) {
 		Reindex:         m.Indexer.Rebuild,
 		ReindexProgress: m.Indexer.RebuildProgress,
 		IsAdmin:         m.isAdmin,
+		DatabaseDown:    m.watch.Down,
 	})
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", api.MetricsHandler(m.Registry))
@@ -573,6 +615,11 @@ func (m *Main) Close(ctx context.Context) error {
 	if m.audit != nil {
 		errs = append(errs, m.audit.Close())
 		m.audit = nil
+	}
+	if m.stopWatch != nil {
+		m.stopWatch()
+		<-m.watchDone
+		m.stopWatch = nil
 	}
 	if m.Store != nil {
 		m.Store.Close()
