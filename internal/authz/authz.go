@@ -17,6 +17,13 @@ import (
 // catalogdb.Store.Access).
 type AccessSource interface {
 	Access(ctx context.Context, user string, ns semcat.Namespace, kind semcat.EntityKind, names []string) (*semcat.Access, map[string]*semcat.Access, error)
+	// AccessObjects is Access for many objects of a metalake, named by
+	// type and full name, in a fixed number of statements: for each, the
+	// facts at the namespace that holds it and its own (nil if it does not
+	// exist). See catalogdb.Store.AccessObjects.
+	AccessObjects(ctx context.Context, user, metalake string, objs []semcat.ObjectRef) (parents, own []*semcat.Access, err error)
+	// MemberOf names the metalakes user is a member of or owns.
+	MemberOf(ctx context.Context, user string) (map[string]bool, error)
 }
 
 // Inner is the set of services that Service guards.
