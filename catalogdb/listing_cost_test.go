@@ -89,3 +89,48 @@ func TestListingsTakeFewRoundTrips(t *testing.T) {
 	}
 	t.Logf("statements: %v", small)
 }
+
+// TestUserGrants: a user's grants and ownerships in a metalake; the owner
+// of the metalake, who sees everything, gets that ownership alone, however
+// many objects it created.
+func TestUserGrants(t *testing.T) {
+	t.Parallel()
+	admin := semcat.NewContextWithUser(context.Background(), "admin")
+	s, err := catalogdb.Open(admin, pgtest.NewDatabase(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	ns := semcat.Namespace{Metalake: "m", Catalog: "rel", Schema: "sales"}
+	must := func(_ any, _ semcat.Position, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(s.CreateMetalake(admin, semcat.MetalakeCreate{Name: "m"}))
+	must(s.CreateCatalog(admin, "m", semcat.CatalogCreate{Name: "rel", Type: semcat.CatalogRelational}))
+	must(s.CreateSchema(admin, semcat.Namespace{Metalake: "m", Catalog: "rel"}, semcat.SchemaCreate{Name: "sales"}))
+	must(s.CreateUser(admin, "m", semcat.UserCreate{Name: "bob"}))
+	must(s.CreateRole(admin, "m", semcat.RoleCreate{Name: "maker", SecurableObjects: []semcat.SecurableObject{
+		{Type: "SCHEMA", FullName: "rel.sales", Privileges: []semcat.PrivilegeGrant{{Name: semcat.CreateTable, Condition: semcat.Allow}}}}}))
+	must(s.GrantRoles(admin, "m", "bob", []string{"maker"}))
+	bob := semcat.NewContextWithUser(context.Background(), "bob")
+	for i := range 3 {
+		must(s.CreateTable(bob, ns, semcat.TableCreate{Name: fmt.Sprintf("t%d", i), Columns: []semcat.Column{{Name: "id", Type: &semcat.Type{Name: "long"}}}}))
+		must(s.CreateTable(admin, ns, semcat.TableCreate{Name: fmt.Sprintf("a%d", i), Columns: []semcat.Column{{Name: "id", Type: &semcat.Type{Name: "long"}}}}))
+	}
+	g, err := s.UserGrants(admin, "m", "admin")
+	if err != nil || !g.Member || len(g.Bindings) != 0 || len(g.Owned) != 1 || len(g.Owned[semcat.KindMetalake]) != 1 {
+		t.Errorf("the metalake's owner: %+v %v, want its ownership of the metalake alone", g, err)
+	}
+	g, err = s.UserGrants(admin, "m", "bob")
+	if err != nil || !g.Member || len(g.Bindings) != 1 || g.Bindings[0].Privilege != semcat.CreateTable || len(g.Owned) != 1 || len(g.Owned[semcat.KindTable]) != 3 {
+		t.Errorf("bob: %+v %v, want his binding and his three tables", g, err)
+	}
+	for _, tt := range []struct{ metalake, user string }{{"m", "nobody"}, {"nope", "admin"}} {
+		if g, err := s.UserGrants(admin, tt.metalake, tt.user); err != nil || g.Member || len(g.Bindings) != 0 || len(g.Owned) != 0 {
+			t.Errorf("%s in %s: %+v %v, want nothing", tt.user, tt.metalake, g, err)
+		}
+	}
+}

@@ -170,24 +170,18 @@ func (s *Service) TagObjects(ctx context.Context, metalake, name, value string) 
 	if err := s.check(ctx, mlNS(metalake), isMember, "see tags of '"+metalake+"'"); err != nil {
 		return nil, err
 	}
-	all, err := s.inner.TagObjects(ctx, metalake, name, value)
-	if err != nil || len(all) == 0 {
-		return all, err
+	all, parents, own, err := s.src.TagObjectsAccess(ctx, user(ctx), metalake, name, value)
+	if err != nil {
+		return nil, err
 	}
-	refs := make([]semcat.ObjectRef, len(all))
-	for i, o := range all {
-		refs[i] = semcat.ObjectRef(o)
-		see := refs[i]
+	for _, o := range all {
+		see := semcat.ObjectRef(o)
 		if see.Type == semcat.KindColumn {
 			see, _ = see.ColumnOf()
 		}
 		if _, _, _, err := semcat.ParseObjectRef(metalake, string(see.Type), see.FullName); err != nil {
 			return nil, err // as checkSee answers
 		}
-	}
-	parents, own, err := s.src.AccessObjects(ctx, user(ctx), metalake, refs)
-	if err != nil {
-		return nil, err
 	}
 	out := []semcat.TaggedObject{}
 	for i, o := range all {
