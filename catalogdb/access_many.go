@@ -79,15 +79,19 @@ func loadUserFacts(ctx context.Context, q querier, mid int64, user string) (*use
 // gone).
 func (f *userFacts) accessAt(mid int64, paths []objectPath) (parents, own []*semcat.Access) {
 	parents, own = make([]*semcat.Access, len(paths)), make([]*semcat.Access, len(paths))
-	// under is the Access of object k below the Access a of its parent.
+	// under is the Access of object k below the Access a of its parent:
+	// a itself when k adds nothing (no caller changes an Access).
 	under := func(a *semcat.Access, k objectKey) *semcat.Access {
+		if len(f.bindings[k]) == 0 && !f.owned[k] {
+			return a
+		}
 		c := &semcat.Access{Member: f.member, Owns: maps.Clone(a.Owns), Bindings: append(slices.Clip(a.Bindings), f.bindings[k]...)}
 		if f.owned[k] {
 			c.Owns[k.kind] = true
 		}
 		return c
 	}
-	top := under(&semcat.Access{Owns: map[semcat.EntityKind]bool{}}, objectKey{semcat.KindMetalake, mid})
+	top := under(&semcat.Access{Owns: map[semcat.EntityKind]bool{}, Member: f.member}, objectKey{semcat.KindMetalake, mid})
 	// One namespace's Access serves every object below it.
 	shared := map[objectKey]*semcat.Access{}
 	level := func(a *semcat.Access, k objectKey) *semcat.Access {
