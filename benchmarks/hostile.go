@@ -205,8 +205,10 @@ type ListingResult struct {
 	// Rows is how many objects each listing answered (all must answer
 	// every table).
 	Rows int `json:"rows"`
-	// Listing is the listing's latency under its own load; Listings and
+	// Alone is the listing's latency one at a time, with nothing else
+	// running; Listing its latency under its own load, Listings and
 	// ListingErrors count those answered and failed.
+	Alone         Stats `json:"listingAlone"`
 	Listing       Stats `json:"listing"`
 	Listings      int   `json:"listingsAnswered"`
 	ListingErrors int   `json:"listingsFailed"`
@@ -223,6 +225,7 @@ type ListingResult struct {
 const (
 	listingTables = 10000
 	listingLoops  = 4
+	listingAlone  = 10
 	listingTag    = "listing_hot"
 )
 
@@ -327,17 +330,32 @@ func runListing(ctx context.Context, bin, dir string, g *Generator, n int, seed 
 	}
 	res.Idle = summarize(idle)
 
+	path := base + "/tags/" + listingTag + "/objects"
+	type listing struct {
+		Objects []json.RawMessage `json:"metadataObjects"`
+	}
+	var alone []time.Duration
+	for range listingAlone {
+		var out listing
+		t0 := time.Now()
+		if _, err := c.do(ctx, http.MethodGet, path, nil, &out); err != nil {
+			return res, fmt.Errorf("listing load: the listing alone: %w", err)
+		}
+		alone = append(alone, time.Since(t0))
+		if len(out.Objects) != listingTables {
+			return res, fmt.Errorf("listing load: the listing alone answered %d objects, want %d", len(out.Objects), listingTables)
+		}
+	}
+	res.Alone = summarize(alone)
+
 	load, stop := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var listed []time.Duration
-	path := base + "/tags/" + listingTag + "/objects"
 	for range listingLoops {
 		wg.Go(func() {
 			for load.Err() == nil {
-				var out struct {
-					Objects []json.RawMessage `json:"metadataObjects"`
-				}
+				var out listing
 				t0 := time.Now()
 				_, err := c.do(load, http.MethodGet, path, nil, &out)
 				d := time.Since(t0)
