@@ -268,3 +268,30 @@ func BenchmarkVisibilityOwned(b *testing.B) {
 		}
 	}
 }
+
+// TestLargeVisibilityIsCostly: a caller whose visibility names thousands
+// of ids (the tables it owns) searches in the costly-query slots; the owner
+// of the metalake, whatever else it owns, does not.
+func TestLargeVisibilityIsCostly(t *testing.T) {
+	g := &catalogdb.Grants{Owned: map[semcat.EntityKind][]int64{}, Member: true,
+		Bindings: []catalogdb.Grant{{Kind: semcat.KindMetalake, ID: 1, Privilege: semcat.UseCatalog, Condition: semcat.Allow},
+			{Kind: semcat.KindMetalake, ID: 1, Privilege: semcat.UseSchema, Condition: semcat.Allow}}}
+	for i := range heavyVisibility {
+		g.Owned[semcat.KindTable] = append(g.Owned[semcat.KindTable], int64(100+i))
+	}
+	if n := visibilityTerms(Visibility(g)); n < heavyVisibility {
+		t.Errorf("%d owned tables: %d terms, want at least %d", heavyVisibility, n, heavyVisibility)
+	}
+	g.Owned[semcat.KindTable] = g.Owned[semcat.KindTable][:10]
+	if n := visibilityTerms(Visibility(g)); n >= heavyVisibility {
+		t.Errorf("10 owned tables: %d terms", n)
+	}
+	g.Owned[semcat.KindTable] = nil
+	for i := range 2 * heavyVisibility {
+		g.Owned[semcat.KindTable] = append(g.Owned[semcat.KindTable], int64(100+i))
+	}
+	g.Owned[semcat.KindMetalake] = []int64{1}
+	if n := visibilityTerms(Visibility(g)); n > 50 {
+		t.Errorf("the metalake's owner: %d terms, want its ownership and the types'", n)
+	}
+}
