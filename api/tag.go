@@ -3,6 +3,7 @@ package api
 import (
 	"mime"
 	"net/http"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -86,6 +87,12 @@ func (h *handler) tagObjects(w http.ResponseWriter, r *http.Request) error {
 			return semcat.Errorf(semcat.EINVALID, "value: must be 1-%d characters, not blank", semcat.MaxTagValueLength)
 		}
 	}
+	select {
+	case listingSlots <- struct{}{}:
+		defer func() { <-listingSlots }()
+	case <-r.Context().Done():
+		return r.Context().Err()
+	}
 	objs, err := h.svc.Tags.TagObjects(r.Context(), n[0], n[1], value)
 	if err != nil {
 		return err
@@ -93,6 +100,13 @@ func (h *handler) tagObjects(w http.ResponseWriter, r *http.Request) error {
 	RecordCount(r, len(objs))
 	return ok(w, "metadataObjects", nonNil(objs))
 }
+
+// listingSlots admits the listings no request bounds in size (a tag's
+// objects: 10,000 tables and more) to half the machine's cores, as search
+// admits its costliest queries, so that callers listing back to back leave
+// cores and database connections to everyone else (SPEC §2.11). A listing
+// waits for a slot within its own deadline.
+var listingSlots = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2))
 
 func (h *handler) loadTag(w http.ResponseWriter, r *http.Request) error {
 	n, err := pathNames(r, "metalake", "tag")

@@ -2,10 +2,15 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -29,6 +34,8 @@ type HostileResult struct {
 	Costly      map[int]int `json:"costlyQueriesByStatus"`
 	CostlyQuery string      `json:"costlyQuery"`
 	Ratio       float64     `json:"p99Ratio"` // hostile p99 ÷ idle p99
+	// Listing is the tag-objects listing beside a normal search.
+	Listing ListingResult `json:"tagObjectsListing"`
 }
 
 const (
@@ -183,4 +190,201 @@ func holdConn(ctx context.Context, addr string, cut *atomic.Int64, use func(net.
 		conn.Close()
 		<-done
 	}
+}
+
+// ListingResult is the per-row listing part of the hostile load (SPEC
+// §2.11): GET …/tags/{t}/objects on a tag held by listingTables tables,
+// listingLoops at once, beside a normal search. It runs on a second
+// semcat serving with --authorization (the listing's cost was its
+// authorization, which the main run does not enforce), holding only those
+// tables, which are the generator's with their text; the caller is its
+// anonymous user, a service admin that owns what it created.
+type ListingResult struct {
+	Tables int `json:"taggedTables"`
+	Loops  int `json:"listingLoops"`
+	// Rows is how many objects each listing answered (all must answer
+	// every table).
+	Rows int `json:"rows"`
+	// Alone is the listing's latency one at a time, with nothing else
+	// running; Listing its latency under its own load, Listings and
+	// ListingErrors count those answered and failed.
+	Alone         Stats `json:"listingAlone"`
+	Listing       Stats `json:"listing"`
+	Listings      int   `json:"listingsAnswered"`
+	ListingErrors int   `json:"listingsFailed"`
+	// Idle and Loaded are a normal word search alone and while the
+	// listings run; Errors counts searches that failed meanwhile.
+	Idle   Stats   `json:"idle"`
+	Loaded Stats   `json:"underListing"`
+	Errors int     `json:"errors"`
+	Ratio  float64 `json:"p99Ratio"` // Loaded p99 ÷ Idle p99
+	// LoadSeconds is how long creating the tables took.
+	LoadSeconds float64 `json:"loadSeconds"`
+}
+
+const (
+	listingTables = 10000
+	listingLoops  = 4
+	listingAlone  = 10
+	listingTag    = "listing_hot"
+)
+
+// runListing starts a second semcat (binary bin, data under dir) with
+// --authorization, creates listingTables tables of the generator's, every
+// one with listingTag, and measures n word searches alone and then while
+// listingLoops loops list the tag's objects.
+func runListing(ctx context.Context, bin, dir string, g *Generator, n int, seed uint64) (res ListingResult, err error) {
+	res = ListingResult{Tables: listingTables, Loops: listingLoops}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return res, err
+	}
+	s, err := startServer(ctx, bin, dir, false, "--authorization")
+	defer func() {
+		if s == nil {
+			return
+		}
+		cluster, _ := s.ClusterDir()
+		if serr := s.Stop(90 * time.Second); serr != nil {
+			logf("warning: the listing's server: %v", serr)
+		}
+		if serr := s.stopOrphanedPostgres(60 * time.Second); serr != nil {
+			logf("warning: the listing's server: %v", serr)
+		}
+		if serr := s.removeOutsideCluster(cluster); serr != nil {
+			logf("warning: the listing's server: %v", serr)
+		}
+	}()
+	if err != nil {
+		return res, err
+	}
+	c := newClient(s.URL)
+	m := g.Plan.Metalake
+	base := "/api/metalakes/" + url.PathEscape(m)
+	t0 := time.Now()
+	if _, err := c.do(ctx, http.MethodPost, "/api/metalakes", map[string]any{"name": m}, nil); err != nil {
+		return res, err
+	}
+	for _, t := range append(slices.Clone(g.Tags), listingTag) {
+		if _, err := c.do(ctx, http.MethodPost, base+"/tags", map[string]any{"name": t}, nil); err != nil {
+			return res, err
+		}
+	}
+	const catalog, perSchema, batch = "listing", 1000, 100
+	if _, err := c.do(ctx, http.MethodPost, base+"/catalogs", map[string]any{"name": catalog, "type": "relational"}, nil); err != nil {
+		return res, err
+	}
+	// The generator's tables in plan order, again and again until there
+	// are enough, each renamed by its number.
+	var refs [][3]int
+	for len(refs) < listingTables {
+		for ci, cp := range g.Plan.Catalogs {
+			for si, sp := range cp.Schemas {
+				for ti := range sp.Tables {
+					refs = append(refs, [3]int{ci, si, ti})
+				}
+			}
+		}
+	}
+	var pos string
+	for from := 0; from < listingTables; from += batch {
+		schema := fmt.Sprintf("s%d", from/perSchema)
+		if from%perSchema == 0 {
+			if _, err := c.do(ctx, http.MethodPost, base+"/catalogs/"+catalog+"/schemas", map[string]any{"name": schema}, nil); err != nil {
+				return res, err
+			}
+		}
+		items := make([]any, 0, batch)
+		for i := from; i < min(from+batch, listingTables); i++ {
+			t := g.Table(refs[i][0], refs[i][1], refs[i][2])
+			item := t.Body().(map[string]any)
+			item["name"] = fmt.Sprintf("%s_%d", t.Name, i)
+			item["tags"] = append(slices.Clone(t.Tags), listingTag)
+			items = append(items, item)
+		}
+		if pos, err = c.do(ctx, http.MethodPost, base+"/catalogs/"+catalog+"/schemas/"+schema+"/tables:batchCreate", map[string]any{"tables": items}, nil); err != nil {
+			return res, err
+		}
+	}
+	if err := c.WaitSearchable(ctx, m, pos, 10*time.Minute); err != nil {
+		return res, err
+	}
+	res.LoadSeconds = time.Since(t0).Seconds()
+
+	sm := newSampler(g, rand.New(rand.NewPCG(seed, 26)))
+	measure := func() ([]time.Duration, int) {
+		var ds []time.Duration
+		errs := 0
+		for range n {
+			t0 := time.Now()
+			if _, err := c.Search(ctx, m, SearchParams{Query: sm.word(), Limit: 20}); err != nil {
+				errs++
+				continue
+			}
+			ds = append(ds, time.Since(t0))
+		}
+		return ds, errs
+	}
+	idle, errs := measure()
+	if errs > 0 {
+		return res, fmt.Errorf("listing load: %d of %d searches failed before any load", errs, n)
+	}
+	res.Idle = summarize(idle)
+
+	path := base + "/tags/" + listingTag + "/objects"
+	type listing struct {
+		Objects []json.RawMessage `json:"metadataObjects"`
+	}
+	var alone []time.Duration
+	for range listingAlone {
+		var out listing
+		t0 := time.Now()
+		if _, err := c.do(ctx, http.MethodGet, path, nil, &out); err != nil {
+			return res, fmt.Errorf("listing load: the listing alone: %w", err)
+		}
+		alone = append(alone, time.Since(t0))
+		if len(out.Objects) != listingTables {
+			return res, fmt.Errorf("listing load: the listing alone answered %d objects, want %d", len(out.Objects), listingTables)
+		}
+	}
+	res.Alone = summarize(alone)
+
+	load, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var listed []time.Duration
+	for range listingLoops {
+		wg.Go(func() {
+			for load.Err() == nil {
+				var out listing
+				t0 := time.Now()
+				_, err := c.do(load, http.MethodGet, path, nil, &out)
+				d := time.Since(t0)
+				if load.Err() != nil {
+					return
+				}
+				mu.Lock()
+				if err != nil {
+					res.ListingErrors++
+				} else {
+					listed = append(listed, d)
+					res.Rows = len(out.Objects)
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	// Let the listings start.
+	select {
+	case <-ctx.Done():
+	case <-time.After(time.Second):
+	}
+	loaded, errs := measure()
+	stop()
+	wg.Wait()
+	res.Loaded, res.Errors = summarize(loaded), errs
+	res.Listing, res.Listings = summarize(listed), len(listed)
+	if res.Idle.P99 > 0 {
+		res.Ratio = res.Loaded.P99 / res.Idle.P99
+	}
+	return res, ctx.Err()
 }

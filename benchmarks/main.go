@@ -401,6 +401,15 @@ func bench(ctx context.Context, o options, n int, root, tmp string, srv **Server
 	h := res.Hostile
 	logf("  alone p50 %s / p99 %s ms; under the load p50 %s / p99 %s ms (%.1f×), %d failed; %d connections cut; costly queries by status %v",
 		fmtMs(h.Idle.P50), fmtMs(h.Idle.P99), fmtMs(h.Hostile.P50), fmtMs(h.Hostile.P99), h.Ratio, h.Errors, h.Cut, h.Costly)
+	logf("tag-objects listing: a second semcat with --authorization, %d tables with one tag; %d word searches alone, then beside %d listing loops",
+		listingTables, o.iterations, listingLoops)
+	if res.Hostile.Listing, err = runListing(ctx, bin, filepath.Join(tmp, "listing"), g, o.iterations, o.seed); err != nil {
+		return nil, err
+	}
+	ls := res.Hostile.Listing
+	logf("  %d tables created in %.1f s; listing of %d rows alone p50 %s ms, four at once p50 %s / p99 %s ms (%d answered, %d failed); search alone p50 %s / p99 %s ms, beside the listings p50 %s / p99 %s ms (%.1f×), %d failed",
+		ls.Tables, ls.LoadSeconds, ls.Rows, fmtMs(ls.Alone.P50), fmtMs(ls.Listing.P50), fmtMs(ls.Listing.P99), ls.Listings, ls.ListingErrors,
+		fmtMs(ls.Idle.P50), fmtMs(ls.Idle.P99), fmtMs(ls.Loaded.P50), fmtMs(ls.Loaded.P99), ls.Ratio, ls.Errors)
 
 	if res.ServingRSS, res.ServingRSSSampled, err = servingPeak(s.PeakRSS, servingHWM, rss.PeakSince("metric discovery"), func() bool { return s.exitedWithin(5 * time.Second) }); err != nil {
 		return nil, err

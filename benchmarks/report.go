@@ -251,6 +251,12 @@ func (r *Results) evaluate() {
 	add("hostile load", fmt.Sprintf("a normal search's p99 ≤ %.0f× its idle value", targetHostileRatio), missed)
 
 	missed = nil
+	if l := r.Hostile.Listing; l.Errors > 0 || l.Ratio > targetHostileRatio || l.ListingErrors > 0 || l.Rows != l.Tables {
+		missed = append(missed, fmt.Sprintf("p99 %.1f× its idle value, %d searches and %d listings failed, %d of %d rows", l.Ratio, l.Errors, l.ListingErrors, l.Rows, l.Tables))
+	}
+	add("tag-objects listing", fmt.Sprintf("every row; a normal search's p99 ≤ %.0f× its idle value", targetHostileRatio), missed)
+
+	missed = nil
 	if r.Load.Rate < targetIngest {
 		missed = append(missed, fmt.Sprintf("%.0f entities/s", r.Load.Rate))
 	}
@@ -392,6 +398,13 @@ func (r *Results) Markdown() string {
 		ck = r.check("hostile load")
 		p("| word search under hostile load: %d idle connections, %d slow bodies, %d loops of the costliest query (%d cut; costly answers by status %v; %d searches failed) | %s | the same search alone | %s | %.1f× at p99 | %s | %s |\n",
 			h.IdleConns, h.SlowBodies, hostileCostlyLoops, h.Cut, h.Costly, h.Errors, fmtStats(h.Hostile), fmtStats(h.Idle), h.Ratio, ck.Target, metText(ck))
+	}
+	if l := r.Hostile.Listing; l.Idle.N > 0 {
+		ck = r.check("tag-objects listing")
+		p("| word search beside %d loops of `GET …/tags/{t}/objects` on a tag of %d tables, on a second semcat with `--authorization` holding only those (%d searches failed) | %s | the same search alone | %s | %.1f× at p99 | %s | %s |\n",
+			l.Loops, l.Tables, l.Errors, fmtStats(l.Loaded), fmtStats(l.Idle), l.Ratio, ck.Target, metText(ck))
+		p("| that listing, %d rows, alone (%d) | %s | | | | | |\n", l.Tables, l.Alone.N, fmtStats(l.Alone))
+		p("| that listing under its own load (%d answered, %d failed) | %s | | | | | |\n", l.Listings, l.ListingErrors, fmtStats(l.Listing))
 	}
 	ck = r.check("bulk ingest, end to end")
 	p("| bulk ingest, end to end (concurrency %d, %d requests, %s) | %.0f entities/s (%.1f s; HTTP alone %.0f/s) | | | | %s | %s |\n",

@@ -102,7 +102,8 @@ func freeAddr() (string, error) {
 
 // startServer runs bin serve with a fresh data directory under tmp and waits
 // until /readyz answers 200. The server's JSON log goes to tmp/server.log.
-func startServer(ctx context.Context, bin, tmp string, profile bool) (*Server, error) {
+// extra are more flags of serve.
+func startServer(ctx context.Context, bin, tmp string, profile bool, extra ...string) (*Server, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
@@ -112,7 +113,7 @@ func startServer(ctx context.Context, bin, tmp string, profile bool) (*Server, e
 	if s.log, err = os.Create(s.LogPath); err != nil {
 		return nil, err
 	}
-	args := []string{"serve", "--data-dir", s.DataDir, "--addr", addr}
+	args := append([]string{"serve", "--data-dir", s.DataDir, "--addr", addr}, extra...)
 	if profile {
 		paddr, err := freeAddr()
 		if err != nil {

@@ -184,3 +184,25 @@ func pathError(ns semcat.Namespace, kind semcat.EntityKind, metalake, metalakeIn
 	}
 	return nil
 }
+
+// MemberOf names the live metalakes user is a member of or owns (what
+// semcat.Access.IsMember answers for each), in one statement.
+func (s *Store) MemberOf(ctx context.Context, user string) (map[string]bool, error) {
+	out := map[string]bool{}
+	err := s.read(ctx, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `SELECT m.metalake_name FROM metalake_meta m WHERE m.deleted_at = 0 AND (
+			EXISTS (SELECT 1 FROM user_meta u WHERE u.metalake_id = m.metalake_id AND u.user_name = $1 AND u.deleted_at = 0)
+			OR EXISTS (SELECT 1 FROM owner_meta ow WHERE ow.object_type = 'metalake' AND ow.object_id = m.metalake_id
+				AND ow.metalake_id = m.metalake_id AND ow.owner_type = 'USER' AND ow.owner_name = $1))`, user)
+		if err != nil {
+			return err
+		}
+		var name string
+		_, err = pgx.ForEachRow(rows, []any{&name}, func() error {
+			out[name] = true
+			return nil
+		})
+		return err
+	})
+	return out, err
+}

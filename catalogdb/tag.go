@@ -127,35 +127,47 @@ func (s *Store) AlterTag(ctx context.Context, metalake, name string, updates []s
 }
 
 // TagObjects lists the live objects a tag is attached to, by type (catalog,
-// schema, table, semantic model) and then full name; a value other than ""
-// keeps those with an assignment of that value.
+// schema, table, column, semantic model) and then full name; a value other
+// than "" keeps those with an assignment of that value.
 func (s *Store) TagObjects(ctx context.Context, metalake, name, value string) ([]semcat.TaggedObject, error) {
 	var out []semcat.TaggedObject
 	err := s.read(ctx, func(tx pgx.Tx) error {
-		mid, err := s.resolveMetalake(ctx, tx, metalake, noLock)
-		if err != nil {
-			return err
-		}
-		r, err := tags.get(ctx, tx, mid, name, noLock, noSuchTag(metalake, name))
-		if err != nil {
-			return err
-		}
-		rows, err := tx.Query(ctx, tagObjectsSQL, r.ID, value)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		out = []semcat.TaggedObject{}
-		for rows.Next() {
-			var o semcat.TaggedObject
-			if err := rows.Scan(&o.Type, &o.FullName); err != nil {
-				return err
-			}
-			out = append(out, o)
-		}
-		return rows.Err()
+		var err error
+		out, _, _, err = s.tagObjects(ctx, tx, metalake, name, value)
+		return err
 	})
 	return out, err
+}
+
+// tagObjects is TagObjects in a transaction, with where each object sits
+// (a column: its table) and the metalake's id.
+func (s *Store) tagObjects(ctx context.Context, tx pgx.Tx, metalake, name, value string) ([]semcat.TaggedObject, []objectPath, int64, error) {
+	mid, err := s.resolveMetalake(ctx, tx, metalake, noLock)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	r, err := tags.get(ctx, tx, mid, name, noLock, noSuchTag(metalake, name))
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	rows, err := tx.Query(ctx, tagObjectsSQL, r.ID, value)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	out, paths := []semcat.TaggedObject{}, []objectPath{}
+	var (
+		o semcat.TaggedObject
+		p objectPath
+	)
+	_, err = pgx.ForEachRow(rows, []any{&o.Type, &o.FullName, &p.catalogID, &p.schemaID, &p.ownID}, func() error {
+		p.kind = o.Type
+		if o.Type == semcat.KindColumn {
+			p.kind = semcat.KindTable
+		}
+		out, paths = append(out, o), append(paths, p)
+		return nil
+	})
+	return out, paths, mid, err
 }
 
 // emitTaggedObjects writes an outbox row for every object a tag is attached
@@ -169,34 +181,40 @@ func emitTaggedObjects(ctx context.Context, tx *writeTx, tagID int64) error {
 	return nil
 }
 
-// tagObjectsSQL lists the live objects of tag $1 with their dotted names;
-// $2, unless empty, keeps those with an assignment of that value.
+// tagObjectsSQL lists the live objects of tag $1 with their dotted names
+// and the ids of their catalog, schema (0 for a catalog) and self (a
+// column's table); $2, unless empty, keeps those with an assignment of that
+// value. Each object is looked up by its id, whatever the planner knows of
+// the tables' sizes.
 const tagObjectsSQL = `
-SELECT object_type, full_name FROM (
-  SELECT r.object_type, CASE r.object_type
-    WHEN 'catalog' THEN (SELECT c.catalog_name FROM catalog_meta c WHERE c.catalog_id = r.object_id AND c.deleted_at = 0)
-    WHEN 'schema' THEN (SELECT c.catalog_name || '.' || s.schema_name FROM schema_meta s
-      JOIN catalog_meta c ON c.catalog_id = s.catalog_id AND c.deleted_at = 0
-      WHERE s.schema_id = r.object_id AND s.deleted_at = 0)
-    WHEN 'table' THEN (SELECT c.catalog_name || '.' || s.schema_name || '.' || t.table_name FROM table_meta t
-      JOIN schema_meta s ON s.schema_id = t.schema_id AND s.deleted_at = 0
-      JOIN catalog_meta c ON c.catalog_id = t.catalog_id AND c.deleted_at = 0
-      WHERE t.table_id = r.object_id AND t.deleted_at = 0)
-    WHEN 'column' THEN (SELECT c.catalog_name || '.' || s.schema_name || '.' || t.table_name || '.' || cm.column_name FROM column_meta cm
-      JOIN table_meta t ON t.table_id = cm.table_id AND t.deleted_at = 0
-      JOIN schema_meta s ON s.schema_id = t.schema_id AND s.deleted_at = 0
-      JOIN catalog_meta c ON c.catalog_id = t.catalog_id AND c.deleted_at = 0
-      WHERE cm.column_id = r.object_id)
-    WHEN 'semantic_model' THEN (SELECT c.catalog_name || '.' || s.schema_name || '.' || sm.semantic_model_name FROM semantic_model_meta sm
-      JOIN schema_meta s ON s.schema_id = sm.schema_id AND s.deleted_at = 0
-      JOIN catalog_meta c ON c.catalog_id = sm.catalog_id AND c.deleted_at = 0
-      WHERE sm.semantic_model_id = r.object_id AND sm.deleted_at = 0)
-    END AS full_name
-  FROM (SELECT DISTINCT object_type, object_id FROM tag_relation
-    WHERE tag_id = $1 AND ($2 = '' OR assignment_value = $2)) r
+SELECT r.object_type, o.full_name, o.catalog_id, o.schema_id, o.own_id
+FROM (SELECT DISTINCT object_type, object_id FROM tag_relation
+  WHERE tag_id = $1 AND ($2 = '' OR assignment_value = $2)) r
+CROSS JOIN LATERAL (
+  SELECT c.catalog_name AS full_name, c.catalog_id, 0::bigint AS schema_id, c.catalog_id AS own_id FROM catalog_meta c
+    WHERE r.object_type = 'catalog' AND c.catalog_id = r.object_id AND c.deleted_at = 0
+  UNION ALL
+  SELECT c.catalog_name || '.' || s.schema_name, c.catalog_id, s.schema_id, s.schema_id FROM schema_meta s
+    JOIN catalog_meta c ON c.catalog_id = s.catalog_id AND c.deleted_at = 0
+    WHERE r.object_type = 'schema' AND s.schema_id = r.object_id AND s.deleted_at = 0
+  UNION ALL
+  SELECT c.catalog_name || '.' || s.schema_name || '.' || t.table_name, c.catalog_id, s.schema_id, t.table_id FROM table_meta t
+    JOIN schema_meta s ON s.schema_id = t.schema_id AND s.deleted_at = 0
+    JOIN catalog_meta c ON c.catalog_id = t.catalog_id AND c.deleted_at = 0
+    WHERE r.object_type = 'table' AND t.table_id = r.object_id AND t.deleted_at = 0
+  UNION ALL
+  SELECT c.catalog_name || '.' || s.schema_name || '.' || t.table_name || '.' || cm.column_name, c.catalog_id, s.schema_id, t.table_id FROM column_meta cm
+    JOIN table_meta t ON t.table_id = cm.table_id AND t.deleted_at = 0
+    JOIN schema_meta s ON s.schema_id = t.schema_id AND s.deleted_at = 0
+    JOIN catalog_meta c ON c.catalog_id = t.catalog_id AND c.deleted_at = 0
+    WHERE r.object_type = 'column' AND cm.column_id = r.object_id
+  UNION ALL
+  SELECT c.catalog_name || '.' || s.schema_name || '.' || sm.semantic_model_name, c.catalog_id, s.schema_id, sm.semantic_model_id FROM semantic_model_meta sm
+    JOIN schema_meta s ON s.schema_id = sm.schema_id AND s.deleted_at = 0
+    JOIN catalog_meta c ON c.catalog_id = sm.catalog_id AND c.deleted_at = 0
+    WHERE r.object_type = 'semantic_model' AND sm.semantic_model_id = r.object_id AND sm.deleted_at = 0
 ) o
-WHERE full_name IS NOT NULL
-ORDER BY array_position(ARRAY['catalog', 'schema', 'table', 'column', 'semantic_model'], object_type), full_name COLLATE "C"`
+ORDER BY array_position(ARRAY['catalog', 'schema', 'table', 'column', 'semantic_model'], r.object_type), o.full_name COLLATE "C"`
 
 // DropTag drops a tag and removes it from every object; each of those
 // objects gets an outbox row because its tags changed.

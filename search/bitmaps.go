@@ -79,6 +79,76 @@ func orPostings(out *roaring.Bitmap, d segment.TermDictionary, term string, read
 	return nil
 }
 
+// idSet returns the documents of the segment that hold one of s's ids:
+// each id looked up in the field's dictionary, or, when the dictionary
+// holds fewer terms in the ids' range than there are ids, the dictionary
+// walked and merged with them, so that a large set costs what the segment
+// holds of it, not its size in every segment.
+func (b *segBitmaps) idSet(s *idSet) (*roaring.Bitmap, error) {
+	out := roaring.New()
+	if len(s.ids) == 0 {
+		return out, nil
+	}
+	d, err := b.dict(s.field)
+	if err != nil {
+		return nil, err
+	}
+	// add adds the documents of one id, reusing one postings list.
+	var pl segment.PostingsList
+	add := func(id string) error {
+		var err error
+		if pl, err = d.PostingsList([]byte(id), nil, pl); err != nil || pl == nil {
+			return err
+		}
+		b.reads.Postings(s.field, pl)
+		o, ok := pl.(orInto)
+		if !ok {
+			return fmt.Errorf("%w: postings %T", q.ErrNoBitmaps, pl)
+		}
+		o.OrInto(out)
+		return nil
+	}
+	if d.Cardinality() >= len(s.ids) {
+		for _, id := range s.ids {
+			if err := add(id); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	}
+	it := dictTerms(d, []byte(s.ids[0]), []byte(s.ids[len(s.ids)-1]+"\x00"))
+	next := 0
+	for {
+		e, err := it.Next()
+		if err != nil || e == nil {
+			return out, err
+		}
+		for next < len(s.ids) && s.ids[next] < e.Term {
+			next++
+		}
+		if next == len(s.ids) {
+			return out, nil
+		}
+		if s.ids[next] == e.Term {
+			if err := add(e.Term); err != nil {
+				return nil, err
+			}
+		}
+	}
+}
+
+// dictTerms iterates over the terms of d from start to end, without
+// reading each term's postings for its count where the dictionary can
+// (zap's can).
+func dictTerms(d segment.TermDictionary, start, end []byte) segment.DictionaryIterator {
+	if oc, ok := d.(interface {
+		AutomatonIteratorOmitCount(a segment.Automaton, start, end []byte) segment.DictionaryIterator
+	}); ok {
+		return oc.AutomatonIteratorOmitCount(nil, start, end)
+	}
+	return d.AutomatonIterator(nil, start, end)
+}
+
 func (b *segBitmaps) all() *roaring.Bitmap {
 	out := roaring.New()
 	out.AddRange(0, b.size)
@@ -99,6 +169,8 @@ func (b *segBitmaps) filter(f bq.Query) (*roaring.Bitmap, error) {
 			return nil, errUnknownFilter
 		}
 		return b.term(f.Field(), f.Term)
+	case *idSet:
+		return b.idSet(f)
 	case *bq.MatchNoneQuery:
 		return roaring.New(), nil
 	case *bq.MatchAllQuery:

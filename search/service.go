@@ -51,16 +51,16 @@ var _ semcat.SearchService = (*Service)(nil)
 
 // Search answers a search with only what the caller may see.
 func (s *Service) Search(ctx context.Context, req semcat.SearchRequest) (*semcat.SearchResult, error) {
-	if costly(req.Query) {
+	visible, err := s.visibility(ctx, req.Metalake)
+	if err != nil {
+		return nil, err
+	}
+	if costly(req.Query) || visibilityTerms(visible) >= heavyVisibility {
 		release, err := heavySlots.acquire(ctx)
 		if err != nil {
 			return nil, err
 		}
 		defer release()
-	}
-	visible, err := s.visibility(ctx, req.Metalake)
-	if err != nil {
-		return nil, err
 	}
 	res, err := search(ctx, s.Index, req, visible)
 	if err != nil || res.Total > 0 {
@@ -155,6 +155,11 @@ const (
 	heavyPrefixes = 4
 	heavyTerms    = 16
 )
+
+// heavyVisibility is the number of ids in a caller's visibility (its
+// owned objects, mostly) from which its searches are costly too: each id
+// is a dictionary lookup in the segment that holds it.
+const heavyVisibility = 4096
 
 // costly reports whether query is one heavySlots admits, weighing its
 // parsed terms (q.Weigh): quoted prefixes ("a*") are prefixes as bare ones

@@ -1,9 +1,14 @@
 package search
 
 import (
+	"context"
+	"slices"
 	"strconv"
 
+	"github.com/blevesearch/bleve/v2/mapping"
+	bsearch "github.com/blevesearch/bleve/v2/search"
 	bq "github.com/blevesearch/bleve/v2/search/query"
+	index "github.com/blevesearch/bleve_index_api"
 
 	"github.com/semcat/semcat"
 	"github.com/semcat/semcat/catalogdb"
@@ -40,10 +45,18 @@ func Visibility(g *catalogdb.Grants) bq.Query {
 		m[b.Privilege][b.Kind] = append(m[b.Privilege][b.Kind], strconv.FormatInt(b.ID, 10))
 	}
 	v.owned = map[semcat.EntityKind][]string{}
-	for kind, ids := range g.Owned {
+	owned := g.Owned
+	if ids := owned[semcat.KindMetalake]; len(ids) > 0 {
+		// Every rule passes for the metalake's owner: what else it owns
+		// adds nothing.
+		owned = map[semcat.EntityKind][]int64{semcat.KindMetalake: ids}
+	}
+	for kind, ids := range owned {
 		for _, id := range ids {
 			v.owned[kind] = append(v.owned[kind], strconv.FormatInt(id, 10))
 		}
+		slices.Sort(v.owned[kind])
+		v.owned[kind] = slices.Compact(v.owned[kind])
 	}
 	schemaAccess := v.or(v.owns(semcat.KindMetalake, semcat.KindCatalog, semcat.KindSchema),
 		v.and(v.has(semcat.UseCatalog), v.has(semcat.UseSchema)))
@@ -76,10 +89,15 @@ func term(field, value string) bq.Query {
 // none matches nothing.
 func none() bq.Query { return bq.NewMatchNoneQuery() }
 
-// anyID matches documents whose level ids are among ids.
+// anyID matches documents whose level ids are among ids; a level's ids
+// from idSetMin on are one idSet.
 func anyID(byLevel map[semcat.EntityKind][]string, levels ...semcat.EntityKind) bq.Query {
 	var qs []bq.Query
 	for _, l := range levels {
+		if ids := byLevel[l]; len(ids) >= idSetMin {
+			qs = append(qs, &idSet{field: levelField[l], ids: ids})
+			continue
+		}
 		for _, id := range byLevel[l] {
 			qs = append(qs, term(levelField[l], id))
 		}
@@ -134,4 +152,52 @@ func (v visibility) or(qs ...bq.Query) bq.Query {
 		return keep[0]
 	}
 	return bq.NewDisjunctionQuery(keep)
+}
+
+// idSetMin is the number of ids of one level from which they are compiled
+// as an idSet rather than one term each.
+const idSetMin = 32
+
+// idSet matches the documents whose field holds one of ids (sorted,
+// distinct): a large set of ids, typically the objects a user owns, as one
+// filter, which segBitmaps reads in what the segment holds of them rather
+// than in one dictionary lookup per id (segBitmaps.idSet). As a Bleve
+// query it is the disjunction of its terms.
+type idSet struct {
+	field string
+	ids   []string
+}
+
+func (s *idSet) Searcher(ctx context.Context, i index.IndexReader, m mapping.IndexMapping, options bsearch.SearcherOptions) (bsearch.Searcher, error) {
+	qs := make([]bq.Query, len(s.ids))
+	for j, id := range s.ids {
+		qs[j] = term(s.field, id)
+	}
+	return bq.NewDisjunctionQuery(qs).Searcher(ctx, i, m, options)
+}
+
+// visibilityTerms counts the ids a visibility filter looks up: what its
+// evaluation costs at most per segment.
+func visibilityTerms(x bq.Query) int {
+	switch x := x.(type) {
+	case *bq.TermQuery:
+		return 1
+	case *idSet:
+		return len(x.ids)
+	case *bq.DisjunctionQuery:
+		n := 0
+		for _, c := range x.Disjuncts {
+			n += visibilityTerms(c)
+		}
+		return n
+	case *bq.ConjunctionQuery:
+		n := 0
+		for _, c := range x.Conjuncts {
+			n += visibilityTerms(c)
+		}
+		return n
+	case *bq.BooleanQuery:
+		return visibilityTerms(x.Must) + visibilityTerms(x.MustNot)
+	}
+	return 0
 }

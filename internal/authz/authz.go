@@ -17,6 +17,13 @@ import (
 // catalogdb.Store.Access).
 type AccessSource interface {
 	Access(ctx context.Context, user string, ns semcat.Namespace, kind semcat.EntityKind, names []string) (*semcat.Access, map[string]*semcat.Access, error)
+	// TagObjectsAccess lists the objects of a tag (as TagService's
+	// TagObjects) with, for each, the facts at the namespace that holds it
+	// and its own (nil if it is gone), in a fixed number of statements.
+	// See catalogdb.Store.TagObjectsAccess.
+	TagObjectsAccess(ctx context.Context, user, metalake, name, value string) (objs []semcat.TaggedObject, parents, own []*semcat.Access, err error)
+	// MemberOf names the metalakes user is a member of or owns.
+	MemberOf(ctx context.Context, user string) (map[string]bool, error)
 }
 
 // Inner is the set of services that Service guards.

@@ -59,13 +59,13 @@ func (s *Service) ListMetalakes(ctx context.Context) ([]*semcat.Metalake, error)
 	if err != nil || s.admins[user(ctx)] {
 		return all, err
 	}
+	member, err := s.src.MemberOf(ctx, user(ctx))
+	if err != nil {
+		return nil, err
+	}
 	out := []*semcat.Metalake{}
 	for _, m := range all {
-		a, err := s.at(ctx, semcat.Namespace{Metalake: m.Name})
-		if err != nil {
-			return nil, err
-		}
-		if a.IsMember() {
+		if member[m.Name] {
 			out = append(out, m)
 		}
 	}

@@ -1,0 +1,136 @@
+package catalogdb_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"testing"
+
+	"github.com/semcat/semcat"
+	"github.com/semcat/semcat/catalogdb"
+	"github.com/semcat/semcat/catalogdb/pgtest"
+	"github.com/semcat/semcat/internal/authz"
+)
+
+// TestListingsTakeFewRoundTrips counts the statements of the authorized
+// listings whose rows each used to cost an authorization transaction: the
+// objects of a tag and the metalakes. However many rows, the count stays
+// the same (SPEC §2.11), for the owner and for a user whose grants are
+// checked per object.
+func TestListingsTakeFewRoundTrips(t *testing.T) {
+	t.Parallel()
+	admin := semcat.NewContextWithUser(context.Background(), "admin")
+	counter := &batchCounter{}
+	s, err := catalogdb.OpenTraced(admin, pgtest.NewDatabase(t), counter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	svc := authz.New(s, s, []string{"admin"}, slog.New(slog.DiscardHandler))
+	ns := semcat.Namespace{Metalake: "m", Catalog: "rel", Schema: "sales"}
+	must := func(_ any, _ semcat.Position, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(svc.CreateMetalake(admin, semcat.MetalakeCreate{Name: "m"}))
+	must(svc.CreateCatalog(admin, "m", semcat.CatalogCreate{Name: "rel", Type: semcat.CatalogRelational}))
+	must(svc.CreateSchema(admin, semcat.Namespace{Metalake: "m", Catalog: "rel"}, semcat.SchemaCreate{Name: "sales"}))
+	must(svc.CreateTag(admin, "m", semcat.TagCreate{Name: "pii"}))
+	must(svc.CreateUser(admin, "m", semcat.UserCreate{Name: "bob"}))
+	must(svc.CreateRole(admin, "m", semcat.RoleCreate{Name: "reader", SecurableObjects: []semcat.SecurableObject{
+		{Type: "METALAKE", FullName: "m", Privileges: []semcat.PrivilegeGrant{
+			{Name: semcat.UseCatalog, Condition: semcat.Allow}, {Name: semcat.UseSchema, Condition: semcat.Allow}, {Name: semcat.SelectTable, Condition: semcat.Allow}}}}}))
+	must(svc.GrantRoles(admin, "m", "bob", []string{"reader"}))
+	bob := semcat.NewContextWithUser(context.Background(), "bob")
+
+	tables := 0
+	addTables := func(n int) {
+		items := make([]semcat.TableBatchItem, n)
+		for i := range items {
+			items[i] = semcat.TableBatchItem{TableCreate: semcat.TableCreate{Name: fmt.Sprintf("t%d", tables+i),
+				Columns: []semcat.Column{{Name: "id", Type: &semcat.Type{Name: "long"}}}}, Tags: []string{"pii"}}
+		}
+		must(svc.CreateTables(admin, ns, semcat.TableBatchCreate{Tables: items}))
+		tables += n
+	}
+	count := func(what string, list func() (int, error)) int64 {
+		t.Helper()
+		before := counter.n.Load()
+		n, err := list()
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if n != tables && what != "metalakes" {
+			t.Fatalf("%s: %d rows, want %d", what, n, tables)
+		}
+		return counter.n.Load() - before
+	}
+	listings := map[string]func() (int, error){
+		"tag objects as the owner": func() (int, error) { os, err := svc.TagObjects(admin, "m", "pii", ""); return len(os), err },
+		"tag objects as a reader":  func() (int, error) { os, err := svc.TagObjects(bob, "m", "pii", ""); return len(os), err },
+		"metalakes":                func() (int, error) { ms, err := svc.ListMetalakes(bob); return len(ms), err },
+	}
+	addTables(3)
+	small := map[string]int64{}
+	for what, list := range listings {
+		small[what] = count(what, list)
+	}
+	addTables(60)
+	for i := range 20 {
+		must(svc.CreateMetalake(admin, semcat.MetalakeCreate{Name: fmt.Sprintf("m%d", i)}))
+		must(svc.CreateUser(admin, fmt.Sprintf("m%d", i), semcat.UserCreate{Name: "bob"}))
+	}
+	for what, list := range listings {
+		if got := count(what, list); got != small[what] {
+			t.Errorf("%s: %d statements with 3 tables and 1 metalake, %d with %d tables and 21 metalakes", what, small[what], got, tables)
+		}
+	}
+	t.Logf("statements: %v", small)
+}
+
+// TestUserGrants: a user's grants and ownerships in a metalake; the owner
+// of the metalake, who sees everything, gets that ownership alone, however
+// many objects it created.
+func TestUserGrants(t *testing.T) {
+	t.Parallel()
+	admin := semcat.NewContextWithUser(context.Background(), "admin")
+	s, err := catalogdb.Open(admin, pgtest.NewDatabase(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	ns := semcat.Namespace{Metalake: "m", Catalog: "rel", Schema: "sales"}
+	must := func(_ any, _ semcat.Position, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(s.CreateMetalake(admin, semcat.MetalakeCreate{Name: "m"}))
+	must(s.CreateCatalog(admin, "m", semcat.CatalogCreate{Name: "rel", Type: semcat.CatalogRelational}))
+	must(s.CreateSchema(admin, semcat.Namespace{Metalake: "m", Catalog: "rel"}, semcat.SchemaCreate{Name: "sales"}))
+	must(s.CreateUser(admin, "m", semcat.UserCreate{Name: "bob"}))
+	must(s.CreateRole(admin, "m", semcat.RoleCreate{Name: "maker", SecurableObjects: []semcat.SecurableObject{
+		{Type: "SCHEMA", FullName: "rel.sales", Privileges: []semcat.PrivilegeGrant{{Name: semcat.CreateTable, Condition: semcat.Allow}}}}}))
+	must(s.GrantRoles(admin, "m", "bob", []string{"maker"}))
+	bob := semcat.NewContextWithUser(context.Background(), "bob")
+	for i := range 3 {
+		must(s.CreateTable(bob, ns, semcat.TableCreate{Name: fmt.Sprintf("t%d", i), Columns: []semcat.Column{{Name: "id", Type: &semcat.Type{Name: "long"}}}}))
+		must(s.CreateTable(admin, ns, semcat.TableCreate{Name: fmt.Sprintf("a%d", i), Columns: []semcat.Column{{Name: "id", Type: &semcat.Type{Name: "long"}}}}))
+	}
+	g, err := s.UserGrants(admin, "m", "admin")
+	if err != nil || !g.Member || len(g.Bindings) != 0 || len(g.Owned) != 1 || len(g.Owned[semcat.KindMetalake]) != 1 {
+		t.Errorf("the metalake's owner: %+v %v, want its ownership of the metalake alone", g, err)
+	}
+	g, err = s.UserGrants(admin, "m", "bob")
+	if err != nil || !g.Member || len(g.Bindings) != 1 || g.Bindings[0].Privilege != semcat.CreateTable || len(g.Owned) != 1 || len(g.Owned[semcat.KindTable]) != 3 {
+		t.Errorf("bob: %+v %v, want his binding and his three tables", g, err)
+	}
+	for _, tt := range []struct{ metalake, user string }{{"m", "nobody"}, {"nope", "admin"}} {
+		if g, err := s.UserGrants(admin, tt.metalake, tt.user); err != nil || g.Member || len(g.Bindings) != 0 || len(g.Owned) != 0 {
+			t.Errorf("%s in %s: %+v %v, want nothing", tt.user, tt.metalake, g, err)
+		}
+	}
+}

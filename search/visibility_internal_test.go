@@ -1,0 +1,297 @@
+package search
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/blevesearch/bleve/v2"
+	segment "github.com/blevesearch/scorch_segment_api/v2"
+
+	"github.com/semcat/semcat"
+	"github.com/semcat/semcat/catalogdb"
+	q "github.com/semcat/semcat/query"
+)
+
+// visDoc is a search document of the synthetic catalog of the visibility
+// tests: its type and the ids of its ancestors and self.
+type visDoc struct {
+	key                           string
+	typ                           string
+	catalog, schema, table, model int64 // 0: none
+}
+
+// visCatalog returns the documents of a catalog of metalake 1 with
+// catalogs catalogs of schemas schemas each, each with tables tables and
+// two models of two metrics. Ids are unique across kinds.
+func visCatalog(catalogs, schemas, tables int) []visDoc {
+	var docs []visDoc
+	id := int64(1)
+	next := func() int64 { id++; return id }
+	for range catalogs {
+		c := next()
+		docs = append(docs, visDoc{typ: q.TypeCatalog, catalog: c})
+		for range schemas {
+			s := next()
+			docs = append(docs, visDoc{typ: q.TypeSchema, catalog: c, schema: s})
+			for range tables {
+				docs = append(docs, visDoc{typ: q.TypeTable, catalog: c, schema: s, table: next()})
+			}
+			for range 2 {
+				m := next()
+				docs = append(docs, visDoc{typ: q.TypeSemanticModel, catalog: c, schema: s, model: m})
+				for range 2 {
+					docs = append(docs, visDoc{typ: q.TypeMetric, catalog: c, schema: s, model: m})
+				}
+			}
+		}
+	}
+	for i := range docs {
+		docs[i].key = fmt.Sprint(i)
+	}
+	return docs
+}
+
+// visIndex indexes docs in batches of per, one segment each (merges off).
+func visIndex(tb testing.TB, docs []visDoc, per int) bleve.Index {
+	tb.Helper()
+	noMerge := map[string]any{"scorchMergePlanOptions": map[string]any{"MaxSegmentsPerTier": 1000, "FloorSegmentSize": 1},
+		"scorchPersisterOptions": map[string]any{"MaxSizeInMemoryMergePerWorker": 1}}
+	idx, err := bleve.NewUsing(filepath.Join(tb.TempDir(), "idx"), q.NewMapping(), bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, noMerge)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { idx.Close() })
+	str := func(id int64) string { return strconv.FormatInt(id, 10) }
+	for from := 0; from < len(docs); from += per {
+		batch := idx.NewBatch()
+		for _, d := range docs[from:min(from+per, len(docs))] {
+			f := map[string]any{q.FieldType: d.typ, q.FieldMetalake: "m", q.FieldMetalakeID: "1", q.FieldCatalogID: str(d.catalog)}
+			if d.schema != 0 {
+				f[q.FieldSchemaID] = str(d.schema)
+			}
+			if d.table != 0 {
+				f[q.FieldTableID] = str(d.table)
+			}
+			if d.model != 0 {
+				f[q.FieldModelID] = str(d.model)
+			}
+			if err := batch.Index(d.key, f); err != nil {
+				tb.Fatal(err)
+			}
+		}
+		if err := idx.Batch(batch); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return idx
+}
+
+// accessOf is what catalogdb.Store.Access would answer about the user of
+// g for the object a document is.
+func accessOf(g *catalogdb.Grants, d visDoc) *semcat.Access {
+	levels := []struct {
+		kind semcat.EntityKind
+		id   int64
+	}{{semcat.KindMetalake, 1}, {semcat.KindCatalog, d.catalog}, {semcat.KindSchema, d.schema}, {semcat.KindTable, d.table}, {semcat.KindSemanticModel, d.model}}
+	a := &semcat.Access{Owns: map[semcat.EntityKind]bool{}, Member: g.Member}
+	for _, l := range levels {
+		if l.id == 0 {
+			continue
+		}
+		for _, b := range g.Bindings {
+			if b.Kind == l.kind && b.ID == l.id {
+				a.Bindings = append(a.Bindings, semcat.Binding{Level: l.kind, Privilege: b.Privilege, Condition: b.Condition})
+			}
+		}
+		for _, id := range g.Owned[l.kind] {
+			if id == l.id {
+				a.Owns[l.kind] = true
+			}
+		}
+	}
+	return a
+}
+
+// visible is the per-object rule for a document (authz: a metric is seen
+// with its model).
+func visible(tb testing.TB, a *semcat.Access, typ string) bool {
+	rule := map[string]func() (bool, error){
+		q.TypeCatalog: a.CanUseCatalog, q.TypeSchema: a.CanUseSchema, q.TypeTable: a.CanSeeTable,
+		q.TypeSemanticModel: a.CanSeeSemanticModel, q.TypeMetric: a.CanSeeSemanticModel,
+	}[typ]
+	ok, err := rule()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return ok
+}
+
+// filterBitmaps evaluates Visibility(g) on every segment of idx, and the
+// documents whose keys want holds, as bitmaps.
+func filterBitmaps(tb testing.TB, idx bleve.Index, g *catalogdb.Grants, want map[string]bool) (got, expected []*roaring.Bitmap) {
+	tb.Helper()
+	_, reader, err := OpenSnapshot(idx)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer reader.Close()
+	vis := Visibility(g)
+	for _, s := range reader.Segments() {
+		b := &segBitmaps{seg: s.Segment(), size: s.Segment().Count(), dicts: map[string]segment.TermDictionary{}}
+		bm, err := b.filter(vis)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		got = append(got, bm)
+		exp := roaring.New()
+		for key := range want {
+			if err := b.orTerm(exp, "_id", key); err != nil {
+				tb.Fatal(err)
+			}
+		}
+		expected = append(expected, exp)
+	}
+	return got, expected
+}
+
+// randomGrants draws bindings (ALLOW and DENY of the privileges that decide
+// visibility, at every level) and ownerships over docs.
+func randomGrants(r *rand.Rand, docs []visDoc, bindings, owned int) *catalogdb.Grants {
+	g := &catalogdb.Grants{Owned: map[semcat.EntityKind][]int64{}, Member: true}
+	// pick draws an object: the metalake, a catalog, a schema, or a
+	// table or model, with the weights of a level in 100.
+	pick := func(metalake, catalog, schema int) (semcat.EntityKind, int64) {
+		d := docs[r.IntN(len(docs))]
+		switch x := r.IntN(100); {
+		case x < metalake:
+			return semcat.KindMetalake, 1
+		case x < metalake+catalog || d.schema == 0:
+			return semcat.KindCatalog, d.catalog
+		case x < metalake+catalog+schema || d.table == 0 && d.model == 0:
+			return semcat.KindSchema, d.schema
+		case d.table != 0:
+			return semcat.KindTable, d.table
+		}
+		return semcat.KindSemanticModel, d.model
+	}
+	privileges := []semcat.Privilege{semcat.UseCatalog, semcat.UseSchema, semcat.SelectTable, semcat.ModifyTable, semcat.SelectSemanticModel, semcat.ModifySemanticModel}
+	for range bindings {
+		kind, id := pick(10, 20, 20)
+		cond := semcat.Allow
+		if r.IntN(4) == 0 {
+			cond = semcat.Deny
+		}
+		g.Bindings = append(g.Bindings, catalogdb.Grant{Kind: kind, ID: id, Privilege: privileges[r.IntN(len(privileges))], Condition: cond})
+	}
+	// Owning the metalake or a catalog shows all below it: the more
+	// objects owned, the rarer those.
+	metalake, catalog, schema := 5, 10, 20
+	if owned > 20 {
+		metalake, catalog, schema = 0, 0, 1
+	}
+	for range owned {
+		kind, id := pick(metalake, catalog, schema)
+		g.Owned[kind] = append(g.Owned[kind], id)
+	}
+	return g
+}
+
+// TestVisibilityAsAccess: the visibility filter passes exactly the
+// documents whose object the per-object rules (semcat.Access) let the user
+// see, for random grants with ALLOW, DENY and owners at every level, few
+// and many of them (a large owned set is compiled differently).
+func TestVisibilityAsAccess(t *testing.T) {
+	docs := visCatalog(3, 4, 40)
+	idx := visIndex(t, docs, 150)
+	r := rand.New(rand.NewPCG(7, 43))
+	for round := range 80 {
+		bindings, owned := r.IntN(12), r.IntN(6)
+		switch round % 4 {
+		case 2:
+			owned = 40 + r.IntN(50) // fewer tables than a segment holds
+		case 3:
+			owned = 300 + r.IntN(300) // more
+		}
+		g := randomGrants(r, docs, bindings, owned)
+		if owned > 6 && round%8 < 4 {
+			// Schema access everywhere, so that owning a table or model
+			// decides (but for the DENY drawn).
+			g.Bindings = append(g.Bindings, catalogdb.Grant{Kind: semcat.KindMetalake, ID: 1, Privilege: semcat.UseCatalog, Condition: semcat.Allow},
+				catalogdb.Grant{Kind: semcat.KindMetalake, ID: 1, Privilege: semcat.UseSchema, Condition: semcat.Allow})
+		}
+		want := map[string]bool{}
+		for _, d := range docs {
+			if visible(t, accessOf(g, d), d.typ) {
+				want[d.key] = true
+			}
+		}
+		got, expected := filterBitmaps(t, idx, g, want)
+		for i := range got {
+			if !got[i].Equals(expected[i]) {
+				t.Fatalf("round %d (%d bindings, %d owned), segment %d: the filter passes %v, the rules %v\ngrants %+v",
+					round, bindings, owned, i, got[i].ToArray(), expected[i].ToArray(), g)
+			}
+		}
+	}
+}
+
+// BenchmarkVisibilityOwned evaluates the visibility filter of a user who
+// owns every table (10,000) of a catalog of 12 schemas, on every segment.
+func BenchmarkVisibilityOwned(b *testing.B) {
+	docs := visCatalog(1, 12, 834)
+	idx := visIndex(b, docs, 1000)
+	g := &catalogdb.Grants{Owned: map[semcat.EntityKind][]int64{}, Member: true,
+		Bindings: []catalogdb.Grant{{Kind: semcat.KindMetalake, ID: 1, Privilege: semcat.UseCatalog, Condition: semcat.Allow},
+			{Kind: semcat.KindMetalake, ID: 1, Privilege: semcat.UseSchema, Condition: semcat.Allow}}}
+	for _, d := range docs {
+		if d.table != 0 {
+			g.Owned[semcat.KindTable] = append(g.Owned[semcat.KindTable], d.table)
+		}
+	}
+	_, reader, err := OpenSnapshot(idx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer reader.Close()
+	b.ReportMetric(float64(len(reader.Segments())), "segments")
+	for b.Loop() {
+		vis := Visibility(g)
+		for _, s := range reader.Segments() {
+			sb := &segBitmaps{seg: s.Segment(), size: s.Segment().Count(), dicts: map[string]segment.TermDictionary{}}
+			if _, err := sb.filter(vis); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// TestLargeVisibilityIsCostly: a caller whose visibility names thousands
+// of ids (the tables it owns) searches in the costly-query slots; the owner
+// of the metalake, whatever else it owns, does not.
+func TestLargeVisibilityIsCostly(t *testing.T) {
+	g := &catalogdb.Grants{Owned: map[semcat.EntityKind][]int64{}, Member: true,
+		Bindings: []catalogdb.Grant{{Kind: semcat.KindMetalake, ID: 1, Privilege: semcat.UseCatalog, Condition: semcat.Allow},
+			{Kind: semcat.KindMetalake, ID: 1, Privilege: semcat.UseSchema, Condition: semcat.Allow}}}
+	for i := range heavyVisibility {
+		g.Owned[semcat.KindTable] = append(g.Owned[semcat.KindTable], int64(100+i))
+	}
+	if n := visibilityTerms(Visibility(g)); n < heavyVisibility {
+		t.Errorf("%d owned tables: %d terms, want at least %d", heavyVisibility, n, heavyVisibility)
+	}
+	g.Owned[semcat.KindTable] = g.Owned[semcat.KindTable][:10]
+	if n := visibilityTerms(Visibility(g)); n >= heavyVisibility {
+		t.Errorf("10 owned tables: %d terms", n)
+	}
+	g.Owned[semcat.KindTable] = nil
+	for i := range 2 * heavyVisibility {
+		g.Owned[semcat.KindTable] = append(g.Owned[semcat.KindTable], int64(100+i))
+	}
+	g.Owned[semcat.KindMetalake] = []int64{1}
+	if n := visibilityTerms(Visibility(g)); n > 50 {
+		t.Errorf("the metalake's owner: %d terms, want its ownership and the types'", n)
+	}
+}
