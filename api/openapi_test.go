@@ -674,7 +674,7 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 	// handlers read.
 	wantQuery := map[string][]string{
 		"dropMetalake": {"force"}, "dropCatalog": {"force"}, "dropSchema": {"cascade"}, "dropTable": {"purge"}, "listTagObjects": {"value"}, "suggest": {"limit", "prefix", "type"},
-		"listCatalogs": {"details"}, "listUsers": {"details"}, "listGroups": {"details"}, "listTags": {"details"}, "listObjectTags": {"details"}, "listSemanticModelMetrics": {"details"},
+		"listCatalogs": {"details"}, "listUsers": {"details"}, "listGroups": {"details"}, "listTags": {"details"}, "listObjectTags": {"details"}, "listSemanticModelMetrics": {"cursor", "details", "limit", "names", "query"},
 		"search": {"catalog", "cursor", "facetSize", "facets", "limit", "minPosition", "offset", "profile", "query", "schema", "scope", "sort", "tag", "type", "waitMs"},
 	}
 	wantHeaders := map[string][]string{"alterSemanticModel": {"If-Match"}, "dropSemanticModel": {"If-Match"}}
@@ -1165,6 +1165,8 @@ func TestOpenAPIValidatesResponses(t *testing.T) {
 	admin.call(http.StatusMethodNotAllowed, "GET", sales+"/tables/orders/partitions/p1", nil)
 	admin.call(http.StatusMethodNotAllowed, "DELETE", sales+"/tables/orders/partitions/p1", nil)
 	admin.call(http.StatusNotFound, "GET", sales+"/tables/nope/partitions", nil)
+	// A paged metric listing.
+	admin.call(ok, "GET", sales+"/semantic-model-metrics?details=true&limit=1&names=revenue&names=order_count", nil)
 	// Connection tests.
 	admin.call(ok, "POST", ml+"/catalogs/testConnection", `{"name":"new","type":"relational","provider":null,"comment":null,"properties":null}`)
 	admin.call(ok, "POST", rel+"/testConnection", nil)
