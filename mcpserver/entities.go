@@ -255,8 +255,14 @@ func (t *toolset) listEntities(ctx context.Context, in ListArgs) (ListOutput, er
 	for _, name := range names[min(in.Offset, len(names)):min(in.Offset+limit, len(names))] {
 		out.Identifiers = append(out.Identifiers, semcat.NameIdentifier{Namespace: slices.Clone(parent), Name: name})
 	}
-	if in.Offset+limit < len(names) {
-		out.NextOffset = in.Offset + limit
+	// At most MaxResultBytes a result: fewer, and nextOffset for the rest.
+	fit, err := fitting(out.Identifiers, len(`{"identifiers":[],"total":0,"nextOffset":0}`)+40)
+	if err != nil {
+		return ListOutput{}, err
+	}
+	out.Identifiers = out.Identifiers[:fit]
+	if in.Offset+fit < len(names) {
+		out.NextOffset = in.Offset + fit
 	}
 	return out, nil
 }

@@ -477,7 +477,7 @@ func fitting[T any](items []T, empty int) (int, error) {
 		size += len(b) + len(quoted) - 2 + 2 // and a comma each
 		if size > MaxResultBytes {
 			if i == 0 {
-				return 0, semcat.Errorf(semcat.ETOOLARGE, "the first metric of this page is larger than a tool result may be (%d KB); read it through the REST API", MaxResultBytes>>10)
+				return 0, semcat.Errorf(semcat.ETOOLARGE, "the first item of this page is larger than a tool result may be (%d KB); read it through the REST API", MaxResultBytes>>10)
 			}
 			return i, nil
 		}
@@ -504,6 +504,17 @@ func (t *toolset) search(ctx context.Context, in SearchArgs) (SearchOutput, erro
 	if err != nil {
 		return SearchOutput{}, err
 	}
+	// A result holds at most MaxResultBytes: a page larger than that is
+	// asked for again with the limit that fits, so that its cursor is the
+	// search's own for the rest.
+	if n, err := fitting(res.Results, searchEnvelope(res)); err != nil {
+		return SearchOutput{}, err
+	} else if n < len(res.Results) {
+		req.Limit = n
+		if res, err = t.svc.Search.Search(ctx, req); err != nil {
+			return SearchOutput{}, err
+		}
+	}
 	out := SearchOutput{
 		Total:    res.Total,
 		Position: res.Position.String(),
@@ -515,6 +526,12 @@ func (t *toolset) search(ctx context.Context, in SearchArgs) (SearchOutput, erro
 		out.Results = []semcat.SearchHit{}
 	}
 	return out, nil
+}
+
+// searchEnvelope is the size of a search output without its results.
+func searchEnvelope(res *semcat.SearchResult) int {
+	b, _ := json.Marshal(SearchOutput{Total: res.Total, Position: res.Position.String(), Results: []semcat.SearchHit{}, Facets: res.Facets})
+	return len(b)
 }
 
 // Waits for a position (SPEC §5.6), as the REST API's.
