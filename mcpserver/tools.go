@@ -709,6 +709,11 @@ func requireMetalake(s *jsonschema.Schema, required bool) {
 func schemaArgsSchema(required bool) *jsonschema.Schema {
 	s := inputSchema[SchemaArgs]()
 	requireMetalake(s, required)
+	// No default limit: a result ends at MaxResultBytes anyway.
+	s.Properties["limit"].Minimum, s.Properties["limit"].Maximum = jsonschema.Ptr(1.0), jsonschema.Ptr(float64(semcat.MaxMetricLimit))
+	one := 1
+	s.Properties["names"].Items.MinLength = &one
+	s.Properties["names"].MaxItems = jsonschema.Ptr(semcat.MaxMetricNames)
 	return s
 }
 
