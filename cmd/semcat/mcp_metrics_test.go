@@ -93,7 +93,7 @@ func TestMCPMetricPages(t *testing.T) {
 				}
 				_, want := rest.ok("GET", base+"?"+params.Encode(), "")
 				var got []any
-				pages := 0
+				pages, largest := 0, 0
 				for cursor := ""; pages == 0 || cursor != ""; pages++ {
 					if pages > 200 {
 						t.Fatalf("%s: no end of pages", what)
@@ -111,6 +111,8 @@ func TestMCPMetricPages(t *testing.T) {
 					}
 					if b, _ := json.Marshal(res); len(b) > mcpserver.MaxResultBytes {
 						t.Errorf("%s: page %d is %d bytes, over %d", what, pages, len(b), mcpserver.MaxResultBytes)
+					} else {
+						largest = max(largest, len(b))
 					}
 					var out map[string]any
 					b, _ := json.Marshal(res.StructuredContent)
@@ -129,7 +131,7 @@ func TestMCPMetricPages(t *testing.T) {
 					t.Errorf("%s: the %d pages joined differ from GET %s:\nmcp  %.300s\nrest %.300s", what, pages, params.Encode(), g, w)
 				}
 				all := len(want[tool.key].([]any))
-				t.Logf("%s: %d metrics in %d pages", what, all, pages)
+				t.Logf("%s: %d metrics in %d pages, the largest %d bytes", what, all, pages, largest)
 				switch {
 				case f.name == "no filter" && all != 150:
 					t.Errorf("%s: REST lists %d metrics, want 150", what, all)
