@@ -48,19 +48,34 @@ type Connections struct {
 
 var _ ConnectionService = (*Connections)(nil)
 
-// TestConnection checks the request as a creation would, finds the
-// metalake, and tests the source the request names.
+// TestConnection checks the request as a creation would, as Gravitino's
+// does: the metalake exists and is in use, the caller may create catalogs
+// in it, no catalog has the name yet; then it tests the source the request
+// names.
 func (c *Connections) TestConnection(ctx context.Context, metalake string, req CatalogCreate) error {
 	if err := req.Validate(); err != nil {
 		return err
 	}
-	if _, err := c.Metalakes.GetMetalake(ctx, metalake); err != nil {
+	m, err := c.Metalakes.GetMetalake(ctx, metalake)
+	if err != nil {
 		return err
+	}
+	if !m.InUse {
+		return MetalakeNotInUse(metalake)
 	}
 	if c.MayCreateCatalog != nil {
 		if err := c.MayCreateCatalog(ctx, metalake); err != nil {
 			return err
 		}
+	}
+	// A catalog the caller may not see still holds the name, as a
+	// creation would find.
+	switch _, err := c.Catalogs.GetCatalog(ctx, metalake, req.Name); ErrorCode(err) {
+	case "", EFORBIDDEN:
+		return AlreadyExists(KindCatalog, "catalog '%s.%s' already exists", metalake, req.Name)
+	case ENOTFOUND:
+	default:
+		return err
 	}
 	return c.test(ctx, req.ProviderOrDefault(), req.Properties)
 }

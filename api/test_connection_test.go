@@ -66,7 +66,11 @@ func TestTestConnectionWithoutSource(t *testing.T) {
 			{"/api/metalakes/m/catalogs/nope/testConnection", "", 404, "NoSuchCatalogException"},
 			{"/api/metalakes/m/catalogs/testConnection", `{"name": "new"}`, 400, "IllegalArgumentException"},
 			{"/api/metalakes/m/catalogs/testConnection", `{"name": "new", "type": "relational", "extra": 1}`, 400, "IllegalArgumentException"},
+			{"/api/metalakes/m/catalogs/testConnection", `{"name": "rel", "type": "relational"}`, 409, "CatalogAlreadyExistsException"},
+			{"/api/metalakes/off/catalogs/testConnection", `{"name": "new", "type": "relational"}`, 409, "MetalakeNotInUseException"},
 		}
+		c.MustOK("POST", "/api/metalakes", `{"name":"off"}`)
+		c.MustOK("PATCH", "/api/metalakes/off", `{"inUse": false}`)
 		for _, e := range errs {
 			var body any
 			if e.body != "" {
@@ -103,12 +107,16 @@ func TestTestConnectionPostgreSQL(t *testing.T) {
 		t.Errorf("testConnection to the test PostgreSQL: %v", resp)
 	}
 	c.MustOK("POST", "/api/metalakes/m/catalogs", body)
+	// Now that it exists, a test of its creation is 409, as in Gravitino.
+	if status, _, resp := c.Do("POST", "/api/metalakes/m/catalogs/testConnection", body); status != 409 || resp["type"] != "CatalogAlreadyExistsException" {
+		t.Errorf("testConnection of an existing catalog's creation: %d %v", status, resp)
+	}
 	c.MustOK("POST", "/api/metalakes/m/catalogs/pg/testConnection", nil)
 
 	closed := closedPort(t)
 	bad := props("jdbc:postgresql://" + closed + "/" + cfg.Database + "?user=x&password=" + password)
-	body = `{"name": "down", "type": "relational", "provider": "jdbc-postgresql", "properties": ` + bad + `}`
-	c.MustOK("POST", "/api/metalakes/m/catalogs", body)
+	c.MustOK("POST", "/api/metalakes/m/catalogs", `{"name": "down", "type": "relational", "provider": "jdbc-postgresql", "properties": `+bad+`}`)
+	body = `{"name": "down_too", "type": "relational", "provider": "jdbc-postgresql", "properties": ` + bad + `}`
 	for _, r := range []struct{ path, body string }{
 		{"/api/metalakes/m/catalogs/testConnection", body},
 		{"/api/metalakes/m/catalogs/down/testConnection", ""},
