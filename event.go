@@ -41,7 +41,17 @@ type Event struct {
 	Error string
 	// ErrorCode is, on failure, the semcat error code (see ErrorCode).
 	ErrorCode string
+	// Interface is how the operation was called: InterfaceREST or
+	// InterfaceMCP (an MCP tool call is named after the REST operation it
+	// stands for, SPEC §2.8). "" is InterfaceREST.
+	Interface string
 }
+
+// The interfaces an operation is called through.
+const (
+	InterfaceREST = "rest"
+	InterfaceMCP  = "mcp"
+)
 
 // Listener receives events. It must not assume it runs on the request's
 // goroutine, and it should return once ctx is done. A returned error is

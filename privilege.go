@@ -289,9 +289,30 @@ type User struct {
 	Audit Audit    `json:"audit"`
 }
 
-// UserCreate is the body of a user creation request.
+// UserCreate is the body of a user creation request. ExternalID and
+// Enabled are the other fields of Gravitino's UserAddRequest, which its
+// Java client always sends (null when unset); semcat accepts them but does
+// not keep them (every user is enabled).
 type UserCreate struct {
-	Name string `json:"name"`
+	Name       string  `json:"name"`
+	ExternalID *string `json:"externalId,omitempty"`
+	Enabled    *bool   `json:"enabled,omitempty"`
+}
+
+// Validate checks the name, and an external id when one is given (not
+// blank, as Gravitino checks it).
+func (c *UserCreate) Validate() error {
+	if err := ValidateName("name", c.Name); err != nil {
+		return err
+	}
+	return validateExternalID(c.ExternalID)
+}
+
+func validateExternalID(id *string) error {
+	if id != nil && strings.TrimSpace(*id) == "" {
+		return Errorf(EINVALID, "externalId: must not be blank when given")
+	}
+	return nil
 }
 
 // Group is a group of a metalake and the roles granted to it.
@@ -302,9 +323,19 @@ type Group struct {
 	Audit Audit    `json:"audit"`
 }
 
-// GroupCreate is the body of a group creation request.
+// GroupCreate is the body of a group creation request. ExternalID is the
+// other field of Gravitino's GroupAddRequest, accepted and not kept.
 type GroupCreate struct {
-	Name string `json:"name"`
+	Name       string  `json:"name"`
+	ExternalID *string `json:"externalId,omitempty"`
+}
+
+// Validate checks the name and the external id.
+func (c *GroupCreate) Validate() error {
+	if err := ValidateName("name", c.Name); err != nil {
+		return err
+	}
+	return validateExternalID(c.ExternalID)
 }
 
 // RoleNames is the body of a grant or revoke of roles.

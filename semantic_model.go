@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"unicode/utf8"
 )
 
 // SemanticModel is a named business model over the tables of a schema: its
@@ -84,9 +86,11 @@ type Field struct {
 	CustomExtensions []CustomExtension `json:"customExtensions,omitzero"`
 }
 
-// Dimension marks a field as a dimension.
+// Dimension marks a field as a dimension. IsTime is nil when the definition
+// does not say (Gravitino's DimensionDTO has a nullable isTime): an unknown
+// is not false, and an absent isTime stays absent on the way back.
 type Dimension struct {
-	IsTime bool `json:"isTime"`
+	IsTime *bool `json:"isTime,omitempty"`
 }
 
 // Relationship joins two datasets of the same model.
@@ -122,9 +126,10 @@ type DialectExpression struct {
 	Expression string `json:"expression"`
 }
 
-// CustomExtension carries vendor-specific data, opaque to semcat.
+// CustomExtension carries vendor-specific data, opaque to semcat. Both
+// members are required but may be empty, as in Gravitino.
 type CustomExtension struct {
-	VendorName string  `json:"vendorName"`
+	VendorName *string `json:"vendorName"`
 	Data       *string `json:"data"`
 }
 
@@ -160,11 +165,11 @@ func (d *Definition) Validate() error {
 	datasets := map[string]bool{}
 	for i, ds := range d.Datasets {
 		p := fmt.Sprintf("datasets[%d]", i)
-		if err := ValidateName(p+".name", ds.Name); err != nil {
+		if err := validateInnerName(p+".name", ds.Name); err != nil {
 			return err
 		}
 		if datasets[ds.Name] {
-			return Errorf(EINVALID, "%s.name: duplicate dataset name '%s'", p, ds.Name)
+			return IllegalSemanticModel("%s.name: duplicate dataset name '%s'", p, ds.Name)
 		}
 		datasets[ds.Name] = true
 		if err := ds.validate(p); err != nil {
@@ -174,18 +179,18 @@ func (d *Definition) Validate() error {
 	rels := map[string]bool{}
 	for i, r := range d.Relationships {
 		p := fmt.Sprintf("relationships[%d]", i)
-		if err := ValidateName(p+".name", r.Name); err != nil {
+		if err := validateInnerName(p+".name", r.Name); err != nil {
 			return err
 		}
 		if rels[r.Name] {
-			return Errorf(EINVALID, "%s.name: duplicate relationship name '%s'", p, r.Name)
+			return IllegalSemanticModel("%s.name: duplicate relationship name '%s'", p, r.Name)
 		}
 		rels[r.Name] = true
 		if !datasets[r.From] {
-			return Errorf(EINVALID, "%s.from: '%s' is not a dataset of this model", p, r.From)
+			return IllegalSemanticModel("%s.from: '%s' is not a dataset of this model", p, r.From)
 		}
 		if !datasets[r.To] {
-			return Errorf(EINVALID, "%s.to: '%s' is not a dataset of this model", p, r.To)
+			return IllegalSemanticModel("%s.to: '%s' is not a dataset of this model", p, r.To)
 		}
 		if len(r.FromColumns) == 0 {
 			return Errorf(EINVALID, "%s.fromColumns: at least one column is required", p)
@@ -209,11 +214,11 @@ func (d *Definition) Validate() error {
 	metrics := map[string]bool{}
 	for i, m := range d.Metrics {
 		p := fmt.Sprintf("metrics[%d]", i)
-		if err := ValidateName(p+".name", m.Name); err != nil {
+		if err := validateInnerName(p+".name", m.Name); err != nil {
 			return err
 		}
 		if metrics[m.Name] {
-			return Errorf(EINVALID, "%s.name: duplicate metric name '%s'", p, m.Name)
+			return IllegalSemanticModel("%s.name: duplicate metric name '%s'", p, m.Name)
 		}
 		metrics[m.Name] = true
 		if err := m.Validate(p); err != nil {
@@ -228,14 +233,14 @@ func (ds *Dataset) validate(p string) error {
 		return Errorf(EINVALID, "%s.source: a dataset needs a source table", p)
 	}
 	if len(ds.Source.Namespace) != 2 {
-		return Errorf(EINVALID, "%s.source.namespace: must be [catalog, schema]", p)
+		return IllegalSemanticModel("%s.source.namespace: must be [catalog, schema]", p)
 	}
 	for j, n := range ds.Source.Namespace {
-		if err := ValidateName(fmt.Sprintf("%s.source.namespace[%d]", p, j), n); err != nil {
+		if err := validateInnerName(fmt.Sprintf("%s.source.namespace[%d]", p, j), n); err != nil {
 			return err
 		}
 	}
-	if err := ValidateName(p+".source.name", ds.Source.Name); err != nil {
+	if err := validateInnerName(p+".source.name", ds.Source.Name); err != nil {
 		return err
 	}
 	if err := validateColumnNames(p+".primaryKey", ds.PrimaryKey); err != nil {
@@ -258,11 +263,11 @@ func (ds *Dataset) validate(p string) error {
 	fields := map[string]bool{}
 	for j, f := range ds.Fields {
 		fp := fmt.Sprintf("%s.fields[%d]", p, j)
-		if err := ValidateName(fp+".name", f.Name); err != nil {
+		if err := validateInnerName(fp+".name", f.Name); err != nil {
 			return err
 		}
 		if fields[f.Name] {
-			return Errorf(EINVALID, "%s.name: duplicate field name '%s' in dataset '%s'", fp, f.Name, ds.Name)
+			return IllegalSemanticModel("%s.name: duplicate field name '%s' in dataset '%s'", fp, f.Name, ds.Name)
 		}
 		fields[f.Name] = true
 		if err := validateExpression(fp+".expression", f.Expression); err != nil {
@@ -293,6 +298,23 @@ func (m *Metric) Validate(p string) error {
 		return err
 	}
 	return validateExtensions(p+".customExtensions", m.CustomExtensions)
+}
+
+// MaxInnerNameLength bounds the names inside a definition (datasets,
+// fields, relationships, metrics, sources).
+const MaxInnerNameLength = 256
+
+// validateInnerName checks a name inside a definition. Gravitino's merged
+// definition DTOs ask only that such names be non-empty ("order amount" is
+// a valid field name); they are not entity names (SPEC §2.10).
+func validateInnerName(p, name string) error {
+	switch {
+	case name == "":
+		return Errorf(EINVALID, "%s: name is required", p)
+	case utf8.RuneCountInString(name) > MaxInnerNameLength:
+		return Errorf(EINVALID, "%s: name is longer than %d characters", p, MaxInnerNameLength)
+	}
+	return nil
 }
 
 func validateColumnNames(p string, cols []string) error {
@@ -337,7 +359,7 @@ func validateDatatype(p string, t *Datatype) error {
 
 func validateExtensions(p string, exts []CustomExtension) error {
 	for i, e := range exts {
-		if e.VendorName == "" {
+		if e.VendorName == nil {
 			return Errorf(EINVALID, "%s[%d].vendorName: a vendor name is required", p, i)
 		}
 		if e.Data == nil {
@@ -406,7 +428,7 @@ func (d *Definition) ValidateSources(lookup TableColumns) error {
 		check := func(path string, list []string) error {
 			for j, c := range list {
 				if !set[c] {
-					return Errorf(EINVALID, "%s[%d]: '%s' is not a top-level column of table '%s.%s.%s'", path, j, c, ds.Source.Namespace[0], ds.Source.Namespace[1], ds.Source.Name)
+					return IllegalSemanticModel("%s[%d]: '%s' is not a top-level column of table '%s.%s.%s'", path, j, c, ds.Source.Namespace[0], ds.Source.Namespace[1], ds.Source.Name)
 				}
 			}
 			return nil
@@ -424,12 +446,12 @@ func (d *Definition) ValidateSources(lookup TableColumns) error {
 		p := fmt.Sprintf("relationships[%d]", i)
 		for j, c := range r.FromColumns {
 			if !cols[r.From][c] {
-				return Errorf(EINVALID, "%s.fromColumns[%d]: '%s' is not a top-level column of the source table of dataset '%s'", p, j, c, r.From)
+				return IllegalSemanticModel("%s.fromColumns[%d]: '%s' is not a top-level column of the source table of dataset '%s'", p, j, c, r.From)
 			}
 		}
 		for j, c := range r.ToColumns {
 			if !cols[r.To][c] {
-				return Errorf(EINVALID, "%s.toColumns[%d]: '%s' is not a top-level column of the source table of dataset '%s'", p, j, c, r.To)
+				return IllegalSemanticModel("%s.toColumns[%d]: '%s' is not a top-level column of the source table of dataset '%s'", p, j, c, r.To)
 			}
 		}
 	}
@@ -448,7 +470,7 @@ func ValidateModelUpdates(updates []Update) error {
 	for i, u := range updates {
 		if u.Definition != nil {
 			if err := u.Definition.Validate(); err != nil {
-				return Errorf(EINVALID, "updates[%d].definition.%s", i, ErrorMessage(err))
+				return &Error{Code: EINVALID, Type: ErrorType(err), Message: fmt.Sprintf("updates[%d].definition.%s", i, ErrorMessage(err))}
 			}
 		}
 	}
@@ -469,5 +491,30 @@ type SemanticModelService interface {
 // exist, or the caller may not see it (SPEC §6): the same words, and no
 // column names.
 func NoSuchSource(i int, src *Source) error {
-	return Errorf(EINVALID, "datasets[%d].source: table '%s.%s.%s' does not exist", i, src.Namespace[0], src.Namespace[1], src.Name)
+	return IllegalSemanticModel("datasets[%d].source: table '%s.%s.%s' does not exist", i, src.Namespace[0], src.Namespace[1], src.Name)
+}
+
+// IllegalSemanticModel is a 400 of a definition that is well formed but
+// does not fit the catalog: a source table that does not exist, a column
+// it does not have. Gravitino names it IllegalSemanticModelException;
+// request-shape failures stay IllegalArgumentException.
+func IllegalSemanticModel(format string, args ...any) *Error {
+	return &Error{Code: EINVALID, Type: "IllegalSemanticModelException", Message: fmt.Sprintf(format, args...)}
+}
+
+// ModelChangedConcurrently is the 409 of a semantic model alter or drop
+// that lost to a concurrent change (an If-Match that no longer holds, or
+// retries that ran out of time): Gravitino's OptimisticLockException.
+func ModelChangedConcurrently(format string, args ...any) *Error {
+	return &Error{Code: ECONFLICT, Type: "OptimisticLockException", Message: fmt.Sprintf(format, args...)}
+}
+
+// ErrorType is the exception name an *Error carries apart from its code's
+// class, or "".
+func ErrorType(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Type
+	}
+	return ""
 }

@@ -77,7 +77,7 @@ func TestDefinitionValidate(t *testing.T) {
 		{"no datasets", func(d map[string]any) { d["datasets"] = []any{} }, "datasets:"},
 		{"duplicate dataset", func(d map[string]any) { at(d, "datasets", 1).(map[string]any)["name"] = "orders" },
 			"datasets[1].name: duplicate dataset name 'orders'"},
-		{"bad dataset name", func(d map[string]any) { at(d, "datasets", 0).(map[string]any)["name"] = "a b" }, "datasets[0].name:"},
+		{"bad dataset name", func(d map[string]any) { at(d, "datasets", 0).(map[string]any)["name"] = "" }, "datasets[0].name: name is required"},
 		{"missing source", func(d map[string]any) { delete(at(d, "datasets", 1).(map[string]any), "source") }, "datasets[1].source:"},
 		{"source namespace length", func(d map[string]any) {
 			at(d, "datasets", 0, "source").(map[string]any)["namespace"] = []any{"rel"}

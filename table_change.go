@@ -102,9 +102,8 @@ func validateTableChange(path string, u Update) error {
 			}
 		}
 	}
-	if u.Type == UpdateColumnComment && u.NewComment.Value == nil {
-		return Errorf(EINVALID, "%s.newComment: must be a string", path)
-	}
+	// A null newComment clears the column's comment: Gravitino's Java
+	// client sends it for a comment set to null.
 	if u.Type == UpdateColumnPosition && u.NewPosition.Kind == "default" {
 		return Errorf(EINVALID, "%s.newPosition: 'default' is a position for a new column only; move a column 'first' or after another", path)
 	}

@@ -48,7 +48,7 @@ func (h *handler) createUser(w http.ResponseWriter, r *http.Request) error {
 	if err := h.decode(w, r, &req); err != nil {
 		return err
 	}
-	if err := semcat.ValidateName("name", req.Name); err != nil {
+	if err := req.Validate(); err != nil {
 		return err
 	}
 	u, pos, err := h.svc.Access.CreateUser(r.Context(), metalake, req)
@@ -248,7 +248,7 @@ func (h *handler) createGroup(w http.ResponseWriter, r *http.Request) error {
 	if err := h.decode(w, r, &req); err != nil {
 		return err
 	}
-	if err := semcat.ValidateName("name", req.Name); err != nil {
+	if err := req.Validate(); err != nil {
 		return err
 	}
 	g, pos, err := h.svc.Access.CreateGroup(r.Context(), metalake, req)

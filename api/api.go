@@ -44,6 +44,9 @@ type Services struct {
 	Access    semcat.AccessControlService
 	Search    semcat.SearchService
 	Metadata  semcat.MetadataService
+	// Connections tests catalogs' sources (testConnection); nil tests
+	// none: every catalog is taken to have no external source.
+	Connections semcat.ConnectionService
 }
 
 // Middleware wraps a handler. Middlewares listed in Config.Middleware run
@@ -184,6 +187,8 @@ func (h *handler) routes() []route {
 		{"alterCatalog", put, catalog, h.alterCatalog},
 		{"dropCatalog", del, catalog, h.dropCatalog},
 		{"setCatalogInUse", patch, catalog, h.setCatalogInUse},
+		{"testConnection", post, metalake + "/catalogs/testConnection", h.testConnection},
+		{"testCatalogConnection", post, catalog + "/testConnection", h.testCatalogConnection},
 
 		{"createSchema", post, catalog + "/schemas", h.createSchema},
 		{"listSchemas", get, catalog + "/schemas", h.listSchemas},

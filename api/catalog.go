@@ -111,3 +111,43 @@ func (h *handler) setCatalogInUse(w http.ResponseWriter, r *http.Request) error 
 	}
 	return writtenNothing(w, pos)
 }
+
+// testConnection serves POST …/catalogs/testConnection: a catalog creation
+// request whose source is tested and nothing stored (Gravitino's
+// testConnection). {"code": 0}, or the source's failure (502/1007).
+func (h *handler) testConnection(w http.ResponseWriter, r *http.Request) error {
+	metalake, err := pathName(r, "metalake")
+	if err != nil {
+		return err
+	}
+	var req semcat.CatalogCreate
+	if err := h.decode(w, r, &req); err != nil {
+		return err
+	}
+	if err := h.connections().TestConnection(r.Context(), metalake, req); err != nil {
+		return err
+	}
+	return writtenNothing(w, semcat.Position{})
+}
+
+// testCatalogConnection serves POST …/catalogs/{c}/testConnection: the
+// source of an existing catalog is tested.
+func (h *handler) testCatalogConnection(w http.ResponseWriter, r *http.Request) error {
+	n, err := pathNames(r, "metalake", "catalog")
+	if err != nil {
+		return err
+	}
+	if err := h.connections().TestCatalogConnection(r.Context(), n[0], n[1]); err != nil {
+		return err
+	}
+	return writtenNothing(w, semcat.Position{})
+}
+
+// connections is the configured ConnectionService, or one that finds the
+// metalake and catalog and knows no external source.
+func (h *handler) connections() semcat.ConnectionService {
+	if h.svc.Connections != nil {
+		return h.svc.Connections
+	}
+	return &semcat.Connections{Metalakes: h.svc.Metalakes, Catalogs: h.svc.Catalogs}
+}

@@ -45,6 +45,7 @@ var errorTable = map[string]errorClass{
 	semcat.ENOTCAUGHTUP:  {http.StatusServiceUnavailable, 1013, named("IndexNotCaughtUpException")},
 	semcat.EDEADLINE:     {http.StatusServiceUnavailable, 1013, named("ServiceUnavailableException")},
 	semcat.EUNAVAILABLE:  {http.StatusServiceUnavailable, 1013, named("ServiceUnavailableException")},
+	semcat.ECONNFAILED:   {http.StatusBadGateway, 1007, named("ConnectionFailedException")},
 	// Nobody reads it: the client went away. 499 is how proxies log that.
 	semcat.ECANCELED: {statusClientClosed, 1002, named("RequestCancelledException")},
 }

@@ -38,6 +38,7 @@ func EventMiddleware(publish func(semcat.Event)) Middleware {
 				User:       semcat.UserFromContext(r.Context()),
 				Metalake:   unescapeVar(vars["metalake"]),
 				Identifier: eventIdentifier(r),
+				Interface:  semcat.InterfaceREST,
 			}
 			pre := e
 			pre.Phase, pre.Time = semcat.EventPre, start

@@ -122,9 +122,9 @@ func TestEventsOverHTTP(t *testing.T) {
 			if status != tt.status {
 				t.Fatalf("status %d, want %d: %v", status, tt.status, resp)
 			}
-			tt.want.User = eventUser
+			tt.want.User, tt.want.Interface = eventUser, semcat.InterfaceREST
 			wantPre := semcat.Event{Operation: tt.want.Operation, Phase: semcat.EventPre, User: eventUser,
-				Metalake: tt.want.Metalake, Identifier: tt.want.Identifier}
+				Metalake: tt.want.Metalake, Identifier: tt.want.Identifier, Interface: semcat.InterfaceREST}
 
 			pre, post := sink.next(t), sink.next(t)
 			if diff := cmp.Diff(wantPre, pre, ignoreTimes); diff != "" {
@@ -227,7 +227,7 @@ func TestEventListenersDoNotChangeAnswers(t *testing.T) {
 		`semcat_events_dropped_total{listener="stuck"}`,
 		`semcat_event_listener_errors_total{listener="panics"}`,
 		`semcat_event_listener_errors_total{listener="fails"}`,
-		`semcat_operations_total{code="",operation="listTables",phase="pre"}`,
+		`semcat_operations_total{code="",interface="rest",operation="listTables",phase="pre"}`,
 	} {
 		if v := metricValue(string(text), series); v <= 0 {
 			t.Errorf("%s = %v, want > 0", series, v)

@@ -2,6 +2,7 @@ package api
 
 import (
 	"net/http"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/semcat/semcat"
@@ -19,13 +20,47 @@ func (h *handler) listSchemaMetrics(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	metrics, err := h.svc.Metrics.ListSchemaMetrics(r.Context(), ns, details)
+	filter, err := metricFilter(r)
 	if err != nil {
 		return err
 	}
-	RecordCount(r, len(metrics))
-	writeBody(w, http.StatusOK, metricList(ns, metrics, details))
+	if !filter.Filtered() {
+		metrics, err := h.svc.Metrics.ListSchemaMetrics(r.Context(), ns, details)
+		if err != nil {
+			return err
+		}
+		RecordCount(r, len(metrics))
+		writeBody(w, http.StatusOK, metricList(ns, metrics, details, ""))
+		return nil
+	}
+	sel, err := semcat.SelectMetrics(r.Context(), h.svc.Metrics, h.svc.Search, ns, details, filter)
+	if err != nil {
+		return err
+	}
+	page := sel.Page(len(sel.Metrics))
+	RecordCount(r, len(page.Metrics))
+	writeBody(w, http.StatusOK, metricList(ns, page.Metrics, details, page.Cursor))
 	return nil
+}
+
+// metricFilter reads the parameters that narrow and page a metric
+// listing (SPEC §2.8): names (repeatable), query, limit and cursor.
+func metricFilter(r *http.Request) (semcat.MetricFilter, error) {
+	q, err := queryValues(r, "query", "limit", "cursor")
+	if err != nil {
+		return semcat.MetricFilter{}, err
+	}
+	f := semcat.MetricFilter{Names: q["names"], Query: q.Get("query"), Cursor: q.Get("cursor")}
+	if _, given := q["query"]; given && strings.TrimSpace(f.Query) == "" {
+		return f, semcat.Errorf(semcat.EINVALID, "query: must not be empty")
+	}
+	if _, given := q["cursor"]; given && f.Cursor == "" {
+		return f, semcat.Errorf(semcat.EINVALID, "cursor: must not be empty")
+	}
+	if f.Limit, err = intParam(q, "limit", 0, 1, semcat.MaxMetricLimit); err != nil {
+		return f, err
+	}
+	return f, f.Validate()
 }
 
 // metricList returns the body of a metric listing: the same bytes
@@ -33,7 +68,7 @@ func (h *handler) listSchemaMetrics(w http.ResponseWriter, r *http.Request) erro
 // with details, a list of {"namespace", "metric"} under "metrics". A large
 // schema lists tens of thousands of metrics that differ only in model and
 // name, so the list is written directly rather than through reflection.
-func metricList(ns semcat.Namespace, metrics []semcat.SchemaMetric, details bool) []byte {
+func metricList(ns semcat.Namespace, metrics []semcat.SchemaMetric, details bool, cursor string) []byte {
 	// Every entry starts with the same namespace prefix.
 	prefix := []byte(`{"namespace":[`)
 	for _, p := range ns.Path() {
@@ -79,7 +114,12 @@ func metricList(ns semcat.Namespace, metrics []semcat.SchemaMetric, details bool
 		}
 		b = append(b, '}')
 	}
-	return append(b, "]}"...)
+	b = append(b, ']')
+	if cursor != "" {
+		b = append(b, `,"cursor":`...)
+		b = appendString(b, cursor)
+	}
+	return append(b, '}')
 }
 
 // appendString appends s as a JSON string, exactly as marshal encodes it.

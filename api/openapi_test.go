@@ -674,7 +674,7 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 	// handlers read.
 	wantQuery := map[string][]string{
 		"dropMetalake": {"force"}, "dropCatalog": {"force"}, "dropSchema": {"cascade"}, "dropTable": {"purge"}, "listTagObjects": {"value"}, "suggest": {"limit", "prefix", "type"},
-		"listCatalogs": {"details"}, "listUsers": {"details"}, "listGroups": {"details"}, "listTags": {"details"}, "listObjectTags": {"details"}, "listSemanticModelMetrics": {"details"},
+		"listCatalogs": {"details"}, "listUsers": {"details"}, "listGroups": {"details"}, "listTags": {"details"}, "listObjectTags": {"details"}, "listSemanticModelMetrics": {"cursor", "details", "limit", "names", "query"},
 		"listPolicies": {"details"}, "listObjectPolicies": {"details"},
 		"search": {"catalog", "cursor", "facetSize", "facets", "limit", "minPosition", "offset", "profile", "query", "schema", "scope", "sort", "tag", "type", "waitMs"},
 	}
@@ -731,7 +731,8 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 		}
 		ok := doc.response(op, 200)
 		headers := jsonObject(ok["headers"])
-		isWrite := op.method != http.MethodGet && op.id != "reindex"
+		// A connection test reads (the source), it writes nothing.
+		isWrite := op.method != http.MethodGet && op.id != "reindex" && !strings.HasSuffix(op.id, "Connection")
 		if _, has := headers[api.PositionHeader]; has != isWrite {
 			t.Errorf("%s: documents %s: %v, want %v", op.id, api.PositionHeader, has, isWrite)
 		}
@@ -756,7 +757,7 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 					t.Errorf("%s takes a body but does not document %d", op.id, status)
 				}
 			}
-		} else if op.method == http.MethodPost && op.id != "reindex" || op.method == http.MethodPut {
+		} else if op.method == http.MethodPost && op.id != "reindex" && op.id != "testCatalogConnection" || op.method == http.MethodPut {
 			t.Errorf("%s %s documents no JSON request body", op.method, op.path)
 		}
 	}
@@ -1187,6 +1188,11 @@ func TestOpenAPIValidatesResponses(t *testing.T) {
 	admin.call(http.StatusMethodNotAllowed, "GET", sales+"/tables/orders/partitions/p1", nil)
 	admin.call(http.StatusMethodNotAllowed, "DELETE", sales+"/tables/orders/partitions/p1", nil)
 	admin.call(http.StatusNotFound, "GET", sales+"/tables/nope/partitions", nil)
+	// A paged metric listing.
+	admin.call(ok, "GET", sales+"/semantic-model-metrics?details=true&limit=1&names=revenue&names=order_count", nil)
+	// Connection tests.
+	admin.call(ok, "POST", ml+"/catalogs/testConnection", `{"name":"new","type":"relational","provider":null,"comment":null,"properties":null}`)
+	admin.call(ok, "POST", rel+"/testConnection", nil)
 	// Type-ahead.
 	admin.call(ok, "GET", ml+"/suggest?prefix=ord&type=table&limit=5", nil)
 	admin.call(http.StatusBadRequest, "GET", ml+"/suggest?prefix=", nil)

@@ -176,7 +176,7 @@ func FuzzAddStoredMetrics(f *testing.F) {
 	full, _ := json.Marshal([]semcat.Metric{{Name: "revenue", Description: &desc, Datatype: &def,
 		Expression:       &semcat.Expression{Dialects: []semcat.DialectExpression{{Dialect: "ANSI_SQL", Expression: "SUM(x)"}}},
 		AIContext:        json.RawMessage(`{"synonyms":["sales"],"n":[1,-2.5e3,true,null]}`),
-		CustomExtensions: []semcat.CustomExtension{{VendorName: "acme"}}}, {Name: "b"}})
+		CustomExtensions: []semcat.CustomExtension{{VendorName: new("acme")}}}, {Name: "b"}})
 	for _, s := range []string{string(full), `[]`, ` [ {"name" : "a"} ]`, `[{"Name":"a"}]`, `[{"name":"a\u0062"}]`,
 		`[{"name":"m2","expression":{"dialects":"nope"}}]`, `[{"description":"no name"}]`, `{"not":"an array"}`, `[null]`} {
 		f.Add(s)

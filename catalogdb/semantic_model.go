@@ -218,13 +218,13 @@ func (s *Store) AlterSemanticModel(ctx context.Context, ns semcat.Namespace, nam
 			return nil, semcat.Position{}, conflict(ns, name, ifMatch)
 		}
 		if err := backoff(ctx, attempt); err != nil {
-			return nil, semcat.Position{}, err
+			return nil, semcat.Position{}, semcat.ModelChangedConcurrently("semantic model '%s.%s.%s.%s': %s", ns.Metalake, ns.Catalog, ns.Schema, name, semcat.ErrorMessage(err))
 		}
 	}
 }
 
 func conflict(ns semcat.Namespace, name string, want int64) error {
-	return semcat.Errorf(semcat.ECONFLICT, "semantic model '%s.%s.%s.%s' is not at version %d (If-Match)", ns.Metalake, ns.Catalog, ns.Schema, name, want)
+	return semcat.ModelChangedConcurrently("semantic model '%s.%s.%s.%s' is not at version %d (If-Match)", ns.Metalake, ns.Catalog, ns.Schema, name, want)
 }
 
 func (s *Store) alterModelOnce(ctx context.Context, ns semcat.Namespace, name string, updates []semcat.Update, ifMatch int64) (*semcat.SemanticModel, semcat.Position, error) {
@@ -292,14 +292,15 @@ func (s *Store) alterModelOnce(ctx context.Context, ns semcat.Namespace, name st
 
 // DropSemanticModel drops a semantic model and retires its metric
 // identities. With ifMatch, a model at another version is not dropped
-// (ECONFLICT). A missing model is not an error: dropped is false.
+// (ECONFLICT). A missing model, or schema, is not an error: dropped is
+// false; a missing metalake or catalog is (ENOTFOUND), as in Gravitino.
 func (s *Store) DropSemanticModel(ctx context.Context, ns semcat.Namespace, name string, ifMatch int64) (bool, semcat.Position, error) {
 	dropped := false
 	pos, err := s.write(ctx, func(tx *writeTx) error {
 		dropped = false
 		p, err := s.resolveSchema(ctx, tx, ns, shareLock, modelWhat)
 		if err != nil {
-			if semcat.ErrorCode(err) == semcat.ENOTFOUND {
+			if semcat.ErrorCode(err) == semcat.ENOTFOUND && semcat.ErrorEntity(err) == semcat.KindSchema {
 				return nil
 			}
 			return err

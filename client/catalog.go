@@ -79,3 +79,27 @@ func (c *Client) SetCatalogInUse(ctx context.Context, metalake, name string, inU
 	}
 	return writeNothing(ctx, c, request{method: http.MethodPatch, path: p, body: semcat.InUseRequest{InUse: &inUse}})
 }
+
+var _ semcat.ConnectionService = (*Client)(nil)
+
+// TestConnection tests the source a catalog created with req would have
+// (Gravitino's testConnection); nothing is created. A source that cannot
+// be reached is an ECONNFAILED error with its reason.
+func (c *Client) TestConnection(ctx context.Context, metalake string, req semcat.CatalogCreate) error {
+	p, err := catalogsPath(metalake)
+	if err != nil {
+		return err
+	}
+	_, err = c.do(ctx, request{method: http.MethodPost, path: p + "/testConnection", body: req})
+	return err
+}
+
+// TestCatalogConnection tests the source of an existing catalog.
+func (c *Client) TestCatalogConnection(ctx context.Context, metalake, catalog string) error {
+	p, err := catalogPath(metalake, catalog)
+	if err != nil {
+		return err
+	}
+	_, err = c.do(ctx, request{method: http.MethodPost, path: p + "/testConnection"})
+	return err
+}

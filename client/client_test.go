@@ -102,6 +102,8 @@ var routeMethods = map[string]string{
 	"alterSemanticModel":       "AlterSemanticModel",
 	"dropSemanticModel":        "DropSemanticModel",
 	"listSemanticModelMetrics": "ListSchemaMetrics",
+	"testConnection":           "TestConnection",
+	"testCatalogConnection":    "TestCatalogConnection",
 
 	"search":            "Search",
 	"getObjectMetadata": "ObjectMetadata",
@@ -516,6 +518,21 @@ func TestMetricDiscovery(t *testing.T) {
 		if wantDef := shopModel("").Definition.Metrics[1-i%2]; !reflect.DeepEqual(def, wantDef) {
 			t.Errorf("details[%d]: definition %s, want %+v", i, m.Definition, wantDef)
 		}
+	}
+	// Paged with a limit, and narrowed by names.
+	var paged []semcat.SchemaMetric
+	pages := 0
+	for cursor := ""; pages == 0 || cursor != ""; pages++ {
+		page := read(c.ListSchemaMetricPage(ctx, sales, false, semcat.MetricFilter{Limit: 3, Cursor: cursor})).must(t)
+		paged = append(paged, page.Metrics...)
+		cursor = page.Cursor
+	}
+	if diff := cmp.Diff(want, paged); diff != "" || pages != 2 {
+		t.Errorf("%d pages of 3 (-want +got):\n%s", pages, diff)
+	}
+	page := read(c.ListSchemaMetricPage(ctx, sales, true, semcat.MetricFilter{Names: []string{"revenue"}})).must(t)
+	if len(page.Metrics) != 2 || page.Metrics[0].Name != "revenue" || page.Metrics[1].Model != "shop" || page.Cursor != "" || page.Metrics[0].Definition == nil {
+		t.Errorf("names revenue: %+v", page)
 	}
 	empty := semcat.Namespace{Metalake: "m", Catalog: "rel", Schema: "empty"}
 	wrote(c.CreateSchema(ctx, rel, semcat.SchemaCreate{Name: "empty"})).must(t)
@@ -990,4 +1007,18 @@ func TestParseIdentifier(t *testing.T) {
 	if _, err := client.ParseNamespace("a.b.c.d"); semcat.ErrorCode(err) != semcat.EINVALID {
 		t.Errorf("ParseNamespace of four parts: %v", err)
 	}
+}
+
+func TestTestConnection(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	c, ctx := s.admin, t.Context()
+	seed(t, c)
+	if err := c.TestConnection(ctx, "m", semcat.CatalogCreate{Name: "new", Type: semcat.CatalogRelational}); err != nil {
+		t.Errorf("a catalog without a source: %v", err)
+	}
+	if err := c.TestCatalogConnection(ctx, "m", "rel"); err != nil {
+		t.Errorf("catalog rel: %v", err)
+	}
+	wantCode(t, "a missing catalog", c.TestCatalogConnection(ctx, "m", "nope"), semcat.ENOTFOUND, client.ErrNotFound)
 }

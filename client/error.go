@@ -26,6 +26,7 @@ var (
 	ErrNotCaughtUp   = &semcat.Error{Code: semcat.ENOTCAUGHTUP}
 	ErrDeadline      = &semcat.Error{Code: semcat.EDEADLINE}
 	ErrInternal      = &semcat.Error{Code: semcat.EINTERNAL}
+	ErrConnection    = &semcat.Error{Code: semcat.ECONNFAILED}
 )
 
 // codes maps the Gravitino error codes of SPEC §2 back to semcat's.
@@ -36,6 +37,7 @@ var codes = map[int]string{
 	1004: semcat.EEXISTS,
 	1005: semcat.ENOTEMPTY,
 	1006: semcat.EUNSUPPORTED,
+	1007: semcat.ECONNFAILED,
 	1008: semcat.EFORBIDDEN,
 	1009: semcat.ENOTINUSE,
 	1010: semcat.EINUSE,

@@ -70,7 +70,8 @@ type ListOutput struct {
 type SuggestArgs struct {
 	Metalake string   `json:"metalake,omitempty" jsonschema:"the metalake; omit to use the server's default metalake"`
 	Prefix   string   `json:"prefix" jsonschema:"what was typed: entities whose name, or a part of it, starts with it (any letter case)"`
-	Types    []string `json:"types,omitempty" jsonschema:"only entities of these types"`
+	Type     []string `json:"type,omitempty" jsonschema:"only entities of these types (the REST parameter type)"`
+	Types    []string `json:"types,omitempty" jsonschema:"deprecated: the old name of type, still accepted"`
 	Limit    int      `json:"limit,omitempty" jsonschema:"how many suggestions"`
 }
 
@@ -83,18 +84,37 @@ type SuggestOutput struct {
 func (a EntityArgs) identifier() []string {
 	return append([]string{a.Metalake}, strings.Split(a.FullName, ".")...)
 }
-func (a ListArgs) identifier() []string    { return []string{a.Metalake} }
+func (a ListArgs) identifier() []string { return []string{a.Metalake} }
+
+// The REST operations get_entity and list_entities stand for, by type (a
+// metric is read from its model).
+func (a EntityArgs) operation() string {
+	return map[string]string{"catalog": "loadCatalog", "schema": "loadSchema", "table": "loadTable",
+		"semantic_model": "loadSemanticModel", "metric": "loadSemanticModel"}[a.Type]
+}
+func (a ListArgs) operation() string {
+	return map[string]string{"catalog": "listCatalogs", "schema": "listSchemas", "table": "listTables",
+		"semantic_model": "listSemanticModels", "metric": "loadSemanticModel"}[a.Type]
+}
 func (a SuggestArgs) identifier() []string { return []string{a.Metalake} }
 func (o ListOutput) count() int            { return len(o.Identifiers) }
 func (o SuggestOutput) count() int         { return len(o.Suggestions) }
 
 // parts splits a dotted name below the metalake into n names, each valid.
+// A metric's name, the last part of its dotted name, is a name inside a
+// definition: any non-empty text, dots included (SPEC §2.10).
 func parts(field, dotted string, n int, what string) ([]string, error) {
-	ps := strings.Split(dotted, ".")
+	ps := strings.SplitN(dotted, ".", n)
 	if dotted == "" || len(ps) != n {
 		return nil, semcat.Errorf(semcat.EINVALID, "%s: %s is named by %d dotted parts, got '%s'", field, what, n, dotted)
 	}
-	for _, p := range ps {
+	for i, p := range ps {
+		if what == "a metric" && i == n-1 {
+			if p == "" {
+				return nil, semcat.Errorf(semcat.EINVALID, "%s: the metric's name is empty", field)
+			}
+			continue
+		}
 		if err := semcat.ValidateName(field, p); err != nil {
 			return nil, err
 		}
@@ -235,8 +255,14 @@ func (t *toolset) listEntities(ctx context.Context, in ListArgs) (ListOutput, er
 	for _, name := range names[min(in.Offset, len(names)):min(in.Offset+limit, len(names))] {
 		out.Identifiers = append(out.Identifiers, semcat.NameIdentifier{Namespace: slices.Clone(parent), Name: name})
 	}
-	if in.Offset+limit < len(names) {
-		out.NextOffset = in.Offset + limit
+	// At most MaxResultBytes a result: fewer, and nextOffset for the rest.
+	fit, err := fitting(out.Identifiers, len(`{"identifiers":[],"total":0,"nextOffset":0}`)+40)
+	if err != nil {
+		return ListOutput{}, err
+	}
+	out.Identifiers = out.Identifiers[:fit]
+	if in.Offset+fit < len(names) {
+		out.NextOffset = in.Offset + fit
 	}
 	return out, nil
 }
@@ -251,7 +277,7 @@ func (t *toolset) suggest(ctx context.Context, in SuggestArgs) (SuggestOutput, e
 	if n := len([]rune(req.Prefix)); n < 1 || n > MaxPrefixLength || strings.TrimSpace(req.Prefix) == "" {
 		return SuggestOutput{}, semcat.Errorf(semcat.EINVALID, "prefix: must be 1-%d characters, not blank", MaxPrefixLength)
 	}
-	if req.Types, err = typesArg(in.Types); err != nil {
+	if req.Types, err = typesArg(append(slices.Clone(in.Type), in.Types...)); err != nil {
 		return SuggestOutput{}, err
 	}
 	if req.Limit == 0 {
@@ -288,6 +314,7 @@ func listArgsSchema(required bool) any {
 
 func suggestArgsSchema(required bool) any {
 	s := inputSchema[SuggestArgs]()
+	s.Properties["type"].Items.Enum = anys(searchTypes)
 	s.Properties["types"].Items.Enum = anys(searchTypes)
 	min, max := 1, MaxPrefixLength
 	s.Properties["prefix"].MinLength, s.Properties["prefix"].MaxLength = &min, &max

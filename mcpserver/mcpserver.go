@@ -250,7 +250,7 @@ var errNoUser = errors.New("unauthorized: this MCP session has no authenticated 
 
 const instructions = `semcat is a metadata catalog of metalakes, catalogs, schemas, tables and semantic models (with their metrics). All tools are read-only.
 - list_metrics: the metrics of every semantic model of one schema, as identifiers {namespace: [metalake, catalog, schema, model], name}.
-- list_metric_infos: the same metrics with their complete definitions.
+- list_metric_infos: the same metrics with their complete definitions. Ask only for what you need: names (a list of metric names) or query (a search among the schema's metrics, best first), and limit. A result holds at most 64 KB; pass its cursor, with the same other arguments, for the rest.
 - search: full-text and field search over all metadata (query language: words, "phrases", prefix*, key:value, tags:t, schema:field, field:type, +required, -excluded, * for everything), with filters, facets and paging; minPosition waits for a write to be searchable.
 - get_entity: one catalog, schema, table (columns and comments), semantic model (datasets, relationships, metrics) or metric, with its properties and tags.
 - list_entities: the children of a namespace by type (catalogs; a catalog's schemas; a schema's tables or semantic models; a model's metrics), paged.

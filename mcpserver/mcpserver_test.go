@@ -500,7 +500,9 @@ func TestSession(t *testing.T) {
 			{map[string]any{"query": "x", "offset": 20, "cursor": "c"}, "cursor: cannot be combined with offset"},
 			{map[string]any{"query": "x", "catalog": "no way"}, "catalog: invalid name 'no way'"},
 			{map[string]any{"query": "x", "schema": "a.b"}, "schema: invalid name 'a.b'"},
-			{map[string]any{"query": "x", "tags": []string{"ok", "not ok"}}, "tags: invalid name 'not ok'"},
+			{map[string]any{"query": "x", "tags": []string{"ok", "not ok"}}, "tag: invalid name 'not ok'"},
+			{map[string]any{"query": "x", "tag": []string{"not ok"}}, "tag: invalid name 'not ok'"},
+			{map[string]any{"query": "x", "type": []string{"view"}}, "/properties/type"},
 			{map[string]any{"query": "x", "metalake": "bad lake"}, "metalake: invalid name 'bad lake'"},
 			{map[string]any{"query": "x", "minPosition": "nonsense"}, "IllegalArgumentException: minPosition"},
 			{map[string]any{"query": "x", "minPosition": "t1", "waitMs": 30001}, "waitMs"},
@@ -990,14 +992,15 @@ func TestEvents(t *testing.T) {
 	cs.Close()
 	two := 2
 	three := 3 // wantIdentifiers
+	// Named as the REST operations they stand for, with the interface.
 	want := []semcat.Event{
-		{Operation: "mcp.list_metrics", Phase: semcat.EventPre, User: "alice", Metalake: "lake", Identifier: []string{"lake", "rel", "sales"}},
-		{Operation: "mcp.list_metrics", Phase: semcat.EventSuccess, User: "alice", Metalake: "lake", Identifier: []string{"lake", "rel", "sales"}, ResultCount: &three},
-		{Operation: "mcp.list_metrics", Phase: semcat.EventPre, User: "alice", Metalake: "lake", Identifier: []string{"lake", "rel", "nope"}},
-		{Operation: "mcp.list_metrics", Phase: semcat.EventFailure, User: "alice", Metalake: "lake", Identifier: []string{"lake", "rel", "nope"},
-			ErrorCode: semcat.ENOTFOUND, Error: "schema 'rel.nope' does not exist in metalake 'lake'"},
-		{Operation: "mcp.search", Phase: semcat.EventPre, User: "alice", Metalake: "other", Identifier: []string{"other"}},
-		{Operation: "mcp.search", Phase: semcat.EventSuccess, User: "alice", Metalake: "other", Identifier: []string{"other"}, ResultCount: &two},
+		{Operation: "listSemanticModelMetrics", Phase: semcat.EventPre, User: "alice", Metalake: "lake", Identifier: []string{"lake", "rel", "sales"}, Interface: "mcp"},
+		{Operation: "listSemanticModelMetrics", Phase: semcat.EventSuccess, User: "alice", Metalake: "lake", Identifier: []string{"lake", "rel", "sales"}, ResultCount: &three, Interface: "mcp"},
+		{Operation: "listSemanticModelMetrics", Phase: semcat.EventPre, User: "alice", Metalake: "lake", Identifier: []string{"lake", "rel", "nope"}, Interface: "mcp"},
+		{Operation: "listSemanticModelMetrics", Phase: semcat.EventFailure, User: "alice", Metalake: "lake", Identifier: []string{"lake", "rel", "nope"},
+			ErrorCode: semcat.ENOTFOUND, Error: "schema 'rel.nope' does not exist in metalake 'lake'", Interface: "mcp"},
+		{Operation: "search", Phase: semcat.EventPre, User: "alice", Metalake: "other", Identifier: []string{"other"}, Interface: "mcp"},
+		{Operation: "search", Phase: semcat.EventSuccess, User: "alice", Metalake: "other", Identifier: []string{"other"}, ResultCount: &two, Interface: "mcp"},
 	}
 	mu.Lock()
 	defer mu.Unlock()

@@ -41,17 +41,23 @@ var (
 	searchFacets = []string{"type", "catalog", "schema", "tags"}
 )
 
-// SchemaArgs are the arguments of list_metrics and list_metric_infos.
+// SchemaArgs are the arguments of list_metrics and list_metric_infos: the
+// schema, and the filters of GET …/semantic-model-metrics (SPEC §2.8).
 type SchemaArgs struct {
-	Metalake string `json:"metalake,omitempty" jsonschema:"the metalake; omit to use the server's default metalake"`
-	Catalog  string `json:"catalog" jsonschema:"the catalog (a relational catalog)"`
-	Schema   string `json:"schema" jsonschema:"the schema whose semantic models' metrics are listed"`
+	Metalake string   `json:"metalake,omitempty" jsonschema:"the metalake; omit to use the server's default metalake"`
+	Catalog  string   `json:"catalog" jsonschema:"the catalog (a relational catalog)"`
+	Schema   string   `json:"schema" jsonschema:"the schema whose semantic models' metrics are listed"`
+	Names    []string `json:"names,omitempty" jsonschema:"only the metrics of these names (of any model of the schema)"`
+	Query    string   `json:"query,omitempty" jsonschema:"only the metrics this search query matches among the schema's metrics, best first (the query language of search)"`
+	Limit    int      `json:"limit,omitempty" jsonschema:"at most this many metrics; a result also ends before 64 KB, with a cursor for the rest"`
+	Cursor   string   `json:"cursor,omitempty" jsonschema:"the cursor of the previous result (same other arguments), for the metrics after it"`
 }
 
 // MetricIdentifiers is the result of list_metrics: the shape of
 // GET .../semantic-model-metrics without the code.
 type MetricIdentifiers struct {
-	Identifiers []semcat.NameIdentifier `json:"identifiers" jsonschema:"the metrics, sorted by model then metric name; namespace is [metalake, catalog, schema, model]"`
+	Identifiers []semcat.NameIdentifier `json:"identifiers" jsonschema:"the metrics, sorted by model then metric name (best first with a query); namespace is [metalake, catalog, schema, model]"`
+	Cursor      string                  `json:"cursor,omitempty" jsonschema:"present when more metrics follow: pass it as cursor, with the same other arguments, for the next page"`
 }
 
 // MetricInfo is one metric with its full namespace and its definition as
@@ -64,7 +70,8 @@ type MetricInfo struct {
 // MetricInfos is the result of list_metric_infos: the shape of
 // GET .../semantic-model-metrics?details=true without the code.
 type MetricInfos struct {
-	Metrics []MetricInfo `json:"metrics" jsonschema:"the metrics with their definitions, sorted by model then metric name"`
+	Metrics []MetricInfo `json:"metrics" jsonschema:"the metrics with their definitions, sorted by model then metric name (best first with a query)"`
+	Cursor  string       `json:"cursor,omitempty" jsonschema:"present when more metrics follow: pass it as cursor, with the same other arguments, for the next page"`
 }
 
 // SearchArgs are the arguments of search: the query and the filters of SPEC
@@ -72,10 +79,12 @@ type MetricInfos struct {
 type SearchArgs struct {
 	Metalake  string   `json:"metalake,omitempty" jsonschema:"the metalake; omit to use the server's default metalake"`
 	Query     string   `json:"query" jsonschema:"the query: words, \"phrases\", prefix*, key:value, tags:t, schema:field, field:type, schema:a.b, +required, -excluded, or * for everything"`
-	Types     []string `json:"types,omitempty" jsonschema:"only entities of these types"`
+	Type      []string `json:"type,omitempty" jsonschema:"only entities of these types (the REST parameter type)"`
+	Types     []string `json:"types,omitempty" jsonschema:"deprecated: the old name of type, still accepted"`
 	Catalog   string   `json:"catalog,omitempty" jsonschema:"only entities in this catalog"`
 	Schema    string   `json:"schema,omitempty" jsonschema:"only entities in this schema"`
-	Tags      []string `json:"tags,omitempty" jsonschema:"only entities that have all these tags"`
+	Tag       []string `json:"tag,omitempty" jsonschema:"only entities that have all these tags (the REST parameter tag)"`
+	Tags      []string `json:"tags,omitempty" jsonschema:"deprecated: the old name of tag, still accepted"`
 	Scope     string   `json:"scope,omitempty" jsonschema:"match only user metadata or only system metadata; default both"`
 	Sort      string   `json:"sort,omitempty" jsonschema:"the order of results; default relevance"`
 	Limit     int      `json:"limit,omitempty" jsonschema:"results per page"`
@@ -173,11 +182,12 @@ func (t *toolset) register(server *mcp.Server) {
 // user within the call timeout, a panic becomes an internal error, every
 // error becomes a tool error with its user-safe message, and the call
 // emits its events as a REST operation does (SPEC §2.8): pre, then success
-// or failure, as operation "mcp.<tool>".
+// or failure, under the name of the REST operation it stands for and with
+// interface "mcp".
 func handle[In, Out any](t *toolset, tool string, fn func(context.Context, In) (Out, error)) mcp.ToolHandlerFor[In, Out] {
 	return func(ctx context.Context, _ *mcp.CallToolRequest, in In) (_ *mcp.CallToolResult, out Out, err error) {
 		var zero Out
-		ev := semcat.Event{Operation: "mcp." + tool, User: semcat.UserFromContext(ctx)}
+		ev := semcat.Event{Operation: operation(tool, in), User: semcat.UserFromContext(ctx), Interface: semcat.InterfaceMCP}
 		if a, ok := any(in).(interface{ identifier() []string }); ok {
 			ev.Identifier = a.identifier()
 			if len(ev.Identifier) > 0 && ev.Identifier[0] == "" {
@@ -231,6 +241,28 @@ func handle[In, Out any](t *toolset, tool string, fn func(context.Context, In) (
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(data)}}}, out, nil
 	}
+}
+
+// toolOperations are the REST operations the tools stand for; get_entity
+// and list_entities stand for the load or listing of their type.
+var toolOperations = map[string]string{
+	ToolListMetrics:     "listSemanticModelMetrics",
+	ToolListMetricInfos: "listSemanticModelMetrics",
+	ToolSearch:          "search",
+	ToolSuggest:         "suggest",
+}
+
+// operation names the REST operation a call of tool with arguments in
+// stands for; the tool's own name when there is none (an unknown type).
+func operation(tool string, in any) string {
+	if a, ok := in.(interface{ operation() string }); ok {
+		if op := a.operation(); op != "" {
+			return op
+		}
+	} else if op, ok := toolOperations[tool]; ok {
+		return op
+	}
+	return tool
 }
 
 // publish hands an event to the configured listener, if any; a panic in it
@@ -363,38 +395,94 @@ func modelNamespace(ns semcat.Namespace, model string) []string {
 	return []string{ns.Metalake, ns.Catalog, ns.Schema, model}
 }
 
-// listMetrics is list_metrics: one identifier-only discovery call.
+// listMetrics is list_metrics: one identifier-only discovery call,
+// narrowed and paged as its arguments say, within MaxResultBytes.
 func (t *toolset) listMetrics(ctx context.Context, in SchemaArgs) (MetricIdentifiers, error) {
-	ns, err := t.schemaNamespace(in)
+	ns, sel, err := t.selectMetrics(ctx, in, false)
 	if err != nil {
 		return MetricIdentifiers{}, err
 	}
-	metrics, err := t.svc.Metrics.ListSchemaMetrics(ctx, ns, false)
+	items := make([]semcat.NameIdentifier, len(sel.Metrics))
+	for i, m := range sel.Metrics {
+		items[i] = semcat.NameIdentifier{Namespace: modelNamespace(ns, m.Model), Name: m.Name}
+	}
+	n, err := fitting(items, len(`{"identifiers":[]}`))
 	if err != nil {
 		return MetricIdentifiers{}, err
 	}
-	out := MetricIdentifiers{Identifiers: make([]semcat.NameIdentifier, len(metrics))}
-	for i, m := range metrics {
-		out.Identifiers[i] = semcat.NameIdentifier{Namespace: modelNamespace(ns, m.Model), Name: m.Name}
-	}
-	return out, nil
+	page := sel.Page(n)
+	return MetricIdentifiers{Identifiers: items[:len(page.Metrics)], Cursor: page.Cursor}, nil
 }
 
-// listMetricInfos is list_metric_infos: one detailed discovery call.
+// listMetricInfos is list_metric_infos: one detailed discovery call,
+// narrowed and paged as its arguments say, within MaxResultBytes.
 func (t *toolset) listMetricInfos(ctx context.Context, in SchemaArgs) (MetricInfos, error) {
+	ns, sel, err := t.selectMetrics(ctx, in, true)
+	if err != nil {
+		return MetricInfos{}, err
+	}
+	items := make([]MetricInfo, len(sel.Metrics))
+	for i, m := range sel.Metrics {
+		items[i] = MetricInfo{Namespace: modelNamespace(ns, m.Model), Metric: m.Definition}
+	}
+	n, err := fitting(items, len(`{"metrics":[]}`))
+	if err != nil {
+		return MetricInfos{}, err
+	}
+	page := sel.Page(n)
+	return MetricInfos{Metrics: items[:len(page.Metrics)], Cursor: page.Cursor}, nil
+}
+
+// selectMetrics validates the arguments of the discovery tools and
+// selects the metrics they ask for, from their cursor on.
+func (t *toolset) selectMetrics(ctx context.Context, in SchemaArgs, details bool) (semcat.Namespace, *semcat.MetricSelection, error) {
 	ns, err := t.schemaNamespace(in)
 	if err != nil {
-		return MetricInfos{}, err
+		return ns, nil, err
 	}
-	metrics, err := t.svc.Metrics.ListSchemaMetrics(ctx, ns, true)
-	if err != nil {
-		return MetricInfos{}, err
+	f := semcat.MetricFilter{Names: in.Names, Query: in.Query, Limit: in.Limit, Cursor: in.Cursor}
+	if in.Limit < 0 || in.Limit > semcat.MaxMetricLimit {
+		return ns, nil, semcat.Errorf(semcat.EINVALID, "limit: must be a whole number from 1 to %d, got %d", semcat.MaxMetricLimit, in.Limit)
 	}
-	out := MetricInfos{Metrics: make([]MetricInfo, len(metrics))}
-	for i, m := range metrics {
-		out.Metrics[i] = MetricInfo{Namespace: modelNamespace(ns, m.Model), Metric: m.Definition}
+	sel, err := semcat.SelectMetrics(ctx, t.svc.Metrics, t.svc.Search, ns, details, f)
+	return ns, sel, err
+}
+
+// MaxResultBytes bounds a tool result (SPEC §2.8, §2.11): the JSON-RPC
+// message of a discovery call's result, which holds its output twice (as
+// text and as structured content), stays within it; a cursor gives the
+// rest.
+const MaxResultBytes = 64 << 10
+
+// resultOverhead is room for what a result holds besides its items: the
+// JSON-RPC envelope, the content's framing, and the cursor, twice.
+const resultOverhead = 1024
+
+// fitting returns how many of items, from the first, fit in one result
+// whose output without items is empty bytes long. An item counts as it is
+// encoded in the structured content, plus once more as escaped inside the
+// text content. The first item not fitting at all is an error: a result
+// cannot hold it.
+func fitting[T any](items []T, empty int) (int, error) {
+	size := resultOverhead + 2*empty
+	for i, it := range items {
+		b, err := json.Marshal(it)
+		if err != nil {
+			return 0, err
+		}
+		quoted, err := json.Marshal(string(b))
+		if err != nil {
+			return 0, err
+		}
+		size += len(b) + len(quoted) - 2 + 2 // and a comma each
+		if size > MaxResultBytes {
+			if i == 0 {
+				return 0, semcat.Errorf(semcat.ETOOLARGE, "the first item of this page is larger than a tool result may be (%d KB); read it through the REST API", MaxResultBytes>>10)
+			}
+			return i, nil
+		}
 	}
-	return out, nil
+	return len(items), nil
 }
 
 // search is search: one call of the search service, after waiting for
@@ -416,6 +504,17 @@ func (t *toolset) search(ctx context.Context, in SearchArgs) (SearchOutput, erro
 	if err != nil {
 		return SearchOutput{}, err
 	}
+	// A result holds at most MaxResultBytes: a page larger than that is
+	// asked for again with the limit that fits, so that its cursor is the
+	// search's own for the rest.
+	if n, err := fitting(res.Results, searchEnvelope(res)); err != nil {
+		return SearchOutput{}, err
+	} else if n < len(res.Results) {
+		req.Limit = n
+		if res, err = t.svc.Search.Search(ctx, req); err != nil {
+			return SearchOutput{}, err
+		}
+	}
 	out := SearchOutput{
 		Total:    res.Total,
 		Position: res.Position.String(),
@@ -427,6 +526,12 @@ func (t *toolset) search(ctx context.Context, in SearchArgs) (SearchOutput, erro
 		out.Results = []semcat.SearchHit{}
 	}
 	return out, nil
+}
+
+// searchEnvelope is the size of a search output without its results.
+func searchEnvelope(res *semcat.SearchResult) int {
+	b, _ := json.Marshal(SearchOutput{Total: res.Total, Position: res.Position.String(), Results: []semcat.SearchHit{}, Facets: res.Facets})
+	return len(b)
 }
 
 // Waits for a position (SPEC §5.6), as the REST API's.
@@ -488,7 +593,7 @@ func typesArg(types []string) ([]string, error) {
 	var out []string
 	for _, typ := range types {
 		if !slices.Contains(searchTypes, typ) {
-			return nil, semcat.Errorf(semcat.EINVALID, "types: unknown type '%s' (want catalog, schema, table, semantic_model or metric)", typ)
+			return nil, semcat.Errorf(semcat.EINVALID, "type: unknown type '%s' (want catalog, schema, table, semantic_model or metric)", typ)
 		}
 		out = append(out, typ)
 	}
@@ -511,7 +616,7 @@ func (t *toolset) searchRequest(in SearchArgs) (semcat.SearchRequest, error) {
 	if req.Metalake, err = t.metalakeOf(in.Metalake); err != nil {
 		return req, err
 	}
-	if req.Types, err = typesArg(in.Types); err != nil {
+	if req.Types, err = typesArg(append(slices.Clone(in.Type), in.Types...)); err != nil {
 		return req, err
 	}
 	if in.Catalog != "" {
@@ -526,8 +631,8 @@ func (t *toolset) searchRequest(in SearchArgs) (semcat.SearchRequest, error) {
 		}
 		req.Schema = in.Schema
 	}
-	for _, tag := range in.Tags {
-		if err := semcat.ValidateName("tags", tag); err != nil {
+	for _, tag := range append(slices.Clone(in.Tag), in.Tags...) {
+		if err := semcat.ValidateName("tag", tag); err != nil {
 			return req, err
 		}
 		req.Tags = append(req.Tags, tag)
@@ -618,6 +723,11 @@ func requireMetalake(s *jsonschema.Schema, required bool) {
 func schemaArgsSchema(required bool) *jsonschema.Schema {
 	s := inputSchema[SchemaArgs]()
 	requireMetalake(s, required)
+	// No default limit: a result ends at MaxResultBytes anyway.
+	s.Properties["limit"].Minimum, s.Properties["limit"].Maximum = jsonschema.Ptr(1.0), jsonschema.Ptr(float64(semcat.MaxMetricLimit))
+	one := 1
+	s.Properties["names"].Items.MinLength = &one
+	s.Properties["names"].MaxItems = jsonschema.Ptr(semcat.MaxMetricNames)
 	return s
 }
 
@@ -627,6 +737,7 @@ func searchArgsSchema(required bool) *jsonschema.Schema {
 	// No default: the SDK would fill it in, and it goes with minPosition.
 	s.Properties["waitMs"].Minimum, s.Properties["waitMs"].Maximum = jsonschema.Ptr(0.0), jsonschema.Ptr(float64(MaxWaitMs))
 	p := s.Properties
+	p["type"].Items.Enum = anys(searchTypes)
 	p["types"].Items.Enum = anys(searchTypes)
 	p["scope"].Enum = anys(searchScopes)
 	p["sort"].Enum = anys(searchSorts)

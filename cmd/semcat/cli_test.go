@@ -364,8 +364,21 @@ func TestMCPOverClient(t *testing.T) {
 	const discovery = "/api/metalakes/demo/catalogs/warehouse/schemas/main/semantic-model-metrics"
 	_, ids := rest.ok("GET", discovery, "")
 	sameJSON(t, "list_metrics", mustJSON(t, call("list_metrics", args)["identifiers"]), ids["identifiers"])
+	// The definitions are more than one result holds (64 KB): paged.
 	_, infos := rest.ok("GET", discovery+"?details=true", "")
-	sameJSON(t, "list_metric_infos", mustJSON(t, call("list_metric_infos", args)["metrics"]), infos["metrics"])
+	var paged []any
+	for cursor := ""; ; {
+		a := map[string]any{"catalog": "warehouse", "schema": "main"}
+		if cursor != "" {
+			a["cursor"] = cursor
+		}
+		page := call("list_metric_infos", a)
+		paged = append(paged, page["metrics"].([]any)...)
+		if cursor, _ = page["cursor"].(string); cursor == "" {
+			break
+		}
+	}
+	sameJSON(t, "list_metric_infos", mustJSON(t, paged), infos["metrics"])
 	restSearch, _ := rest.search("demo", url.Values{"query": {"EmpTel"}})
 	got := call("search", map[string]any{"query": "EmpTel"})
 	sameJSON(t, "search", mustJSON(t, got["results"]), restSearch["results"])

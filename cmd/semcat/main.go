@@ -33,6 +33,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/spf13/cobra"
 
+	"github.com/semcat/semcat"
 	"github.com/semcat/semcat/api"
 	"github.com/semcat/semcat/catalogdb"
 	"github.com/semcat/semcat/indexer"
@@ -42,6 +43,7 @@ import (
 	"github.com/semcat/semcat/internal/demo"
 	"github.com/semcat/semcat/internal/events"
 	"github.com/semcat/semcat/internal/jobs"
+	"github.com/semcat/semcat/internal/sources"
 	"github.com/semcat/semcat/mcpserver"
 	"github.com/semcat/semcat/search"
 	"github.com/semcat/semcat/web"
@@ -408,16 +410,19 @@ Try:
 // by the authorization rules when authorization is on.
 func (m *Main) services() api.Services {
 	var svc authz.Inner = m.Store
+	connections := &semcat.Connections{Source: sources.Test}
 	if m.Config.Authorization {
 		admins := m.Config.ServiceAdmins
 		if m.Config.Auth == api.AuthNone {
 			admins = append(append([]string{}, admins...), m.Config.AnonymousUser)
 		}
-		svc = authz.New(m.Store, m.Store, admins, m.Logger)
+		guarded := authz.New(m.Store, m.Store, admins, m.Logger)
+		svc, connections.MayCreateCatalog = guarded, guarded.MayCreateCatalog
 	}
+	connections.Metalakes, connections.Catalogs = svc, svc
 	searches := &search.Service{Index: m.Indexer, Store: m.Store, Authorization: m.Config.Authorization, Admin: m.isAdmin}
 	return api.Services{Metalakes: svc, Catalogs: svc, Schemas: svc, Tables: svc, Models: svc, Tags: svc, Metrics: svc, Access: svc,
-		Search: searches, Metadata: svc, Policies: svc}
+		Search: searches, Metadata: svc, Policies: svc, Connections: connections}
 }
 
 // startIndexer opens (or builds) the search index under <data-dir>/index

@@ -74,9 +74,20 @@ func TestMCPMatchesREST(t *testing.T) {
 		t.Errorf("list_metrics differs from REST (%d identifiers)", len(rest["identifiers"].([]any)))
 	}
 	_, rest = c.ok("GET", schema+"?details=true", "")
-	got = call("list_metric_infos", args)
-	if canon(got["metrics"]) != canon(rest["metrics"]) {
-		t.Errorf("list_metric_infos differs from REST")
+	// A result holds at most 64 KB: the pages, joined, are the listing.
+	var infos []any
+	pages := 0
+	for cursor := ""; pages == 0 || cursor != ""; pages++ {
+		a := map[string]any{"catalog": "warehouse", "schema": "main"}
+		if cursor != "" {
+			a["cursor"] = cursor
+		}
+		got = call("list_metric_infos", a)
+		infos = append(infos, got["metrics"].([]any)...)
+		cursor, _ = got["cursor"].(string)
+	}
+	if canon(infos) != canon(rest["metrics"]) {
+		t.Errorf("list_metric_infos differs from REST (%d pages)", pages)
 	}
 	restSearch, _ := c.search("demo", url.Values{"query": {"EmpTel"}, "facets": {"type"}})
 	got = call("search", map[string]any{"query": "EmpTel", "facets": []string{"type"}})
@@ -95,9 +106,10 @@ func TestMCPMatchesREST(t *testing.T) {
 		metrics, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		var missing []string
-		for _, tool := range []string{"list_metrics", "list_metric_infos", "search"} {
-			if !strings.Contains(string(metrics), `operation="mcp.`+tool+`"`) {
-				missing = append(missing, tool)
+		// Named as the REST operations, with the interface as a label.
+		for _, op := range []string{"listSemanticModelMetrics", "search"} {
+			if !strings.Contains(string(metrics), `interface="mcp",operation="`+op+`"`) {
+				missing = append(missing, op)
 			}
 		}
 		if len(missing) == 0 {
@@ -111,10 +123,11 @@ func TestMCPMatchesREST(t *testing.T) {
 		t.Fatal(err)
 	}
 	var phases []string
-	for _, e := range auditEvents(t, cfg.DataDir, "mcp.search") {
-		phases = append(phases, fmt.Sprint(e["phase"], " ", e["user"], " ", e["metalake"]))
+	for _, e := range auditEvents(t, cfg.DataDir, "search") {
+		phases = append(phases, fmt.Sprint(e["phase"], " ", e["user"], " ", e["metalake"], " ", e["interface"]))
 	}
-	if want := []string{"pre anonymous demo", "success anonymous demo"}; !slices.Equal(phases, want) {
-		t.Errorf("audit log of mcp.search: %v, want %v", phases, want)
+	// c.search is REST's, the tool call MCP's.
+	if want := []string{"pre anonymous demo rest", "success anonymous demo rest", "pre anonymous demo mcp", "success anonymous demo mcp"}; !slices.Equal(phases, want) {
+		t.Errorf("audit log of search: %v, want %v", phases, want)
 	}
 }

@@ -67,7 +67,11 @@ func TestMCPToolsMatchREST(t *testing.T) {
 	}
 	checks := []check{
 		{"list_metrics", map[string]any{"catalog": "warehouse", "schema": "main"}, "identifiers", ml + "/catalogs/warehouse/schemas/main/semantic-model-metrics", "identifiers"},
-		{"list_metric_infos", map[string]any{"catalog": "warehouse", "schema": "main"}, "metrics", ml + "/catalogs/warehouse/schemas/main/semantic-model-metrics?details=true", "metrics"},
+		// (The whole listing is larger than a tool result: TestMCPMatchesREST pages it.)
+		{"list_metric_infos", map[string]any{"catalog": "warehouse", "schema": "main", "names": []string{"bookings", "booking_value"}}, "metrics",
+			ml + "/catalogs/warehouse/schemas/main/semantic-model-metrics?details=true&names=bookings&names=booking_value", "metrics"},
+		{"list_metric_infos", map[string]any{"catalog": "warehouse", "schema": "main", "query": "booking value", "limit": 5}, "metrics",
+			ml + "/catalogs/warehouse/schemas/main/semantic-model-metrics?details=true&query=booking+value&limit=5", "metrics"},
 		{"search", map[string]any{"query": "freshly_made", "minPosition": pos, "waitMs": 10000}, "results", ml + "/search?" + url.Values{"query": {"freshly_made"}}.Encode(), "results"},
 		{"search", map[string]any{"query": "EmpTel", "facets": []string{"type"}}, "facets", ml + "/search?query=EmpTel&facets=type", "facets"},
 		{"get_entity", map[string]any{"type": "catalog", "fullName": "hr"}, "entity", ml + "/catalogs/hr", "catalog"},

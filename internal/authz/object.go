@@ -160,8 +160,8 @@ func (s *Service) AlterSemanticModel(ctx context.Context, ns semcat.Namespace, n
 
 // DropSemanticModel: owners only.
 func (s *Service) DropSemanticModel(ctx context.Context, ns semcat.Namespace, name string, ifMatch int64) (bool, semcat.Position, error) {
-	if exists, err := s.seeModel(ctx, ns, name); semcat.ErrorCode(err) == semcat.ENOTFOUND {
-		return false, semcat.Position{}, nil // as the drop of a missing model answers
+	if exists, err := s.seeModel(ctx, ns, name); semcat.ErrorCode(err) == semcat.ENOTFOUND && semcat.ErrorEntity(err) != semcat.KindMetalake && semcat.ErrorEntity(err) != semcat.KindCatalog {
+		return false, semcat.Position{}, nil // as the drop of a missing model or schema answers
 	} else if err != nil {
 		return false, semcat.Position{}, err
 	} else if exists {
@@ -241,7 +241,7 @@ func (s *Service) checkSources(ctx context.Context, metalake string, d *semcat.D
 		}
 		err = semcat.NoSuchSource(i, ds.Source)
 		if path != "" {
-			err = semcat.Errorf(semcat.EINVALID, "%s.%s", path, semcat.ErrorMessage(err))
+			err = semcat.IllegalSemanticModel("%s.%s", path, semcat.ErrorMessage(err))
 		}
 		return err
 	}

@@ -150,7 +150,7 @@ func loadSales(ctx context.Context, svc Services) error {
 			{Name: "orders", Source: &semcat.Source{Namespace: []string{"warehouse", "sales"}, Name: "orders"}, PrimaryKey: []string{"order_id"},
 				Description: str("Orders placed in the web shop"),
 				Fields: []semcat.Field{
-					{Name: "ordered_at", Expression: expr("ordered_at"), Dimension: &semcat.Dimension{IsTime: true}, Datatype: &dt},
+					{Name: "ordered_at", Expression: expr("ordered_at"), Dimension: &semcat.Dimension{IsTime: new(true)}, Datatype: &dt},
 					{Name: "status", Expression: expr("status"), Dimension: &semcat.Dimension{}},
 				}},
 			{Name: "customers", Source: &semcat.Source{Namespace: []string{"warehouse", "sales"}, Name: "customers"}, PrimaryKey: []string{"customer_id"},

@@ -50,6 +50,7 @@ type auditRecord struct {
 	ResultCount *int      `json:"resultCount,omitempty"`
 	Error       string    `json:"error,omitempty"`
 	ErrorCode   string    `json:"errorCode,omitempty"`
+	Interface   string    `json:"interface"`
 }
 
 // OnEvent writes e as one line.
@@ -64,6 +65,10 @@ func (a *AuditLog) OnEvent(_ context.Context, e semcat.Event) error {
 		ResultCount: e.ResultCount,
 		Error:       e.Error,
 		ErrorCode:   e.ErrorCode,
+		Interface:   e.Interface,
+	}
+	if rec.Interface == "" {
+		rec.Interface = semcat.InterfaceREST
 	}
 	if rec.Identifier == nil {
 		rec.Identifier = []string{}

@@ -30,16 +30,18 @@ func TestAuditLogLines(t *testing.T) {
 		{Operation: "loadTable", Phase: semcat.EventFailure, User: "ann", Metalake: "m", Identifier: []string{"m", "c", "s", "t\n\"x"}, Time: at,
 			Error: "table 't' does not exist", ErrorCode: semcat.ENOTFOUND},
 		{Operation: "listMetalakes", Phase: semcat.EventPre, User: "ann", Time: at},
+		{Operation: "search", Phase: semcat.EventPre, User: "ann", Metalake: "m", Identifier: []string{"m"}, Time: at, Interface: semcat.InterfaceMCP},
 	} {
 		if err := a.OnEvent(context.Background(), e); err != nil {
 			t.Fatal(err)
 		}
 	}
 	want := []string{
-		`{"time":"2025-03-01T11:00:00Z","operation":"listTables","phase":"pre","user":"ann","metalake":"m","identifier":["m","c","s"]}`,
-		`{"time":"2025-03-01T11:00:00Z","operation":"listTables","phase":"success","user":"ann","metalake":"m","identifier":["m","c","s"],"durationMs":1.5,"resultCount":2}`,
-		`{"time":"2025-03-01T11:00:00Z","operation":"loadTable","phase":"failure","user":"ann","metalake":"m","identifier":["m","c","s","t\n\"x"],"durationMs":0,"error":"table 't' does not exist","errorCode":"not_found"}`,
-		`{"time":"2025-03-01T11:00:00Z","operation":"listMetalakes","phase":"pre","user":"ann","identifier":[]}`,
+		`{"time":"2025-03-01T11:00:00Z","operation":"listTables","phase":"pre","user":"ann","metalake":"m","identifier":["m","c","s"],"interface":"rest"}`,
+		`{"time":"2025-03-01T11:00:00Z","operation":"listTables","phase":"success","user":"ann","metalake":"m","identifier":["m","c","s"],"durationMs":1.5,"resultCount":2,"interface":"rest"}`,
+		`{"time":"2025-03-01T11:00:00Z","operation":"loadTable","phase":"failure","user":"ann","metalake":"m","identifier":["m","c","s","t\n\"x"],"durationMs":0,"error":"table 't' does not exist","errorCode":"not_found","interface":"rest"}`,
+		`{"time":"2025-03-01T11:00:00Z","operation":"listMetalakes","phase":"pre","user":"ann","identifier":[],"interface":"rest"}`,
+		`{"time":"2025-03-01T11:00:00Z","operation":"search","phase":"pre","user":"ann","metalake":"m","identifier":["m"],"interface":"mcp"}`,
 	}
 	if diff := cmp.Diff(want, jsonLines(t, buf.Bytes())); diff != "" {
 		t.Errorf("audit log (-want +got):\n%s", diff)

@@ -9,10 +9,10 @@ import (
 )
 
 // Metrics is a Listener that counts operations in Prometheus:
-// semcat_operations_total{operation,phase,code}, where code is the semcat
-// error code of a failure and "" otherwise, and
-// semcat_operation_duration_seconds{operation,phase} for the success and
-// failure phases.
+// semcat_operations_total{operation,phase,code,interface}, where code is
+// the semcat error code of a failure and "" otherwise and interface is
+// rest or mcp, and semcat_operation_duration_seconds{operation,phase,
+// interface} for the success and failure phases.
 type Metrics struct {
 	operations *prometheus.CounterVec
 	durations  *prometheus.HistogramVec
@@ -26,13 +26,13 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	return &Metrics{
 		operations: register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "semcat_operations_total",
-			Help: "Operation events by operation, phase (pre, success, failure) and error code of failures.",
-		}, []string{"operation", "phase", "code"})),
+			Help: "Operation events by operation, phase (pre, success, failure), error code of failures and interface (rest, mcp).",
+		}, []string{"operation", "phase", "code", "interface"})),
 		durations: register(reg, prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "semcat_operation_duration_seconds",
-			Help:    "Duration of operations by operation and outcome (success, failure).",
+			Help:    "Duration of operations by operation, outcome (success, failure) and interface (rest, mcp).",
 			Buckets: prometheus.DefBuckets,
-		}, []string{"operation", "phase"})),
+		}, []string{"operation", "phase", "interface"})),
 	}
 }
 
@@ -42,9 +42,13 @@ func (m *Metrics) OnEvent(_ context.Context, e semcat.Event) error {
 	if e.Phase == semcat.EventFailure {
 		code = e.ErrorCode
 	}
-	m.operations.WithLabelValues(e.Operation, string(e.Phase), code).Inc()
+	iface := e.Interface
+	if iface == "" {
+		iface = semcat.InterfaceREST
+	}
+	m.operations.WithLabelValues(e.Operation, string(e.Phase), code, iface).Inc()
 	if e.Phase != semcat.EventPre {
-		m.durations.WithLabelValues(e.Operation, string(e.Phase)).Observe(e.Duration.Seconds())
+		m.durations.WithLabelValues(e.Operation, string(e.Phase), iface).Observe(e.Duration.Seconds())
 	}
 	return nil
 }

@@ -29,11 +29,11 @@ func TestMetrics(t *testing.T) {
 		}
 	}
 	expected := `
-# HELP semcat_operations_total Operation events by operation, phase (pre, success, failure) and error code of failures.
+# HELP semcat_operations_total Operation events by operation, phase (pre, success, failure), error code of failures and interface (rest, mcp).
 # TYPE semcat_operations_total counter
-semcat_operations_total{code="",operation="loadTable",phase="pre"} 3
-semcat_operations_total{code="",operation="loadTable",phase="success"} 1
-semcat_operations_total{code="not_found",operation="loadTable",phase="failure"} 2
+semcat_operations_total{code="",interface="rest",operation="loadTable",phase="pre"} 3
+semcat_operations_total{code="",interface="rest",operation="loadTable",phase="success"} 1
+semcat_operations_total{code="not_found",interface="rest",operation="loadTable",phase="failure"} 2
 `
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(expected), "semcat_operations_total"); err != nil {
 		t.Error(err)

@@ -158,25 +158,83 @@ class Client(PolicyMethods):
     # ---- operations ---------------------------------------------------
 
     def version(self) -> str:
-        """The server's version string (``GET /api/version``)."""
+        """semcat's own version (``GET /api/version``'s ``semcatVersion``);
+        from a server that is not semcat, its version."""
         version = self._get(["version"], member="version")  # Gravitino's {"version": {"version": "..."}}
+        if not isinstance(version, dict):
+            return str(version)
+        return str(version.get("semcatVersion") or version.get("version", ""))
+
+    def api_version(self) -> str:
+        """The Gravitino API version the server implements (``version`` of
+        ``GET /api/version``)."""
+        version = self._get(["version"], member="version")
         return str(version.get("version", "")) if isinstance(version, dict) else str(version)
 
     # ---- schema-level metric discovery (SPEC §2.4) ---------------------
 
-    def list_metrics(self, namespace: Namespace) -> List[NameIdentifier]:
+    def list_metrics(
+        self,
+        namespace: Namespace,
+        *,
+        names: Union[None, str, Iterable[str]] = None,
+        query: Optional[str] = None,
+        page_size: Optional[int] = None,
+    ) -> List[NameIdentifier]:
         """The identifiers of every metric of every semantic model of the
         schema the caller may see, in one request: namespace
         ``(metalake, catalog, schema, model)`` and the metric's name, sorted
-        by model name then metric name."""
-        ids = self._get(self._schema_path(namespace) + ["semantic-model-metrics"], member="identifiers")
+        by model name then metric name.
+
+        ``names`` keeps the metrics of those names; ``query`` keeps those a
+        search within the schema's metrics matches, best first.
+        ``page_size`` fetches the listing that many at a time (following
+        the server's cursors) instead of in one answer."""
+        ids = self._metric_pages(namespace, False, names, query, page_size, "identifiers")
         return [NameIdentifier.from_json(i) for i in ids]
 
-    def list_metric_infos(self, namespace: Namespace) -> List[MetricInfo]:
+    def list_metric_infos(
+        self,
+        namespace: Namespace,
+        *,
+        names: Union[None, str, Iterable[str]] = None,
+        query: Optional[str] = None,
+        page_size: Optional[int] = None,
+    ) -> List[MetricInfo]:
         """Like :meth:`list_metrics`, with each metric's complete stored
         definition (``details=true``), in the same order."""
-        metrics = self._get(self._schema_path(namespace) + ["semantic-model-metrics"], [("details", "true")], member="metrics")
+        metrics = self._metric_pages(namespace, True, names, query, page_size, "metrics")
         return [MetricInfo.from_json(m) for m in metrics]
+
+    def _metric_pages(
+        self,
+        namespace: Namespace,
+        details: bool,
+        names: Union[None, str, Iterable[str]],
+        query: Optional[str],
+        page_size: Optional[int],
+        member: str,
+    ) -> List[Dict[str, Any]]:
+        params: List[Tuple[str, str]] = [("details", "true")] if details else []
+        if names is not None:
+            params += [("names", n) for n in ([names] if isinstance(names, str) else list(names))]
+        if query is not None:
+            params.append(("query", query))
+        if page_size is not None:
+            if not isinstance(page_size, int) or isinstance(page_size, bool) or not 1 <= page_size <= 1000:
+                raise ValueError("page_size: must be a whole number from 1 to 1000")
+            params.append(("limit", str(page_size)))
+        path = self._schema_path(namespace) + ["semantic-model-metrics"]
+        out: List[Dict[str, Any]] = []
+        cursor: Optional[str] = None
+        while True:
+            url = self._url(path, params + ([("cursor", cursor)] if cursor else []))
+            body = self._request("GET", url)
+            _require(body, member, url)
+            out.extend(body[member])
+            cursor = body.get("cursor")
+            if not cursor:
+                return out
 
     # ---- semantic models and tables ------------------------------------
 

@@ -7,7 +7,7 @@ client does not know about are never lost.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
 
 __all__ = ["NameIdentifier", "MetricInfo", "SearchHit", "FacetValue", "SearchResult"]
 
@@ -77,6 +77,16 @@ class MetricInfo:
     @property
     def datatype(self) -> Optional[str]:
         return self.metric.get("datatype")
+
+    @property
+    def ai_context(self) -> Union[None, str, Dict[str, Any]]:
+        """The metric's context for AI agents: a string, or an object
+        (``instructions``, ``synonyms``, ``examples`` and any other keys),
+        or ``None``."""
+        return self.metric.get("aiContext")
+
+    #: The same as :attr:`ai_context`, under the definition's own key.
+    aiContext = ai_context
 
     @property
     def expressions(self) -> Dict[str, str]:

@@ -298,6 +298,10 @@ class ClientTest(unittest.TestCase):
         v = self.c.version()
         self.assertIsInstance(v, str)
         self.assertTrue(v)
+        # semcat's own version, not the Gravitino API version it implements.
+        raw, _ = rest("GET", "/api/version")
+        self.assertEqual(v, raw["version"]["semcatVersion"])
+        self.assertEqual(self.c.api_version(), raw["version"]["version"])
 
     def test_package_exports(self) -> None:
         self.assertTrue(semcat.__version__)
@@ -326,6 +330,17 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(str(ids[0]), "%s.%s.%s.basics.customer_count" % self.fx.ns)
         self.assertEqual(ids[0].parts, self.fx.ns + ("basics", "customer_count"))
 
+    def test_metric_listing_filters(self) -> None:
+        all_infos = self.c.list_metric_infos(self.fx.ns)
+        # Paged one at a time, the same listing.
+        self.assertEqual(self.c.list_metric_infos(self.fx.ns, page_size=1), all_infos)
+        self.assertEqual(self.c.list_metrics(self.fx.ns, page_size=2), [i.identifier for i in all_infos])
+        named = self.c.list_metric_infos(self.fx.ns, names=["total_amount", "customer_count"])
+        self.assertEqual(sorted(i.name for i in named), ["customer_count", "total_amount"])
+        self.assertEqual(self.c.list_metrics(self.fx.ns, names="total_amount"), [NameIdentifier(self.fx.ns + ("revenue",), "total_amount")])
+        with self.assertRaises(ValueError):
+            self.c.list_metrics(self.fx.ns, page_size=0)
+
     def test_metric_infos_carry_stored_definitions(self) -> None:
         infos = {(i.model, i.name): i for i in self.c.list_metric_infos(self.fx.ns)}
         for model in ("revenue", "basics"):
@@ -343,6 +358,9 @@ class ClientTest(unittest.TestCase):
             total.expressions, {"ANSI_SQL": "SUM(orders.amount)", "SNOWFLAKE": "SUM(orders.amount)::NUMBER(18,2)"}
         )
         self.assertEqual(infos[("revenue", "Avg_basket")].metric["aiContext"], "average basket size")
+        self.assertEqual(infos[("revenue", "Avg_basket")].ai_context, "average basket size")
+        self.assertEqual(total.ai_context["synonyms"], ["revenue", "turnover"])
+        self.assertEqual(total.aiContext, total.ai_context)
         # The definitions are those of the models as loaded.
         model = self.c.get_model(self.fx.ns + ("revenue",))
         by_name = {m["name"]: m for m in model["definition"]["metrics"]}
