@@ -173,6 +173,16 @@ func transientFault(err error) string {
 	return ""
 }
 
+// TransientFault returns what is wrong when err is a transient fault (an
+// outage, a failover, a full disk; SPEC §9), or "" when it is none: other
+// interfaces (MCP) log and answer such faults as the REST API does.
+func TransientFault(err error) string { return transientFault(err) }
+
+// AsTransient returns err as the EUNAVAILABLE error the REST API answers
+// and audits for it when it is a transient fault without a semcat code
+// (still wrapping err), and err itself otherwise.
+func AsTransient(err error) error { return asTransient(err) }
+
 // asTransient returns err as an EUNAVAILABLE error with the message of its
 // transient fault, still wrapping err, if it is one without a semcat code;
 // otherwise err as it is. The audit log and the counters then see the code

@@ -228,8 +228,8 @@ func handle[In, Out any](t *toolset, tool string, fn func(context.Context, In) (
 		ctx, cancel := context.WithTimeout(ctx, t.timeout)
 		defer cancel()
 		if out, err = fn(ctx, in); err != nil {
-			failed = err
-			return nil, zero, t.toolError(ctx, tool, err)
+			failed = api.AsTransient(err) // audited with the code REST's answer has
+			return nil, zero, t.toolError(ctx, tool, failed)
 		}
 		// The text content is the output exactly as encoded here, so that
 		// metric definitions keep their stored form; the SDK would re-encode
@@ -293,6 +293,10 @@ func (o SearchOutput) count() int         { return len(o.Results) }
 func (t *toolset) toolError(ctx context.Context, tool string, err error) error {
 	var se *semcat.Error
 	switch {
+	case api.TransientFault(err) != "":
+		// An outage is logged once each way (the database watch), not
+		// once per call; the answer says what is wrong (503's wire form).
+		t.logger.Debug("mcp: tool call met a transient fault", "tool", tool, "user", semcat.UserFromContext(ctx), "error", err)
 	case errors.As(err, &se):
 		if se.Code == semcat.EINTERNAL {
 			t.logger.Error("mcp: tool call failed", "tool", tool, "user", semcat.UserFromContext(ctx), "error", err)

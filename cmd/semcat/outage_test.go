@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/semcat/semcat/catalogdb"
 )
@@ -274,8 +275,28 @@ func TestPostgresOutage(t *testing.T) {
 	c.ok("POST", "/api/metalakes/m/catalogs/c/schemas", `{"name":"s"}`)
 	awaitStatus(t, m.URL(), "/readyz", 200)
 
+	// An agent connected before the outage.
+	mctx, mcancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer mcancel()
+	agent, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "v1"}, nil).Connect(mctx, &mcp.StreamableClientTransport{Endpoint: m.URL() + "/mcp"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer agent.Close()
+
 	if err := (*pg).Stop(context.Background()); err != nil {
 		t.Fatal(err)
+	}
+	// Its calls answer the REST API's 503 form, and log no line each.
+	for range 3 {
+		res, err := agent.CallTool(mctx, &mcp.CallToolParams{Name: "get_entity", Arguments: map[string]any{"metalake": "m", "type": "schema", "fullName": "c.s"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, _ := json.Marshal(res.StructuredContent)
+		if !res.IsError || !strings.Contains(string(info), `"type":"ServiceUnavailableException"`) || !strings.Contains(string(info), "the database is unavailable") {
+			t.Errorf("an MCP call while the database is down: %+v %s, want the unavailable database's 503 form", res, info)
+		}
 	}
 	failed := 0
 	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); {
@@ -324,6 +345,9 @@ func TestPostgresOutage(t *testing.T) {
 		if json.Unmarshal([]byte(line), &rec) == nil && rec["path"] != nil && (rec["level"] == "ERROR" || rec["level"] == "WARN") {
 			perRequest++
 		}
+	}
+	if calls := logLines(out, "mcp: tool call"); len(calls) > 0 {
+		t.Errorf("MCP calls that failed during the outage logged a line each: %v", calls)
 	}
 	if perRequest > 0 {
 		t.Errorf("%d requests that failed during the outage logged a line each (%d failed), want none", perRequest, failed)
