@@ -71,3 +71,77 @@ func TestResultBudget(t *testing.T) {
 		t.Errorf("the next page starts at %v", rest.Identifiers[:1])
 	}
 }
+
+// wideTables answers tables of n columns, each with a 100-character
+// comment; tags answers none.
+type wideTables struct{ semcat.TableService }
+
+func (wideTables) GetTable(_ context.Context, _ semcat.Namespace, name string) (*semcat.Table, error) {
+	n := map[string]int{"wide": 2000, "narrow": 3}[name]
+	t := &semcat.Table{Name: name, Properties: map[string]string{}}
+	for i := range n {
+		comment := fmt.Sprintf("c%04d %s", i, strings.Repeat("z", 94))
+		t.Columns = append(t.Columns, semcat.Column{Name: fmt.Sprintf("col%04d", i), Type: &semcat.Type{Name: "string"}, Comment: &comment})
+	}
+	return t, nil
+}
+
+type noTags struct{ semcat.TagService }
+
+func (noTags) ListObjectTags(context.Context, string, semcat.ObjectRef) ([]string, error) {
+	return []string{}, nil
+}
+
+// TestEntityInParts: get_entity of a table too wide for one result gives
+// its columns in parts of at most MaxResultBytes, each with the offset of
+// the next, which together are the whole table in order; a table that
+// fits comes whole, and an offset past the columns is refused.
+func TestEntityInParts(t *testing.T) {
+	cs := connect(t, Services{Tables: wideTables{}, Tags: noTags{}}, Config{DefaultMetalake: "lake"}, "alice")
+	var names []string
+	parts := 0
+	for offset := 0; ; parts++ {
+		res := call(t, cs, "get_entity", map[string]any{"type": "table", "fullName": "c.s.wide", "offset": offset})
+		b, _ := json.Marshal(res)
+		var out EntityOutput
+		if res.IsError || json.Unmarshal([]byte(text(res)), &out) != nil {
+			t.Fatalf("get_entity at offset %d: %s", offset, text(res))
+		}
+		if len(b) > MaxResultBytes || out.Part != "columns" || out.Total != 2000 {
+			t.Fatalf("part at offset %d: %d bytes, part %q of %d", offset, len(b), out.Part, out.Total)
+		}
+		var table semcat.Table
+		if err := json.Unmarshal(out.Entity, &table); err != nil || len(table.Columns) == 0 {
+			t.Fatalf("part at offset %d holds no columns: %v", offset, err)
+		}
+		for _, c := range table.Columns {
+			names = append(names, c.Name)
+		}
+		if out.NextOffset == 0 {
+			break
+		}
+		if out.NextOffset != offset+len(table.Columns) {
+			t.Fatalf("next offset %d after %d columns from %d", out.NextOffset, len(table.Columns), offset)
+		}
+		offset = out.NextOffset
+	}
+	if len(names) != 2000 || names[0] != "col0000" || names[1999] != "col1999" || parts < 3 {
+		t.Errorf("the parts hold %d columns in %d parts (%v … %v), want all 2,000 in order", len(names), parts+1, names[:1], names[len(names)-1:])
+	}
+	for i := 1; i < len(names); i++ {
+		if names[i] <= names[i-1] {
+			t.Fatalf("columns out of order at %d: %s after %s", i, names[i], names[i-1])
+		}
+	}
+
+	res := call(t, cs, "get_entity", map[string]any{"type": "table", "fullName": "c.s.narrow"})
+	var out EntityOutput
+	json.Unmarshal([]byte(text(res)), &out)
+	if res.IsError || out.Part != "" || out.NextOffset != 0 || !strings.Contains(string(out.Entity), "col0002") {
+		t.Errorf("a narrow table is not given whole: %s", text(res))
+	}
+	res = call(t, cs, "get_entity", map[string]any{"type": "table", "fullName": "c.s.narrow", "offset": 3})
+	if !res.IsError || !strings.Contains(text(res), "offset") {
+		t.Errorf("an offset past the columns: %s, want an error naming offset", text(res))
+	}
+}

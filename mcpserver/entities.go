@@ -35,6 +35,7 @@ type EntityArgs struct {
 	Metalake string `json:"metalake,omitempty" jsonschema:"the metalake; omit to use the server's default metalake"`
 	Type     string `json:"type" jsonschema:"the entity's type"`
 	FullName string `json:"fullName" jsonschema:"the entity's dotted name below the metalake: catalog, catalog.schema, catalog.schema.table, catalog.schema.model or catalog.schema.model.metric (a search result's namespace without the metalake, and its name)"`
+	Offset   int    `json:"offset,omitempty" jsonschema:"for a table, the first column to return; for a semantic model, the first metric: the nextOffset of a result that did not hold them all"`
 }
 
 // EntityOutput is the result of get_entity.
@@ -48,6 +49,11 @@ type EntityOutput struct {
 	// relationships, metrics), or a metric as its model defines it.
 	Entity json.RawMessage `json:"entity" jsonschema:"the entity as the REST API answers it, with its properties (and a table's columns and comments, a model's datasets, relationships and metrics)"`
 	Tags   []string        `json:"tags" jsonschema:"the entity's tags, its own and those it inherits from its schema and catalog (none for a metric)"`
+	// A result holds at most MaxResultBytes: a table's columns or a
+	// model's metrics that do not fit are left for the next call.
+	Part       string `json:"part,omitempty" jsonschema:"present when the entity is given in parts: columns (a table's) or metrics (a semantic model's)"`
+	Total      int    `json:"total,omitempty" jsonschema:"with part: how many columns or metrics the entity has"`
+	NextOffset int    `json:"nextOffset,omitempty" jsonschema:"present when more columns or metrics follow: pass it as offset for the next part"`
 }
 
 // ListArgs are the arguments of list_entities.
@@ -172,16 +178,84 @@ func (t *toolset) getEntity(ctx context.Context, in EntityArgs) (EntityOutput, e
 	if err != nil {
 		return EntityOutput{}, err
 	}
-	if out.Entity, err = json.Marshal(entity); err != nil {
-		return EntityOutput{}, err
-	}
 	if in.Type != "metric" {
 		kind := semcat.EntityKind(in.Type)
 		if out.Tags, err = t.svc.Tags.ListObjectTags(ctx, metalake, semcat.ObjectRef{Type: kind, FullName: in.FullName}); err != nil {
 			return EntityOutput{}, err
 		}
 	}
+	switch e := entity.(type) {
+	case *semcat.Table:
+		return entityPart(out, in.Offset, "columns", e.Columns, func(cols []semcat.Column) any {
+			part := *e
+			part.Columns = cols
+			return &part
+		})
+	case *semcat.SemanticModel:
+		return entityPart(out, in.Offset, "metrics", e.Definition.Metrics, func(ms []semcat.Metric) any {
+			part := *e
+			part.Definition.Metrics = ms
+			return &part
+		})
+	}
+	if in.Offset != 0 {
+		return EntityOutput{}, semcat.Errorf(semcat.EINVALID, "offset: only a table's columns or a semantic model's metrics come in parts")
+	}
+	if out.Entity, err = json.Marshal(entity); err != nil {
+		return EntityOutput{}, err
+	}
 	return out, nil
+}
+
+// entityPart is out with the entity with as many of its items (a table's
+// columns, a model's metrics) from offset as fit in one result; with is
+// the entity holding the given items. An entity that fits whole is given
+// whole, with no part.
+func entityPart[T any](out EntityOutput, offset int, part string, items []T, with func([]T) any) (EntityOutput, error) {
+	if offset < 0 || offset > len(items) || offset > 0 && offset == len(items) {
+		return EntityOutput{}, semcat.Errorf(semcat.EINVALID, "offset: the entity has %d %s, got %d", len(items), part, offset)
+	}
+	whole, err := json.Marshal(with(items))
+	if err != nil {
+		return EntityOutput{}, err
+	}
+	if offset == 0 && fits(out, whole) {
+		out.Entity = whole
+		return out, nil
+	}
+	out.Part, out.Total = part, len(items)
+	empty, err := json.Marshal(with([]T{}))
+	if err != nil {
+		return EntityOutput{}, err
+	}
+	out.Entity = empty
+	shell, err := json.Marshal(out)
+	if err != nil {
+		return EntityOutput{}, err
+	}
+	n, err := fitting(items[offset:], len(shell)+len(`,"nextOffset":0000000`))
+	if err != nil {
+		return EntityOutput{}, err
+	}
+	if out.Entity, err = json.Marshal(with(items[offset : offset+n])); err != nil {
+		return EntityOutput{}, err
+	}
+	if offset+n < len(items) {
+		out.NextOffset = offset + n
+	}
+	return out, nil
+}
+
+// fits reports whether out with entity fits in one result, which holds the
+// output twice (text and structured content).
+func fits(out EntityOutput, entity json.RawMessage) bool {
+	out.Entity = entity
+	b, err := json.Marshal(out)
+	if err != nil {
+		return false
+	}
+	quoted, err := json.Marshal(string(b))
+	return err == nil && resultOverhead+len(b)+len(quoted) <= MaxResultBytes
 }
 
 // parentDepth is how many dotted parts name the parent of each type's
