@@ -20,11 +20,14 @@ type EntityRecord struct {
 	Comment                                  *string
 	Properties                               map[string]string
 	Tags                                     []string
-	Audit                                    Audit
-	CatalogType                              CatalogType
-	Columns                                  []Column    // tables
-	Definition                               *Definition // semantic models
-	Metric                                   *Metric     // metrics
+	// Owner is the name of the entity's owner (a metric's: its model's),
+	// or "" when it has none.
+	Owner       string
+	Audit       Audit
+	CatalogType CatalogType
+	Columns     []Column    // tables
+	Definition  *Definition // semantic models
+	Metric      *Metric     // metrics
 }
 
 // Namespace returns the entity's parent path from the metalake down.
@@ -71,6 +74,9 @@ func (e *EntityRecord) Metadata() Metadata {
 	}
 	if e.Comment != nil {
 		sys["comment"] = *e.Comment
+	}
+	if e.Owner != "" {
+		sys["owner"] = e.Owner
 	}
 	sysTags := []string{}
 	switch e.Kind {
