@@ -675,7 +675,7 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 	wantQuery := map[string][]string{
 		"dropMetalake": {"force"}, "dropCatalog": {"force"}, "dropSchema": {"cascade"}, "dropTable": {"purge"}, "listTagObjects": {"value"}, "suggest": {"limit", "prefix", "type"},
 		"listCatalogs": {"details"}, "listUsers": {"details"}, "listGroups": {"details"}, "listTags": {"details"}, "listObjectTags": {"details"}, "listSemanticModelMetrics": {"details"},
-		"search": {"catalog", "cursor", "facetSize", "facets", "limit", "minPosition", "offset", "profile", "query", "schema", "scope", "sort", "tag", "type", "waitMs"},
+		"search": {"catalog", "cursor", "facetSize", "facets", "limit", "minPosition", "offset", "owner", "profile", "query", "schema", "scope", "sort", "tag", "type", "waitMs"},
 	}
 	wantHeaders := map[string][]string{"alterSemanticModel": {"If-Match"}, "dropSemanticModel": {"If-Match"}}
 	for _, op := range doc.list {

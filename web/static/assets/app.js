@@ -214,8 +214,18 @@ els.metalake.addEventListener("change", () => {
 
 // ---- search -----------------------------------------------------------------
 
+// Enter on a suggestion picks it; the same key must not also submit the
+// query (a browser may still send the key's press after its keydown was
+// handled): the submit that follows a pick before the key is released is
+// ignored.
+let pickedByEnter = false;
+els.q.addEventListener("keyup", (ev) => {
+  if (ev.key === "Enter") pickedByEnter = false;
+});
+
 els.form.addEventListener("submit", (ev) => {
   ev.preventDefault();
+  if (pickedByEnter) return;
   const metalake = state.metalake || els.metalake.value;
   if (!metalake) return;
   closeHelp();
@@ -818,6 +828,7 @@ els.q.addEventListener("keydown", (ev) => {
     moveSuggestion(ev.key === "ArrowDown" ? 1 : -1);
   } else if (ev.key === "Enter" && activeSuggestion >= 0) {
     ev.preventDefault();
+    pickedByEnter = true;
     pickSuggestion(activeSuggestion);
   } else if (ev.key === "Escape") {
     ev.preventDefault();

@@ -127,11 +127,17 @@ function page(m, ent, ctx, p) {
     audit(p.audit));
   const out = [head, ...p.body.filter(Boolean),
     p.properties !== undefined ? section("Properties", propertyList(p.properties, {cls: "props props-full"}) || h("p", {class: "muted"}, "No properties.")) : null];
+  // The edit controls appear once the API says the user may alter it;
+  // data-editable says what was decided ("pending", "yes", "no").
+  head.dataset.editable = p.readOnly ? "no" : "pending";
   if (!p.readOnly) {
-    // The edit controls appear once the API says the user may alter it.
     mayEdit(m, ent, ctx).then((can) => {
-      if (can && !ctx.signal.aborted) addEditors(m, ent, ctx, head, {comment: p.comment || "", tags: user.tags || [], ownerName: owner, changeOwner: can.owner, editComment: p.editComment});
-    }, () => {});
+      if (ctx.signal.aborted) return;
+      if (can) addEditors(m, ent, ctx, head, {comment: p.comment || "", tags: user.tags || [], ownerName: owner, changeOwner: can.owner, editComment: p.editComment});
+      head.dataset.editable = can ? "yes" : "no";
+    }, () => {
+      if (!ctx.signal.aborted) head.dataset.editable = "no";
+    });
   }
   return out;
 }
@@ -432,6 +438,9 @@ function metricParts(metric) {
   return parts;
 }
 
+/** What an input is, by the key it was found under. */
+const INPUT_ROLES = {metrics: "metric", input_metrics: "metric", input_measures: "measure", inputs: "input", base_metric: "base metric", conversion_metric: "conversion metric"};
+
 function metricBody(ent, metric, ctx) {
   const [c, s, model] = ent.path;
   const parts = metricParts(metric);
@@ -444,7 +453,7 @@ function metricBody(ent, metric, ctx) {
       aiContext(metric.aiContext),
     ], "definition"),
     section("Inputs", parts.inputs.length ? h("ul", {class: "inputs"}, parts.inputs.map((i) => h("li", null,
-      h("code", null, i.name), h("span", {class: "muted small"}, ` ${i.role.replace(/_/g, " ")}`),
+      h("code", null, i.name), h("span", {class: "muted small"}, ` ${INPUT_ROLES[i.role] || i.role.replace(/_/g, " ")}`),
       i.alias ? h("span", {class: "small"}, ` as ${i.alias}`) : null,
       i.offset ? h("span", {class: "small"}, ` offset ${i.offset}`) : null))) : h("p", {class: "muted"}, "No inputs recorded: the expression is the definition."), "inputs"),
     section("Filter", parts.filters.length ? dedupe(parts.filters).map((f) => h("pre", {class: "code"}, f)) : h("p", {class: "muted"}, "No filter."), "filter"),
