@@ -182,6 +182,7 @@ func TestPageInBrowser(t *testing.T) {
 		admin.ok("POST", "/api/metalakes/m/tags", `{"name":"`+tag+`"}`)
 	}
 	admin.ok("POST", "/api/metalakes/m/objects/table/rel.s05.people/tags", `{"tagsToAdd":["pii"]}`)
+	admin.ok("POST", "/api/metalakes/m/objects/column/rel.s05.people.contact/tags", `{"tagsToAdd":["pii"]}`)
 	admin.ok("POST", "/api/metalakes/m/catalogs/rel/schemas/s05/semantic-models", `{"name":"hr","comment":"People analytics","definition":{
 		"datasets":[{"name":"people","source":{"namespace":["rel","s05"],"name":"people"},
 			"fields":[{"name":"id","datatype":"Integer","expression":{"dialects":[{"dialect":"ANSI_SQL","expression":"id"}]}}]}],
@@ -189,7 +190,7 @@ func TestPageInBrowser(t *testing.T) {
 			{"name":"headcount_growth","datatype":"Decimal","description":"Growth of the headcount over a month",
 			 "expression":{"dialects":[{"dialect":"ANSI_SQL","expression":"headcount / headcount_last_month - 1"}]},
 			 "customExtensions":[{"vendorName":"dbt","data":"{\"type\":\"derived\",\"type_params\":{\"expr\":\"headcount / headcount_last_month - 1\",\"metrics\":[{\"name\":\"headcount\"},{\"name\":\"headcount\",\"alias\":\"headcount_last_month\",\"offset_window\":\"1 month\"}],\"filter\":\"{{ Dimension('people__active') }} = true\",\"window\":\"28 days\"}}"}]}]}}`)
-	for _, u := range []string{"alice", "rita"} {
+	for _, u := range []string{"alice", "rita", "bob"} {
 		admin.ok("POST", "/api/metalakes/m/users", `{"name":"`+u+`"}`)
 	}
 	admin.ok("POST", "/api/metalakes/m/roles", `{"name":"reader","securableObjects":[{"fullName":"m","type":"METALAKE","privileges":[
@@ -232,6 +233,13 @@ func TestPageInBrowser(t *testing.T) {
 	crumbs := pageEval[[]string](p, `[...document.querySelectorAll("#crumbs a")].map((a) => a.textContent)`)
 	if want := []string{"Home", "m", "rel", "s05"}; !slices.Equal(crumbs, want) {
 		t.Errorf("breadcrumb links = %v, want %v", crumbs, want)
+	}
+	p.do("the column's tag", chromedp.WaitVisible(chromedp.CSS(`#detail tr[data-path="contact"] .col-tags .chip.tag`)))
+	if got := p.text(`#detail tr[data-path="contact"] .col-tags`); got != "pii" {
+		t.Errorf("the column contact's tags = %q, want pii (its own, not the table's)", got)
+	}
+	if got := p.text(`#detail tr[data-path="id"] .col-tags`); got != "" {
+		t.Errorf("the column id's tags = %q, want none (the table's tag is not the column's)", got)
 	}
 	for _, want := range []string{"long", "Person id", "Work email address", "not null", "retention", "7y", "pii"} {
 		if !strings.Contains(p.text("#detail"), want) {
@@ -400,14 +408,28 @@ func TestPageInBrowser(t *testing.T) {
 		t.Errorf("the table's tags after the edits = %s, want [gold]", got)
 	}
 
+	// The owner hands the table over to bob, and may edit no more.
+	p.do("change the owner",
+		chromedp.Click(chromedp.CSS(`#detail .edit-owner`)),
+		chromedp.WaitVisible(chromedp.CSS(`#owner-input`)),
+		chromedp.Evaluate[chromedp.Void](`document.getElementById("owner-input").value = ""`),
+		chromedp.SendKeys(chromedp.CSS(`#owner-input`), "bob"),
+		chromedp.Click(chromedp.CSS(`.owner-form button[type="submit"]`)),
+		chromedp.WaitVisible(`//dd[contains(@class,"owner-name") and text()="bob"]`),
+		chromedp.WaitVisible(chromedp.CSS(`#detail .entity-header[data-editable="no"]`)))
+	_, owner := admin.ok("GET", "/api/metalakes/m/owners/table/rel.s05.people", "")
+	if got := owner["owner"].(map[string]any)["name"]; got != "bob" {
+		t.Errorf("the owner after the change = %v, want bob", got)
+	}
+
 	// 8. A reader sees the same page without edit controls.
 	p.signIn("rita", "/?metalake=m&open="+url.QueryEscape(peopleKey))
 	p.do("the reader's table page", chromedp.WaitVisible(chromedp.CSS(`#detail .entity-header[data-editable="no"]`)))
 	if n := pageEval[int](p, `document.querySelectorAll("#detail .edit-comment, #detail .edit-owner, #detail #tag-input, #detail .chip-x, #detail textarea").length`); n != 0 {
 		t.Errorf("the reader sees %d edit controls", n)
 	}
-	if got := p.text("#detail .fact.owner dd"); got != "alice" {
-		t.Errorf("the reader sees the owner %q", got)
+	if got := p.text("#detail .fact.owner dd"); got != "bob" {
+		t.Errorf("the reader sees the owner %q, want bob", got)
 	}
 	p.shot("page-table-reader")
 }

@@ -61,11 +61,13 @@ export async function loadEntity(m, ent, ctx) {
       ]);
       const cols = table.columns || [];
       const leaves = countLeaves(cols);
+      const grid = cols.length ? columnTable(cols, ctx.hits || new Map()) : null;
+      const allTags = grid ? columnTags(m, ent, grid, ctx) : null;
       return page(m, ent, ctx, {
         title: table.name, comment: table.comment, md, audit: table.audit,
         body: [
           section(`Columns (${count(cols.length)}${leaves !== cols.length ? `, ${count(leaves)} leaf fields` : ""})`,
-            cols.length ? columnTable(cols, ctx.hits || new Map()) : h("p", {class: "muted"}, "No columns."), "columns"),
+            grid ? [grid, allTags] : h("p", {class: "muted"}, "No columns."), "columns"),
           statistics(stats),
         ],
         properties: table.properties, editComment: {path: tablePath},
@@ -286,14 +288,15 @@ function columnTable(cols, hits) {
     for (const f of fields) {
       const path = f.synthetic ? prefix : prefix ? `${prefix}.${f.name}` : f.name;
       const hit = !f.synthetic && hits.get(path.toLowerCase());
-      rows.push(h("tr", {class: hit ? "hit" : null, dataset: {path}},
+      rows.push(h("tr", {class: hit ? "hit" : null, dataset: depth === 0 ? {path, top: "1"} : {path}},
         h("th", {scope: "row", class: "col-name", style: null},
           h("span", {class: `indent d${Math.min(depth, 6)}`}),
           h("span", {class: f.synthetic ? "field-name synthetic" : "field-name"}, f.name),
           hit ? h("span", {class: "field-flag hit-flag"}, `matched ${hit}`) : null),
         h("td", {class: "field-type"}, typeText(f.type)),
         h("td", null, f.nullable === false ? "not null" : ""),
-        h("td", {class: "field-comment"}, f.comment || "")));
+        h("td", {class: "field-comment"}, f.comment || ""),
+        h("td", {class: "col-tags"})));
       const kids = childrenOf(f.type);
       if (kids.length) walk(kids, path, depth + 1);
     }
@@ -302,8 +305,50 @@ function columnTable(cols, hits) {
   return h("table", {class: "grid columns-table"},
     h("caption", {class: "visually-hidden"}, "Columns"),
     h("thead", null, h("tr", null, h("th", {scope: "col"}, "Column"), h("th", {scope: "col"}, "Type"),
-      h("th", {scope: "col"}, "Nullable"), h("th", {scope: "col"}, "Comment"))),
+      h("th", {scope: "col"}, "Nullable"), h("th", {scope: "col"}, "Comment"), h("th", {scope: "col"}, "Tags"))),
     h("tbody", null, rows));
+}
+
+/** How many top-level columns' tags a table's page reads at once, and in parallel. */
+const COLUMN_TAGS = 100;
+const COLUMN_TAG_READS = 6;
+
+/**
+ * Fills in the tags of the table's top-level columns (a column's own tags,
+ * not those it inherits), the first COLUMN_TAGS at once and the rest on
+ * request (the button returned, or null): one read per column.
+ */
+function columnTags(m, ent, grid, ctx) {
+  const rows = [...grid.querySelectorAll('tbody tr[data-top="1"]')];
+  let next = 0;
+  let until = Math.min(rows.length, COLUMN_TAGS);
+  const worker = async () => {
+    while (next < until && !ctx.signal.aborted) {
+      const tr = rows[next++];
+      try {
+        const b = await get(apiPath("metalakes", m, "objects", "column", [...ent.path, tr.dataset.path].join("."), "tags"),
+          {details: "true"}, {signal: ctx.signal});
+        const own = (b.tags || []).filter((t) => !t.inherited).map((t) => t.name);
+        tr.querySelector(".col-tags").replaceChildren(...own.map((t) => h("span", {class: "chip tag"}, t)));
+      } catch {
+        // a column's tags are a help: the rest of the page stands without them
+      }
+    }
+  };
+  const start = () => {
+    for (let i = 0; i < COLUMN_TAG_READS; i++) worker();
+  };
+  start();
+  if (rows.length > until) {
+    const more = h("button", {type: "button", class: "link-button"}, `Show the tags of all ${count(rows.length)} columns`);
+    more.addEventListener("click", () => {
+      more.remove();
+      until = rows.length;
+      start();
+    });
+    return more;
+  }
+  return null;
 }
 
 function statistics(stats) {
