@@ -440,6 +440,12 @@ function modelBody(ent, sm, ctx) {
  * the metric's type and type_params there): its inputs (measures and other
  * metrics), its filter and its window.
  */
+/** A window as dbt writes it ("7 days", {count: 7, granularity: "day"}). */
+function windowText(x) {
+  if (x && typeof x === "object" && "count" in x && "granularity" in x) return `${x.count} ${x.granularity}${x.count === 1 ? "" : "s"}`;
+  return typeof x === "object" ? JSON.stringify(x) : String(x);
+}
+
 function metricParts(metric) {
   const parts = {kind: "", inputs: [], filters: [], windows: []};
   for (const ext of metric.customExtensions || []) {
@@ -472,8 +478,8 @@ function metricParts(metric) {
             else if (f && typeof f === "object") parts.filters.push(...[f.where_filters || f.where_sql_template || f].flat().map((w) => (typeof w === "string" ? w : w.where_sql_template || JSON.stringify(w))));
           }
         }
-        if (key === "window" || key === "grain_to_date" || key === "offset_window") {
-          if (x) parts.windows.push(`${key.replace(/_/g, " ")}: ${typeof x === "object" ? JSON.stringify(x) : x}`);
+        if (key === "window" || key === "grain_to_date" || key === "offset_window" || key === "offset_to_grain") {
+          if (x) parts.windows.push(`${key.replace(/_/g, " ")}: ${windowText(x)}`);
         }
         if (typeof x === "object") walk(x, key);
       }
@@ -630,9 +636,12 @@ function addEditors(m, ent, ctx, head, cur) {
     }
     associate([name], []);
   });
-  tagEditor.append(h("ul", {class: "chips removable", "aria-label": "Tags"}, [...userTags].map((t) => h("li", null,
-    h("span", {class: "chip tag"}, t,
-      h("button", {type: "button", class: "chip-x", "aria-label": `Remove tag ${t}`, title: `Remove tag ${t}`, onclick: () => associate([], [t])}, "×"))))), addForm);
+  if (userTags.size > 0) {
+    tagEditor.append(h("ul", {class: "chips removable", "aria-label": "Tags"}, [...userTags].map((t) => h("li", null,
+      h("span", {class: "chip tag"}, t,
+        h("button", {type: "button", class: "chip-x", "aria-label": `Remove tag ${t}`, title: `Remove tag ${t}`, onclick: () => associate([], [t])}, "×"))))));
+  }
+  tagEditor.append(addForm);
   tagsBox.querySelectorAll(".chips > .chip.tag").forEach((c) => c.remove());
   tagsBox.querySelector(".tags-empty")?.remove();
   tagsBox.prepend(tagEditor);
