@@ -65,6 +65,9 @@ function show(s, {force = false, focusDetail = false, message = ""} = {}) {
   els.resultsPane.hidden = view !== "search";
   els.detail.hidden = view !== "entity";
   renderCrumbs(s, view);
+  if (view !== "entity") {
+    document.title = view === "search" ? `${s.q && s.q !== "*" ? `${s.q} · ` : ""}search · semcat` : view === "metalake" ? `${s.metalake} · semcat` : "semcat · catalog";
+  }
   if (view === "search") {
     shownPage = "";
     pageAbort?.abort();
