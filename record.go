@@ -21,11 +21,14 @@ type EntityRecord struct {
 	Properties                               map[string]string
 	Tags                                     []string
 	Policies                                 []string // its own policies (SPEC §2.10), in byte order
-	Audit                                    Audit
-	CatalogType                              CatalogType
-	Columns                                  []Column    // tables
-	Definition                               *Definition // semantic models
-	Metric                                   *Metric     // metrics
+	// Owner is the name of the entity's owner (a metric's: its model's),
+	// or "" when it has none.
+	Owner       string
+	Audit       Audit
+	CatalogType CatalogType
+	Columns     []Column    // tables
+	Definition  *Definition // semantic models
+	Metric      *Metric     // metrics
 }
 
 // Namespace returns the entity's parent path from the metalake down.
@@ -75,6 +78,9 @@ func (e *EntityRecord) Metadata() Metadata {
 	}
 	if len(e.Policies) > 0 {
 		sys[PoliciesProperty] = strings.Join(e.Policies, ", ")
+	}
+	if e.Owner != "" {
+		sys["owner"] = e.Owner
 	}
 	sysTags := []string{}
 	switch e.Kind {

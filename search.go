@@ -7,18 +7,24 @@ import (
 
 // SearchRequest is a metadata search (SPEC §2.6), validated by the caller.
 type SearchRequest struct {
-	Metalake  string
-	Query     string
-	Types     []string
-	Catalog   string
-	Schema    string
+	Metalake string
+	Query    string
+	Types    []string
+	Catalog  string
+	Schema   string
+	// Catalogs, Schemas and Owners restrict a search to any of several
+	// values (with Catalog and Schema when set): values of one filter are
+	// alternatives, filters all apply (SPEC §2.6).
+	Catalogs  []string
+	Schemas   []string
+	Owners    []string
 	Tags      []string
 	Scope     string // "", "user" or "system"
 	Sort      string // "relevance" (default), "name", "-name", "created", "-created"
 	Limit     int
 	Offset    int
 	Cursor    string
-	Facets    []string // type, catalog, schema, tags
+	Facets    []string // type, catalog, schema, tags, owner
 	FacetSize int
 	// Profile asks for the search's profile too (SearchProfile).
 	Profile bool
@@ -31,12 +37,22 @@ type SearchEntity struct {
 	Name      string   `json:"name"`
 }
 
-// Match says which key of an entity, with which value, a query matched; for
-// schemas the value is the field path.
+// Match says which key of an entity, with which value, a query matched
+// (SPEC §2.6). A column's (a table's) or a field's (a semantic model's)
+// match has Key "column" or "field", Field its dotted path and In whether
+// its name or its comment matched; Value is then the path or the comment.
 type Match struct {
 	Key   string `json:"key"`
+	Field string `json:"field,omitempty"`
 	Value string `json:"value"`
+	In    string `json:"in,omitempty"`
 }
+
+// Bounds of a result's matches (SPEC §2.6).
+const (
+	MaxMatches     = 20
+	MaxMatchLength = 256 // characters of a value
+)
 
 // SearchHit is one result.
 type SearchHit struct {

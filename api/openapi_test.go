@@ -676,7 +676,7 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 		"dropMetalake": {"force"}, "dropCatalog": {"force"}, "dropSchema": {"cascade"}, "dropTable": {"purge"}, "listTagObjects": {"value"}, "suggest": {"limit", "prefix", "type"},
 		"listCatalogs": {"details"}, "listUsers": {"details"}, "listGroups": {"details"}, "listTags": {"details"}, "listObjectTags": {"details"}, "listSemanticModelMetrics": {"cursor", "details", "limit", "names", "query"},
 		"listPolicies": {"details"}, "listObjectPolicies": {"details"},
-		"search": {"catalog", "cursor", "facetSize", "facets", "limit", "minPosition", "offset", "profile", "query", "schema", "scope", "sort", "tag", "type", "waitMs"},
+		"search": {"catalog", "cursor", "facetSize", "facets", "limit", "minPosition", "offset", "owner", "profile", "query", "schema", "scope", "sort", "tag", "type", "waitMs"},
 	}
 	wantHeaders := map[string][]string{"alterSemanticModel": {"If-Match"}, "dropSemanticModel": {"If-Match"}}
 	for _, op := range doc.list {

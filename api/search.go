@@ -53,9 +53,9 @@ func intParam(q url.Values, name string, def, lo, hi int) (int, error) {
 	return n, nil
 }
 
-// searchSingle are the search parameters that take one value; type, tag
-// and facets may repeat.
-var searchSingle = []string{"query", "catalog", "schema", "scope", "sort", "limit", "offset", "cursor", "facetSize", "profile", "minPosition", "waitMs"}
+// searchSingle are the search parameters that take one value; type,
+// catalog, schema, owner, tag and facets may repeat.
+var searchSingle = []string{"query", "scope", "sort", "limit", "offset", "cursor", "facetSize", "profile", "minPosition", "waitMs"}
 
 // searchRequest reads and checks the parameters of a search from the
 // query string qs (queryValues).
@@ -72,15 +72,19 @@ func searchRequest(r *http.Request, qs url.Values) (semcat.SearchRequest, error)
 	if req.Types, err = typesParam(qs); err != nil {
 		return req, err
 	}
+	// catalog, schema and owner repeat: any of their values (SPEC §2.6).
 	for _, p := range []struct {
 		name string
-		dst  *string
-	}{{"catalog", &req.Catalog}, {"schema", &req.Schema}} {
-		if v := qs.Get(p.name); v != "" {
+		dst  *[]string
+	}{{"catalog", &req.Catalogs}, {"schema", &req.Schemas}, {"owner", &req.Owners}} {
+		for _, v := range qs[p.name] {
+			if v == "" {
+				continue
+			}
 			if err := semcat.ValidateName(p.name, v); err != nil {
 				return req, err
 			}
-			*p.dst = v
+			*p.dst = append(*p.dst, v)
 		}
 	}
 	for _, t := range qs["tag"] {
@@ -111,9 +115,9 @@ func searchRequest(r *http.Request, qs url.Values) (semcat.SearchRequest, error)
 	}
 	for _, f := range listParam(qs, "facets") {
 		switch f {
-		case "type", "catalog", "schema", "tags":
+		case "type", "catalog", "schema", "tags", "owner":
 		default:
-			return req, semcat.Errorf(semcat.EINVALID, "facets: unknown facet '%s' (want type, catalog, schema or tags)", f)
+			return req, semcat.Errorf(semcat.EINVALID, "facets: unknown facet '%s' (want type, catalog, schema, tags or owner)", f)
 		}
 		req.Facets = append(req.Facets, f)
 	}

@@ -362,10 +362,55 @@ func loadKind(ctx context.Context, q querier, kind semcat.EntityKind, ids []int6
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
+	if err := attachOwners(ctx, q, kind, out); err != nil {
+		return nil, err
+	}
 	if err := attachTags(ctx, q, kind, out); err != nil {
 		return nil, err
 	}
 	return out, attachPolicies(ctx, q, kind, out)
+}
+
+// recordOwnersSQL reads the owners of the objects of type $1 and ids $2.
+const recordOwnersSQL = `SELECT o.object_id, o.owner_name FROM unnest($2::bigint[]) AS ids(id)
+	CROSS JOIN LATERAL (SELECT * FROM owner_meta WHERE object_type = $1 AND object_id = ids.id OFFSET 0) o`
+
+// attachOwners fills in the owners of records of one kind (SetOwner and
+// every create write owner_meta and emit the object, so its document
+// follows). A metric has its model's owner.
+func attachOwners(ctx context.Context, q querier, kind semcat.EntityKind, recs []*semcat.EntityRecord) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	objType, idOf := kind, func(r *semcat.EntityRecord) int64 { return r.ID }
+	if kind == semcat.KindMetric {
+		objType, idOf = semcat.KindSemanticModel, func(r *semcat.EntityRecord) int64 { return r.ModelID }
+	}
+	byID := make(map[int64][]*semcat.EntityRecord, len(recs))
+	ids := make([]int64, 0, len(recs))
+	for _, r := range recs {
+		id := idOf(r)
+		if _, ok := byID[id]; !ok {
+			ids = append(ids, id)
+		}
+		byID[id] = append(byID[id], r)
+	}
+	rows, err := q.Query(ctx, recordOwnersSQL, string(objType), ids)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var name string
+		if err := rows.Scan(&id, &name); err != nil {
+			return err
+		}
+		for _, r := range byID[id] {
+			r.Owner = name
+		}
+	}
+	return rows.Err()
 }
 
 // recordTagsSQL reads the user tags of the objects of kind $1 and ids $2,

@@ -40,7 +40,7 @@ var BreakdownGroups = []FieldGroup{
 	{"whole values, keys and tags", []string{q.FieldNameExact, q.FieldUserExact, q.FieldSystemExact, q.FieldUserKeys, q.FieldSystemKeys, q.FieldTagsExact, q.FieldSystemTagsExact}},
 	{"property fields (key:value)", []string{trim(q.UserPropertyPrefix), trim(q.UserPropertyExactPrefix), trim(q.SystemPropertyPrefix), trim(q.SystemPropertyExactPrefix)}},
 	{"name and description words", []string{q.FieldName, q.FieldDescription}},
-	{"facet and sort columns (doc values)", []string{q.FieldType, q.FieldCatalog, q.FieldSchema, q.FieldTags, q.FieldSystemTags, q.FieldSortKey, q.FieldCreated}},
+	{"facet and sort columns (doc values)", []string{q.FieldType, q.FieldCatalog, q.FieldSchema, q.FieldOwner, q.FieldTags, q.FieldSystemTags, q.FieldSortKey, q.FieldCreated}},
 	{"ids and metalake", []string{q.FieldMetalake, q.FieldMetalakeID, q.FieldCatalogID, q.FieldSchemaID, q.FieldTableID, q.FieldModelID}},
 }
 

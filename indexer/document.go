@@ -99,6 +99,9 @@ func Document(r *semcat.EntityRecord) (map[string]any, error) {
 		trim(q.SystemPropertyPrefix):      system,
 		trim(q.SystemPropertyExactPrefix): system,
 	}
+	if r.Owner != "" {
+		doc[q.FieldOwner] = r.Owner
+	}
 	if r.Kind != semcat.KindCatalog {
 		doc[q.FieldSchema] = r.Schema
 		doc[q.FieldSchemaID] = idString(r.SchemaID)

@@ -28,6 +28,9 @@ const (
 	FieldMetalake = "metalake"
 	FieldCatalog  = "catalog"
 	FieldSchema   = "schema_name"
+	// FieldOwner is the name of the entity's owner (a metric's: its
+	// model's). keyword; facet and filter "owner".
+	FieldOwner = "owner_name"
 	// FieldMetalakeID … FieldModelID hold the decimal ids of the entity's
 	// ancestors and of itself at its own level, for visibility filters.
 	// keyword.

@@ -39,7 +39,7 @@ func NewMapping() mapping.IndexMapping {
 	}
 	doc := bleve.NewDocumentMapping()
 	doc.Dynamic = false
-	for _, name := range []string{FieldType, FieldCatalog, FieldSchema, FieldTags, FieldSystemTags, FieldSortKey, FieldCreated} {
+	for _, name := range []string{FieldType, FieldCatalog, FieldSchema, FieldOwner, FieldTags, FieldSystemTags, FieldSortKey, FieldCreated} {
 		doc.AddFieldMappingsAt(name, keywordField(true))
 	}
 	for _, name := range []string{FieldMetalake, FieldMetalakeID, FieldCatalogID, FieldSchemaID, FieldTableID, FieldModelID, FieldHas} {

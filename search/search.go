@@ -24,7 +24,7 @@ import (
 )
 
 // facetFields maps facet names to their fields.
-var facetFields = map[string]string{"type": q.FieldType, "catalog": q.FieldCatalog, "schema": q.FieldSchema, "tags": q.FieldTags}
+var facetFields = map[string]string{"type": q.FieldType, "catalog": q.FieldCatalog, "schema": q.FieldSchema, "tags": q.FieldTags, "owner": q.FieldOwner}
 
 // sortValues gives each sort the number of values its cursor carries: each
 // order is total, since it ends in the sort key, whose identifier and type
@@ -46,7 +46,9 @@ type cursorState struct {
 // point. Repeatable filters count as sets.
 func filtersKey(req semcat.SearchRequest) string {
 	types, tags := slices.Sorted(slices.Values(req.Types)), slices.Sorted(slices.Values(req.Tags))
-	b, _ := json.Marshal([]any{req.Metalake, slices.Compact(types), req.Catalog, req.Schema, slices.Compact(tags), req.Scope})
+	set := func(vs []string) []string { return slices.Compact(slices.Sorted(slices.Values(vs))) }
+	b, _ := json.Marshal([]any{req.Metalake, slices.Compact(types), set(withOne(req.Catalog, req.Catalogs)), set(withOne(req.Schema, req.Schemas)),
+		slices.Compact(tags), req.Scope, set(req.Owners)})
 	sum := sha256.Sum256(b)
 	return base64.RawURLEncoding.EncodeToString(sum[:9])
 }
@@ -63,6 +65,30 @@ func baseFilters(metalake string, types []string) []bq.Query {
 		filters = append(filters, bq.NewDisjunctionQuery(ts))
 	}
 	return filters
+}
+
+// withOne is values with one more in front, when it is not empty.
+func withOne(one string, values []string) []string {
+	if one == "" {
+		return values
+	}
+	return append([]string{one}, values...)
+}
+
+// anyTerm is a filter on any of values of a keyword field, or nil for none.
+func anyTerm(field string, values []string) bq.Query {
+	values = slices.Compact(slices.Sorted(slices.Values(values)))
+	switch len(values) {
+	case 0:
+		return nil
+	case 1:
+		return filterTerm(field, values[0])
+	}
+	ts := make([]bq.Query, len(values))
+	for i, v := range values {
+		ts[i] = filterTerm(field, v)
+	}
+	return bq.NewDisjunctionQuery(ts)
 }
 
 func filterTerm(field, value string) bq.Query {
@@ -82,15 +108,28 @@ func search(ctx context.Context, x Index, req semcat.SearchRequest, visible bq.Q
 	if err != nil {
 		return nil, semcat.Errorf(semcat.EINVALID, "query: %s", strings.TrimPrefix(err.Error(), "query: "))
 	}
-	filters := baseFilters(req.Metalake, req.Types)
-	if req.Catalog != "" {
-		filters = append(filters, filterTerm(q.FieldCatalog, req.Catalog))
-	}
-	if req.Schema != "" {
-		filters = append(filters, filterTerm(q.FieldSchema, req.Schema))
+	// Filters of a facet (type, catalog, schema, owner) take several
+	// values as alternatives; each facet's counts leave out its own filter
+	// (multi-select faceting), so a chosen value does not hide the others.
+	filters := []bq.Query{filterTerm(q.FieldMetalake, req.Metalake)}
+	facetFilters := map[string]bq.Query{}
+	for _, f := range []struct {
+		facet  string
+		values []string
+	}{
+		{"type", req.Types},
+		{"catalog", withOne(req.Catalog, req.Catalogs)},
+		{"schema", withOne(req.Schema, req.Schemas)},
+		{"owner", req.Owners},
+	} {
+		if fq := anyTerm(facetFields[f.facet], f.values); fq != nil {
+			facetFilters[f.facet] = fq
+			filters = append(filters, fq)
+		}
 	}
 	// A tag is a user or a system tag, as the scope allows; the facet
-	// counts the same (SPEC §2.6).
+	// counts the same (SPEC §2.6). Every tag given must be present, so the
+	// tags facet counts within the other tags chosen.
 	tagFields := scopeFields(req.Scope, q.FieldTags, q.FieldSystemTags)
 	for _, t := range req.Tags {
 		var either []bq.Query
@@ -129,7 +168,7 @@ func search(ctx context.Context, x Index, req semcat.SearchRequest, visible bq.Q
 	}
 	for _, f := range req.Facets {
 		if _, ok := facetFields[f]; !ok {
-			return nil, semcat.Errorf(semcat.EINVALID, "facets: unknown facet '%s' (want type, catalog, schema or tags)", f)
+			return nil, semcat.Errorf(semcat.EINVALID, "facets: unknown facet '%s' (want type, catalog, schema, tags or owner)", f)
 		}
 		if creq.facets == nil {
 			creq.facets = map[string]int{}
@@ -146,6 +185,22 @@ func search(ctx context.Context, x Index, req semcat.SearchRequest, visible bq.Q
 		res, err = collect(ctx, x.Columns(), idx, creq)
 		if err != nil {
 			return err
+		}
+		// A facet whose filter is set counts the hits of every other filter.
+		for name, size := range creq.facets {
+			own, ok := facetFilters[name]
+			if !ok {
+				continue
+			}
+			other := creq
+			other.filters = slices.DeleteFunc(slices.Clone(filters), func(f bq.Query) bool { return f == own })
+			other.facets = map[string]int{name: size}
+			other.sort, other.limit, other.offset, other.after, other.reads = "name", 0, 0, nil, nil
+			counted, err := collect(ctx, x.Columns(), idx, other)
+			if err != nil {
+				return err
+			}
+			res.facets[name] = counted.facets[name]
 		}
 		m := idx.Mapping()
 		fieldAnalyzer = tokensOf(m.AnalyzerNamed(analyzers.AnalyzerSchemaField))
@@ -166,8 +221,9 @@ func search(ctx context.Context, x Index, req semcat.SearchRequest, visible bq.Q
 		if err != nil {
 			return nil, fmt.Errorf("search: document %s: %w", h.id, err)
 		}
-		out.Results = append(out.Results, semcat.SearchHit{Entity: st.Entity, Score: h.score, Metadata: st.Metadata,
-			Matches: matches(leaves, st, fieldAnalyzer)})
+		ms := matches(leaves, st, fieldAnalyzer)
+		clipSchemaProperty(st.Metadata.System.Properties)
+		out.Results = append(out.Results, semcat.SearchHit{Entity: st.Entity, Score: h.score, Metadata: st.Metadata, Matches: ms})
 	}
 	if len(req.Facets) > 0 {
 		out.Facets = map[string][]semcat.FacetValue{}
@@ -231,11 +287,17 @@ func tokensOf(a analysis.Analyzer) func(string) []string {
 	}
 }
 
-// matches explains a hit: which keys (and for schemas which field paths)
-// the query's terms (leaves) match, found by running the fields' analyzers
-// over the entity's stored metadata. It needs no term locations, so neither
-// the index nor the search carries them; a leaf the hit does not contain
-// adds nothing.
+// matches explains a hit: which keys (and for columns and fields which
+// paths, by name or by comment) the query's terms (leaves) match, found by
+// running the fields' analyzers over the entity's stored metadata. It needs
+// no term locations, so neither the index nor the search carries them; a
+// leaf the hit does not contain adds nothing.
+//
+// The answer is brief (SPEC §2.6): each key once (the system properties
+// that repeat the name or the column list are the name's and the columns'
+// matches), each column or field once (its name before its comment), the
+// keys before the columns, at most semcat.MaxMatches of them and
+// semcat.MaxMatchLength characters a value.
 func matches(leaves []q.Leaf, st *Payload, fields func(string) []string) []semcat.Match {
 	text := memoized(textTokens)
 	// Values are not analyzed: ValueHas and ExactHas ask of a value, in
@@ -246,14 +308,38 @@ func matches(leaves []q.Leaf, st *Payload, fields func(string) []string) []semca
 	squashed := memoized(squash)
 	var leafText string // the current leaf's text, squashed
 	could := func(v string) bool { return strings.Contains(squashed(v), leafText) }
-	out := []semcat.Match{}
-	seen := map[semcat.Match]bool{}
+	var keyed, columns []semcat.Match
+	keyAt := map[string]int{}    // key → index in keyed
+	columnAt := map[string]int{} // path → index in columns
+	columnKey := "field"
+	if st.Entity.Type == "table" {
+		columnKey = "column"
+	}
 	add := func(key, value string) {
-		m := semcat.Match{Key: key, Value: value}
-		if !seen[m] {
-			seen[m] = true
-			out = append(out, m)
+		switch key {
+		case "entity-name":
+			key = "name"
+		case tableSchemaProperty:
+			return // the columns' or fields' own matches say which
 		}
+		if i, ok := keyAt[key]; ok {
+			if key == "tags" && !slices.Contains(strings.Split(keyed[i].Value, ", "), value) {
+				keyed[i].Value += ", " + value
+			}
+			return
+		}
+		keyAt[key] = len(keyed)
+		keyed = append(keyed, semcat.Match{Key: key, Value: value})
+	}
+	addColumn := func(path, in, value string) {
+		if i, ok := columnAt[path]; ok {
+			if in == "name" && columns[i].In != "name" {
+				columns[i] = semcat.Match{Key: columnKey, Field: path, Value: value, In: in}
+			}
+			return
+		}
+		columnAt[path] = len(columns)
+		columns = append(columns, semcat.Match{Key: columnKey, Field: path, Value: value, In: in})
 	}
 	anyOf := func(tokens []string, is func(string) bool) bool {
 		for _, t := range tokens {
@@ -349,18 +435,18 @@ func matches(leaves []q.Leaf, st *Payload, fields func(string) []string) []semca
 			for _, f := range st.Fields {
 				name := analyzers.SchemaFieldName(f)
 				if could(name) && anyOf(text(name), is) {
-					add("schema", schemaPath(f))
+					addColumn(schemaPath(f), "name", schemaPath(f))
 				}
 			}
 			for _, c := range st.Comments {
 				if could(c.Text) && anyOf(text(c.Text), is) {
-					add("schema", c.Path)
+					addColumn(c.Path, "comment", c.Text)
 				}
 			}
 		case field == q.FieldSchemaFields:
 			for _, f := range st.Fields {
 				if could(f) && anyOf(fields(f), is) {
-					add("schema", schemaPath(f))
+					addColumn(schemaPath(f), "name", schemaPath(f))
 				}
 			}
 		case strings.HasPrefix(field, q.UserPropertyExactPrefix):
@@ -373,7 +459,61 @@ func matches(leaves []q.Leaf, st *Payload, fields func(string) []string) []semca
 			propMatches(sys.Properties, strings.TrimPrefix(field, q.SystemPropertyPrefix), false)
 		}
 	}
+	// Columns matched by name first: a name says more than one of many
+	// comments that share a word.
+	sort.SliceStable(columns, func(i, j int) bool { return columns[i].In == "name" && columns[j].In != "name" })
+	out := append(keyed, columns...)
+	if out == nil {
+		out = []semcat.Match{}
+	}
+	if len(out) > semcat.MaxMatches {
+		out = out[:semcat.MaxMatches]
+	}
+	for i := range out {
+		out[i].Field = clip(out[i].Field)
+		out[i].Value = clip(out[i].Value)
+	}
 	return out
+}
+
+// MaxSchemaProperty is how many characters of the system property
+// "schema" (a table's column list, a model's dataset records) a search
+// result carries: a page of tables of a thousand columns stays tens of
+// kilobytes (SPEC §2.6). The matches name the columns that matched; the
+// object's metadata (GET …/metadata) and the table itself have them all.
+const MaxSchemaProperty = 1024
+
+// clipSchemaProperty cuts the "schema" system property to
+// MaxSchemaProperty characters, after a whole column, ending in ", …".
+func clipSchemaProperty(props map[string]string) {
+	v, ok := props[tableSchemaProperty]
+	if !ok || len(v) <= MaxSchemaProperty {
+		return
+	}
+	cut := v[:MaxSchemaProperty-3]
+	for !utf8.ValidString(cut) {
+		cut = cut[:len(cut)-1]
+	}
+	if i := strings.LastIndex(cut, ", "); i > 0 {
+		cut = cut[:i]
+	}
+	props[tableSchemaProperty] = cut + ", …"
+}
+
+// clip cuts s to semcat.MaxMatchLength characters, the last one an
+// ellipsis when it was longer.
+func clip(s string) string {
+	if len(s) <= semcat.MaxMatchLength {
+		return s
+	}
+	n := 0
+	for i := range s {
+		if n == semcat.MaxMatchLength-1 {
+			return s[:i] + "…"
+		}
+		n++
+	}
+	return s
 }
 
 // schemaPath is a schema entry's dotted path, without its type.

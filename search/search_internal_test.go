@@ -24,6 +24,7 @@ func TestMatches(t *testing.T) {
 	// Longer than analyzers.MaxWholeBytes: indexed cut and hashed.
 	longValue := strings.Repeat("Alpha ", 60) + "end"
 	longKey := strings.Repeat("鍵", 100)
+	clipped := longValue[:255] + "…" // 256 characters
 	st := &Payload{
 		Entity: semcat.SearchEntity{Type: "table", Namespace: []string{"m", "c", "s"}, Name: "Employees"},
 		Metadata: semcat.Metadata{
@@ -31,7 +32,8 @@ func TestMatches(t *testing.T) {
 			System: semcat.MetadataPart{Properties: map[string]string{"entity-name": "Employees", "schema": "EmpTel integer"},
 				Tags: []string{}},
 		},
-		Fields: []string{"EmpName:string", "EmpContact:struct", "EmpContact.EmpTel:integer"},
+		Fields:   []string{"EmpName:string", "EmpContact:struct", "EmpContact.EmpTel:integer"},
+		Comments: []semcat.ColumnText{{Path: "EmpContact.EmpTel", Text: "Work telephone number"}},
 	}
 	tests := []struct {
 		query string
@@ -44,16 +46,23 @@ func TestMatches(t *testing.T) {
 		{"x", []semcat.Match{{Key: "Codename", Value: "x-ray"}, {Key: "tags", Value: "x-tag"}}},
 		{`"x"`, nil},
 		{"codename:ray", []semcat.Match{{Key: "Codename", Value: "x-ray"}}},
-		{"schema:EmpTel", []semcat.Match{{Key: "schema", Value: "EmpContact.EmpTel"}}},
-		{"schema:EmpC*", []semcat.Match{{Key: "schema", Value: "EmpContact"}, {Key: "schema", Value: "EmpContact.EmpTel"}}},
-		{"employees", []semcat.Match{{Key: "name", Value: "Employees"}, {Key: "entity-name", Value: "Employees"}}},
+		{"schema:EmpTel", []semcat.Match{{Key: "column", Field: "EmpContact.EmpTel", Value: "EmpContact.EmpTel", In: "name"}}},
+		{"schema:EmpC*", []semcat.Match{{Key: "column", Field: "EmpContact", Value: "EmpContact", In: "name"},
+			{Key: "column", Field: "EmpContact.EmpTel", Value: "EmpContact.EmpTel", In: "name"}}},
+		// The name once: entity-name repeats it.
+		{"employees", []semcat.Match{{Key: "name", Value: "Employees"}}},
+		// A column's comment, named by its path; its name before its comment.
+		{"telephone", []semcat.Match{{Key: "column", Field: "EmpContact.EmpTel", Value: "Work telephone number", In: "comment"}}},
+		{"emptel work", []semcat.Match{{Key: "column", Field: "EmpContact.EmpTel", Value: "EmpContact.EmpTel", In: "name"}}},
+		// Tags once, their values together.
+		{"tango x-tag", []semcat.Match{{Key: "tags", Value: "tango, x-tag"}}},
 		{"foo -tags:tango", []semcat.Match{{Key: "owner", Value: "Foo Bar"}}},
 		{"nothing", nil},
-		{`"` + longValue + `"`, []semcat.Match{{Key: "ddl", Value: longValue}}},
-		{`DDL:"` + strings.ToLower(longValue) + `"`, []semcat.Match{{Key: "ddl", Value: longValue}}},
+		{`"` + longValue + `"`, []semcat.Match{{Key: "ddl", Value: clipped}}},
+		{`DDL:"` + strings.ToLower(longValue) + `"`, []semcat.Match{{Key: "ddl", Value: clipped}}},
 		{`"` + longValue + `x"`, nil},
-		{`"` + longValue[:280] + `*"`, []semcat.Match{{Key: "ddl", Value: longValue}}},
-		{`"alpha alpha*"`, []semcat.Match{{Key: "ddl", Value: longValue}}},
+		{`"` + longValue[:280] + `*"`, []semcat.Match{{Key: "ddl", Value: clipped}}},
+		{`"alpha alpha*"`, []semcat.Match{{Key: "ddl", Value: clipped}}},
 		{"properties:" + longKey, []semcat.Match{{Key: longKey, Value: "v"}}},
 	}
 	for _, tt := range tests {

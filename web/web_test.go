@@ -175,7 +175,7 @@ type fakeAPI struct {
 }
 
 func newFakeAPI() *fakeAPI {
-	schemaMatch := []map[string]string{{"key": "schema", "value": "EmpContact.EmpTel"}}
+	schemaMatch := []map[string]string{{"key": "column", "field": "EmpContact.EmpTel", "value": "EmpContact.EmpTel", "in": "name"}}
 	return &fakeAPI{docs: []fakeDoc{
 		{typ: "catalog", namespace: []string{"demo"}, name: "rel", words: []string{"rel"},
 			system: map[string]string{"entity-type": "catalog", "comment": "Relational warehouse", "creator": "alice"}},
@@ -275,6 +275,9 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			  "metrics":[{"name":"headcount","description":"Distinct employees","datatype":"Integer",
 			    "expression":{"dialects":[{"dialect":"ANSI_SQL","expression":"COUNT(DISTINCT emp_name)"},{"dialect":"SNOWFLAKE","expression":"COUNT(DISTINCT emp_name)"}]}}]},
 			"properties":{}}}`))
+	case ml + "/objects/table/rel.hr.employees/metadata":
+		writeJSON(w, 200, json.RawMessage(`{"code":0,"metadata":{"system":{"properties":{"owner":"alice","entity-name":"employees"},"tags":[]},
+			"user":{"properties":{"owner":"people-team","retention":"7y"},"tags":["pii"]}}}`))
 	case schema + "/semantic-model-metrics":
 		if r.URL.Query().Get("details") == "true" {
 			writeJSON(w, 200, json.RawMessage(`{"code":0,"metrics":[{"namespace":["demo","rel","hr","people"],
@@ -576,9 +579,16 @@ func TestSearchPageInBrowser(t *testing.T) {
 	}
 	const employees = `.result[data-key="table:rel.hr.employees"]`
 
-	// Open the page: it picks the first metalake and browses everything.
-	do("open the page",
+	// The home page lists the metalakes; a metalake lists its catalogs.
+	do("open the home page",
 		chromedp.Navigate(srv.URL+"/"),
+		chromedp.WaitVisible(chromedp.CSS(`#home .child[data-key="other"]`)),
+		chromedp.Click(chromedp.CSS(`#home .child[data-key="demo"] a`)),
+		chromedp.WaitVisible(chromedp.CSS(`#home .child[data-key="catalog:rel"]`)),
+	)
+	// Browsing everything: the page asks for * with every facet.
+	do("browse everything",
+		chromedp.Navigate(srv.URL+"/?metalake=demo&q=*"),
 		chromedp.WaitVisible(chromedp.CSS(`.result[data-key="catalog:rel"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`button[data-facet="type"][data-value="semantic_model"]`)),
 	)
@@ -618,8 +628,23 @@ func TestSearchPageInBrowser(t *testing.T) {
 		t.Errorf("tags facet marks ANSI_SQL as %q, want system", got)
 	}
 
+	// A semantic model's page: datasets with fields, relationships, metrics.
+	do("open the model",
+		chromedp.Click(chromedp.CSS(`.result[data-key="semantic_model:rel.hr.people"] .result-link`)),
+		chromedp.WaitVisible(chromedp.CSS(`#detail [data-section="metrics"] a`)),
+	)
+	detail := text("#detail")
+	for _, want := range []string{"staff", "rel.hr.employees", "emp_name", "self", "headcount", "COUNT(DISTINCT emp_name)"} {
+		if !strings.Contains(detail, want) {
+			t.Errorf("model page lacks %q:\n%s", want, detail)
+		}
+	}
+	if !eval[bool](t, ctx, `document.getElementById("results-pane").hidden`) {
+		t.Error("the model's page shows the result list beside it")
+	}
+
 	// Type-ahead: a prefix suggests names as the user types; the keyboard
-	// picks one, which opens it.
+	// picks one, which opens its page.
 	do("type a prefix",
 		chromedp.Evaluate[chromedp.Void](`document.getElementById("q").value = ""`),
 		chromedp.Focus(chromedp.CSS("#q")),
@@ -629,26 +654,20 @@ func TestSearchPageInBrowser(t *testing.T) {
 	if got := text(`#suggestions .suggestion mark`); got != "emp" {
 		t.Errorf("the suggestion's highlight = %q, want emp", got)
 	}
-	if path := os.Getenv("SEMCAT_SCREENSHOT"); path != "" {
-		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, png, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	do("pick it with the keyboard",
 		chromedp.KeyEvent(kb.ArrowDown),
 		chromedp.WaitVisible(chromedp.CSS(`#suggestions .suggestion[aria-selected="true"]`)),
 		chromedp.KeyEvent(kb.Enter),
 		chromedp.WaitNotVisible(chromedp.CSS("#suggestions")),
-		chromedp.WaitVisible(chromedp.CSS(`#detail h2`)),
+		chromedp.WaitVisible(chromedp.CSS(`#detail .entity-tags .chip.tag`)),
 	)
-	if got := text("#detail h2"); got != "employees" {
+	// The page reads the entity's tags and owner for itself.
+	if got := text("#detail-title"); got != "employees" {
 		t.Errorf("picking the suggestion opened %q, want employees", got)
 	}
-	do("close the picked detail", chromedp.Click(chromedp.CSS("#detail-close")), chromedp.WaitNotVisible(chromedp.CSS("#detail")))
+	if got := text("#detail .fact.owner .owner-name"); !strings.HasPrefix(got, "alice") {
+		t.Errorf("owner = %q, want alice", got)
+	}
 
 	// A query whose hits rank apart shows their scores.
 	do("search headcount",
@@ -656,29 +675,10 @@ func TestSearchPageInBrowser(t *testing.T) {
 		chromedp.SendKeys(chromedp.CSS("#q"), "headcount\r"),
 		chromedp.WaitVisible(chromedp.CSS(`.result[data-key="metric:rel.hr.people.headcount"] .score`)),
 	)
-	do("back to browsing everything",
-		chromedp.Evaluate[chromedp.Void](`document.getElementById("q").value = ""`),
-		chromedp.SendKeys(chromedp.CSS("#q"), "\r"),
-		chromedp.WaitVisible(chromedp.CSS(`.result[data-key="catalog:rel"]`)),
-		chromedp.Click(chromedp.CSS("#more")),
-		chromedp.WaitVisible(chromedp.CSS(`.result[data-key="semantic_model:rel.hr.people"]`)),
-	)
-
-	// A semantic model's details: datasets with fields, relationships, metrics.
-	do("open the model",
-		chromedp.Click(chromedp.CSS(`.result[data-key="semantic_model:rel.hr.people"] .result-link`)),
-		chromedp.WaitVisible(chromedp.CSS(`#detail .metric`)),
-	)
-	detail := text("#detail")
-	for _, want := range []string{"staff", "rel.hr.employees", "emp_name", "self", "headcount", "COUNT(DISTINCT emp_name)", "SNOWFLAKE"} {
-		if !strings.Contains(detail, want) {
-			t.Errorf("model detail lacks %q:\n%s", want, detail)
-		}
-	}
-	do("close the detail", chromedp.Click(chromedp.CSS("#detail-close")), chromedp.WaitNotVisible(chromedp.CSS("#detail")))
 
 	// Type EmpTel and press Enter.
 	do("search EmpTel",
+		chromedp.Evaluate[chromedp.Void](`document.getElementById("q").value = ""`),
 		chromedp.SendKeys(chromedp.CSS("#q"), "EmpTel\r"),
 		chromedp.WaitVisible(chromedp.CSS(employees)),
 		chromedp.WaitNotPresent(chromedp.CSS(`.result[data-key="catalog:rel"]`)),
@@ -689,11 +689,11 @@ func TestSearchPageInBrowser(t *testing.T) {
 	if got := text(employees + " .chip.match .v"); got != "EmpContact.EmpTel" {
 		t.Errorf("match chip = %q, want EmpContact.EmpTel", got)
 	}
-	if got := text(employees + " .chip.match .k"); got != "schema" {
-		t.Errorf("match chip key = %q, want schema", got)
+	if got := text(employees + " .chip.match .k"); got != "column" {
+		t.Errorf("match chip key = %q, want column", got)
 	}
 	reqs := api.searchRequests()
-	if q := reqs[len(reqs)-1]; q.Get("query") != "EmpTel" || q.Get("facets") != "type,catalog,schema,tags" || q.Get("limit") != "20" {
+	if q := reqs[len(reqs)-1]; q.Get("query") != "EmpTel" || q.Get("facets") != "type,catalog,schema,owner,tags" || q.Get("limit") != "20" {
 		t.Errorf("search request = %v", q)
 	}
 
@@ -713,13 +713,13 @@ func TestSearchPageInBrowser(t *testing.T) {
 		t.Errorf("the request after the facet click = %v, want type=table and query=EmpTel", next)
 	}
 
-	// Open the result: the detail panel shows the nested columns.
-	const empTel = `//aside[@id="detail"]//li[div/span[contains(@class,"field-name") and text()="EmpContact"]]/ul/li[contains(@class,"hit")]//span[contains(@class,"field-name") and text()="EmpTel"]`
+	// Open the result: its page shows the nested columns, the matched one marked.
+	const empTel = `//article[@id="detail"]//tr[contains(@class,"hit") and @data-path="EmpContact.EmpTel"]`
 	do("open employees",
 		chromedp.Click(chromedp.CSS(employees+" .result-link")),
 		chromedp.WaitVisible(empTel),
 	)
-	if got := text("#detail h2"); got != "employees" {
+	if got := text("#detail-title"); got != "employees" {
 		t.Errorf("detail title = %q", got)
 	}
 	loc, err := chromedp.Run(ctx, chromedp.Location())
@@ -727,14 +727,16 @@ func TestSearchPageInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	u, _ := url.Parse(loc)
-	if q := u.Query(); q.Get("metalake") != "demo" || q.Get("q") != "EmpTel" || q.Get("type") != "table" || q.Get("open") != "table:rel.hr.employees" {
-		t.Errorf("URL = %s, want the state in its query string", loc)
+	if q := u.Query(); q.Get("metalake") != "demo" || q.Get("open") != "table:rel.hr.employees" {
+		t.Errorf("URL = %s, want the entity in its query string", loc)
 	}
 
-	// Reload: the URL restores the query, the filter and the detail panel.
-	do("reload",
+	// Back: the search with its filter; reload: the same.
+	do("back to the search",
+		chromedp.NavigateBack(),
+		chromedp.WaitVisible(chromedp.CSS(`button[data-facet="type"][data-value="table"][aria-pressed="true"]`)),
+		chromedp.WaitVisible(chromedp.CSS(employees)),
 		chromedp.Reload(),
-		chromedp.WaitVisible(empTel),
 		chromedp.WaitVisible(chromedp.CSS(`button[data-facet="type"][data-value="table"][aria-pressed="true"]`)),
 	)
 	if v, err := chromedp.Run(ctx, chromedp.Value(chromedp.CSS("#q"))); err != nil || v != "EmpTel" {

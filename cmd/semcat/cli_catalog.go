@@ -270,12 +270,17 @@ func getTable(ctx context.Context, cmd *command, c *apiclient.Client, id []strin
 	if err != nil || cmd.json {
 		return orJSON(cmd, tbl, err)
 	}
-	tags, err := c.ListObjectTags(ctx, id[0], semcat.ObjectRef{Type: semcat.KindTable, FullName: strings.Join(id[1:], ".")})
+	obj := semcat.ObjectRef{Type: semcat.KindTable, FullName: strings.Join(id[1:], ".")}
+	tags, err := c.ListObjectTags(ctx, id[0], obj)
+	if err != nil {
+		return err
+	}
+	owner, err := ownerName(ctx, c, id[0], obj)
 	if err != nil {
 		return err
 	}
 	if err := printFields(cmd.stdout, append([]string{"table", strings.Join(id, "."), "comment", deref(tbl.Comment),
-		"tags", strings.Join(tags, ", "), "properties", formatProperties(tbl.Properties)}, auditFields(tbl.Audit)...)...); err != nil {
+		"owner", owner, "tags", strings.Join(tags, ", "), "properties", formatProperties(tbl.Properties)}, auditFields(tbl.Audit)...)...); err != nil {
 		return err
 	}
 	fmt.Fprintln(cmd.stdout)
@@ -300,8 +305,12 @@ func getModel(ctx context.Context, cmd *command, c *apiclient.Client, id []strin
 	if err != nil || cmd.json {
 		return orJSON(cmd, m, err)
 	}
+	owner, err := ownerName(ctx, c, id[0], semcat.ObjectRef{Type: semcat.KindSemanticModel, FullName: strings.Join(id[1:], ".")})
+	if err != nil {
+		return err
+	}
 	if err := printFields(cmd.stdout, append([]string{"semantic model", strings.Join(id, "."), "version", strconv.FormatInt(m.Version, 10),
-		"comment", deref(m.Comment), "properties", formatProperties(m.Properties)}, auditFields(m.Audit)...)...); err != nil {
+		"comment", deref(m.Comment), "owner", owner, "properties", formatProperties(m.Properties)}, auditFields(m.Audit)...)...); err != nil {
 		return err
 	}
 	fmt.Fprintln(cmd.stdout)
@@ -339,6 +348,21 @@ func getModel(ctx context.Context, cmd *command, c *apiclient.Client, id []strin
 		t.row(mt.Name, datatype, expressionText(mt.Expression, 60))
 	}
 	return t.flush()
+}
+
+// ownerName returns the name of an object's owner, or "" when it has none
+// or the caller may not read it.
+func ownerName(ctx context.Context, c *apiclient.Client, metalake string, obj semcat.ObjectRef) (string, error) {
+	o, err := c.GetOwner(ctx, metalake, obj)
+	switch {
+	case semcat.ErrorCode(err) == semcat.EFORBIDDEN:
+		return "", nil
+	case err != nil:
+		return "", err
+	case o == nil:
+		return "", nil
+	}
+	return o.Name, nil
 }
 
 // orJSON returns err, or prints v as JSON.

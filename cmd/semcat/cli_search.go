@@ -120,6 +120,12 @@ func printSearch(w io.Writer, req semcat.SearchRequest, res *semcat.SearchResult
 			matched := make([]string, len(h.Matches))
 			for i, m := range h.Matches {
 				matched[i] = m.Key + ":" + m.Value
+				if m.Field != "" {
+					matched[i] = m.Key + ":" + m.Field // a column's or field's path
+					if m.In == "comment" {
+						matched[i] += " (comment)"
+					}
+				}
 			}
 			id := strings.Join(append(append([]string{}, h.Entity.Namespace...), h.Entity.Name), ".")
 			t.row(h.Entity.Type, id, strconv.FormatFloat(h.Score, 'f', 2, 64), clip(strings.Join(matched, ", "), 60))

@@ -85,7 +85,7 @@ func TestCommandLine(t *testing.T) {
 		// The score column is the API's score, to two places.
 		res, _ := rest.search("demo", url.Values{"query": {"EmpTel"}})
 		score := fmt.Sprintf("%.2f", res["results"].([]any)[0].(map[string]any)["score"].(float64))
-		want := [][]string{{"TYPE", "IDENTIFIER", "SCORE", "MATCHED"}, {"table", "demo.hr.people.employees", score, "schema:EmpContact.EmpTel"}}
+		want := [][]string{{"TYPE", "IDENTIFIER", "SCORE", "MATCHED"}, {"table", "demo.hr.people.employees", score, "column:EmpContact.EmpTel"}}
 		if got := rows(out); !slices.EqualFunc(got, want, slices.Equal) {
 			t.Errorf("semcat search EmpTel:\n%s", out)
 		}

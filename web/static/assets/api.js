@@ -73,34 +73,62 @@ export async function get(path, params = {}, {signal} = {}) {
     if (v === undefined || v === null || v === "") continue;
     for (const one of Array.isArray(v) ? v : [v]) url.searchParams.append(k, one);
   }
+  return call("GET", url, undefined, signal);
+}
+
+/** Sends a JSON body (POST, PUT) to a path relative to the page; as get. */
+export async function send(method, path, body, {signal} = {}) {
+  return call(method, new URL(path, document.baseURI), body, signal);
+}
+
+async function call(method, url, body, signal) {
   const headers = {Accept: "application/json"};
+  if (body !== undefined) headers["Content-Type"] = "application/json";
   const auth = authorization();
   if (auth) headers.Authorization = auth;
 
   let res;
   try {
-    res = await fetch(url, {headers, signal, credentials: "same-origin", cache: "no-store"});
+    res = await fetch(url, {method, headers, signal, credentials: "same-origin", cache: "no-store",
+      body: body === undefined ? undefined : JSON.stringify(body)});
   } catch (e) {
     if (e.name === "AbortError") throw e;
     throw new ApiError(0, 0, "NetworkError", `Cannot reach the server (${e.message}).`);
   }
   const text = await res.text();
-  let body = null;
+  let parsed = null;
   try {
-    body = text ? JSON.parse(text) : null;
+    parsed = text ? JSON.parse(text) : null;
   } catch {
-    body = null;
+    parsed = null;
   }
-  if (!res.ok || (body && typeof body.code === "number" && body.code !== 0)) {
-    const message = body && typeof body.message === "string" && body.message
-      ? body.message
+  if (!res.ok || (parsed && typeof parsed.code === "number" && parsed.code !== 0)) {
+    const message = parsed && typeof parsed.message === "string" && parsed.message
+      ? parsed.message
       : `${res.status} ${res.statusText || "error"}`.trim();
-    const err = new ApiError(res.status, body?.code ?? 0, body?.type ?? "", message);
+    const err = new ApiError(res.status, parsed?.code ?? 0, parsed?.type ?? "", message);
     if (res.status === 401) unauthorizedHandler(err);
     throw err;
   }
-  if (body === null || typeof body !== "object") {
+  if (parsed === null || typeof parsed !== "object") {
     throw new ApiError(res.status, 0, "InvalidResponse", "The server's answer is not JSON.");
   }
-  return body;
+  return parsed;
+}
+
+/**
+ * The user the server takes the page's requests for, when the page can tell:
+ * the HTTP Basic user name, or a bearer token's subject; "" otherwise.
+ */
+export function currentUser() {
+  const a = getAuth();
+  if (!a) return "";
+  if (a.kind === "basic") return a.value;
+  try {
+    const part = a.value.split(".")[1].replace(/-/g, "+").replace(/_/g, "/");
+    const claims = JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(part), (c) => c.charCodeAt(0))));
+    return typeof claims.sub === "string" ? claims.sub : "";
+  } catch {
+    return "";
+  }
 }

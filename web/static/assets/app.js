@@ -1,13 +1,16 @@
-// semcat's faceted search page: search box, facets, results with paging, the
-// entity detail panel and the sign-in control. The state is in the URL.
+// semcat's catalog page: the home page (metalakes), a metalake's catalogs,
+// an entity's own page (catalogs and schemas list their children), and the
+// faceted search with type-ahead. The state is in the URL (state.js).
 
 import {ApiError, apiPath, get, getAuth, onUnauthorized, setAuth} from "./api.js";
 import {badge, count, h, plural, replace, typeLabel} from "./dom.js";
-import {loadDetail, systemTag} from "./detail.js";
-import {emptyState, entityKey, FILTERS, parseEntityKey, readState, searchKey, stateURL} from "./state.js";
+import {crumbs, listing, loadEntity, systemTag} from "./entity.js";
+import {emptyState, entityKey, FILTERS, parseEntityKey, readState, searchKey, stateURL, viewOf} from "./state.js";
 
 const PAGE_SIZE = 20;
 const FACETS = FILTERS.map((f) => f.facet).join(",");
+const FACET_SHOWN = 10; // values shown before "more"
+const FACET_ALL = 1000; // the API's largest facetSize
 
 const $ = (id) => document.getElementById(id);
 const els = {
@@ -16,69 +19,184 @@ const els = {
   authToggle: $("auth-toggle"), authPanel: $("auth-panel"), authReason: $("auth-reason"),
   authValue: $("auth-value"), authValueLabel: $("auth-value-label"), authSignout: $("auth-signout"),
   filters: $("filters"), facets: $("facets"), activeFilters: $("active-filters"),
-  status: $("status"), results: $("results"), more: $("more"),
-  layout: $("layout"), detail: $("detail"), detailBody: $("detail-body"), detailClose: $("detail-close"),
+  status: $("status"), results: $("results"), more: $("more"), resultsPane: $("results-pane"),
+  layout: $("layout"), detail: $("detail"), detailBody: $("detail-body"), home: $("home"), crumbs: $("crumbs"),
   suggestions: $("suggestions"), auth: document.querySelector(".auth"),
 };
 
 let state = emptyState();
 let metalakes = null; // names, once loaded
 let shownSearch = null; // searchKey of the list on screen (or loading)
-let shownOpen = ""; // entity key in the detail panel
+let shownPage = ""; // what the home / entity view shows
 let cursor = ""; // next page of the list on screen
 let total = 0;
 let shown = 0;
 const resultsByKey = new Map();
 let searchSeq = 0;
 let searchAbort = null;
-let searching = Promise.resolve(); // the list's latest load
-let detailAbort = null;
+let pageAbort = null;
 let pendingFocus = null; // {facet, value} to focus after the facets re-render
-let detailOpener = null; // element to return focus to when the panel closes
+let lastFacets = {}; // the facets of the list on screen
+const facetOpen = new Set(); // facets showing all their values
+const facetFilter = new Map(); // facet → the text of its filter box
+const facetAll = new Map(); // facet → every value (up to FACET_ALL), fetched for "more"
 
 // ---- navigation -------------------------------------------------------------
 
 /** Moves to state s: records it in the URL (push or replace) and shows it. */
-function navigate(s, {push = true, force = false, focusDetail = false} = {}) {
+function navigate(s, {push = true, force = false, focusDetail = false, message = ""} = {}) {
   const url = stateURL(s);
   const current = location.search || location.pathname;
   if (url !== current) {
     if (push) history.pushState(null, "", url);
     else history.replaceState(null, "", url);
   }
-  show(s, {force, focusDetail});
+  show(s, {force, focusDetail, message});
 }
 
-function show(s, {force = false, focusDetail = false} = {}) {
+function show(s, {force = false, focusDetail = false, message = ""} = {}) {
   state = s;
-  if (document.activeElement !== els.q || force) els.q.value = s.q;
+  if (document.activeElement !== els.q || force) els.q.value = s.q === "*" ? "" : s.q;
   if (s.metalake && els.metalake.value !== s.metalake) els.metalake.value = s.metalake;
-  if (force || searchKey(s) !== shownSearch) searching = search();
-  if (s.open !== shownOpen) {
-    if (s.open) openDetail(s.open, {focus: focusDetail});
-    else closeDetailPanel();
+  const view = viewOf(s);
+  document.body.dataset.view = view;
+  els.home.hidden = view !== "home" && view !== "metalake";
+  els.filters.hidden = view !== "search";
+  els.resultsPane.hidden = view !== "search";
+  els.detail.hidden = view !== "entity";
+  renderCrumbs(s, view);
+  if (view !== "entity") {
+    document.title = view === "search" ? `${s.q && s.q !== "*" ? `${s.q} · ` : ""}search · semcat` : view === "metalake" ? `${s.metalake} · semcat` : "semcat · catalog";
   }
-  markSelected();
+  if (view === "search") {
+    shownPage = "";
+    pageAbort?.abort();
+    if (force || searchKey(s) !== shownSearch) search();
+    markSelected();
+    return;
+  }
+  shownSearch = null;
+  searchAbort?.abort();
+  const pageKey = JSON.stringify([view, s.metalake, s.open]);
+  if (!force && pageKey === shownPage) return;
+  shownPage = pageKey;
+  pageAbort?.abort();
+  pageAbort = new AbortController();
+  if (view === "entity") showEntity(s, pageAbort.signal, {focus: focusDetail, message});
+  else if (view === "metalake") showMetalake(s, pageAbort.signal);
+  else showHome();
 }
 
 window.addEventListener("popstate", () => {
   const s = readState();
   els.q.value = s.q;
-  if (!s.metalake) s.metalake = state.metalake;
   show(s);
 });
+
+/** A link to a page of this app that navigates in place (new tab etc. still work). */
+function appLink(s, content, attrs = {}) {
+  const a = h("a", {href: stateURL(s), ...attrs}, content);
+  a.addEventListener("click", (ev) => {
+    if (ev.button !== 0 || ev.metaKey || ev.ctrlKey || ev.shiftKey || ev.altKey) return;
+    ev.preventDefault();
+    navigate(s, {focusDetail: true});
+  });
+  return a;
+}
+
+function entityLink(key, content, attrs = {}) {
+  return appLink({...emptyState(), metalake: state.metalake, open: key}, content, attrs);
+}
+
+function homeLink(text, metalake) {
+  return appLink({...emptyState(), metalake}, text, {class: metalake ? "crumb-metalake" : "crumb-home"});
+}
+
+function renderCrumbs(s, view) {
+  if (view === "home") {
+    replace(els.crumbs, crumbs("", null, entityLink, (t) => h("span", {"aria-current": "page"}, t)));
+    return;
+  }
+  if (view === "metalake") {
+    replace(els.crumbs, h("ol", null, h("li", null, homeLink("Home", "")), h("li", null, h("span", {"aria-current": "page"}, s.metalake))));
+    return;
+  }
+  if (view === "search") {
+    replace(els.crumbs, h("ol", null, h("li", null, homeLink("Home", "")), h("li", null, homeLink(s.metalake, s.metalake)),
+      h("li", null, h("span", {"aria-current": "page"}, s.q && s.q !== "*" ? `Search “${s.q}”` : "Search"))));
+    return;
+  }
+  replace(els.crumbs, crumbs(s.metalake, parseEntityKey(s.open), entityLink, homeLink));
+}
+
+// ---- home, metalake and entity pages ---------------------------------------
+
+function showHome() {
+  const names = metalakes || [];
+  replace(els.home,
+    h("h1", {id: "home-title"}, "Metalakes"),
+    names.length === 0
+      ? h("p", {class: "muted"}, "There is no metalake yet. Create one through the API (POST /api/metalakes), or start the server with --demo.")
+      : h("ul", {class: "listing cards"}, names.map((n) => h("li", {class: "child", dataset: {key: n}},
+        appLink({...emptyState(), metalake: n}, h("span", {class: "name"}, n), {class: "child-link"})))));
+  setStatus("");
+}
+
+function showMetalake(s, signal) {
+  const ctx = {signal, link: entityLink};
+  replace(els.home,
+    h("h1", {id: "home-title"}, badge("metalake"), " ", s.metalake),
+    h("p", {class: "muted small"}, "Browse its catalogs, or search everything in it from the box above (", h("kbd", null, "/"), ")."),
+    listing(s.metalake, ctx, "Catalogs", {type: "catalog"}, "No catalogs."));
+}
+
+async function showEntity(s, signal, {focus = false, message = ""} = {}) {
+  const ent = parseEntityKey(s.open);
+  if (!ent) {
+    replace(els.detailBody, h("h1", {id: "detail-title"}, "Not found"), h("p", {class: "error", role: "alert"}, `Cannot open “${s.open}”.`));
+    return;
+  }
+  els.detail.setAttribute("aria-busy", "true");
+  replace(els.detailBody, h("p", {class: "muted"}, "Loading…"));
+  // Columns that matched the search the user came from are marked.
+  const hits = new Map();
+  for (const mt of resultsByKey.get(s.open)?.matches || []) {
+    if (mt.field) hits.set(mt.field.toLowerCase(), mt.in || "name");
+  }
+  const metalake = s.metalake;
+  try {
+    const nodes = await loadEntity(metalake, ent, {
+      signal, hits, message,
+      link: entityLink,
+      authRequired: () => authOn,
+      reload: (msg = "") => show(state, {force: true, message: msg}),
+    });
+    if (signal.aborted) return;
+    replace(els.detailBody, nodes);
+    document.title = `${ent.path[ent.path.length - 1]} · ${typeLabel(ent.type)} · semcat`;
+  } catch (e) {
+    if (e.name === "AbortError" || signal.aborted) return;
+    replace(els.detailBody,
+      h("h1", {id: "detail-title", tabindex: "-1"}, ent.path.join(".")),
+      h("p", {class: "error", role: "alert"}, e instanceof ApiError && e.status === 401 ? `${e.message} — sign in to continue.` : e.message));
+  } finally {
+    if (!signal.aborted) els.detail.removeAttribute("aria-busy");
+  }
+  if (focus && !signal.aborted) $("detail-title")?.focus();
+}
 
 // ---- metalakes --------------------------------------------------------------
 
 async function boot() {
   const s = readState();
-  els.q.value = s.q;
+  els.q.value = s.q === "*" ? "" : s.q;
   setStatus("Loading metalakes…");
   try {
     const body = await get(apiPath("metalakes"));
     metalakes = (body.metalakes || []).map((m) => m.name);
   } catch (e) {
     metalakes = null;
+    els.resultsPane.hidden = false;
     showError(e, "Could not list the metalakes");
     return;
   }
@@ -86,37 +204,47 @@ async function boot() {
   if (s.metalake && !names.includes(s.metalake)) names.unshift(s.metalake);
   replace(els.metalake, names.map((n) => h("option", {value: n}, n)));
   els.metalake.disabled = names.length === 0;
-  if (names.length === 0) {
-    clearList();
-    setStatus("There is no metalake yet. Create one through the API (POST /api/metalakes), or start the server with --demo.");
-    return;
-  }
-  if (!s.metalake) s.metalake = names[0];
   shownSearch = null;
-  shownOpen = "";
+  shownPage = "";
   navigate(s, {push: false, force: true});
 }
 
 els.metalake.addEventListener("change", () => {
   // Filters name catalogs, schemas and tags of one metalake: start afresh.
-  navigate({...emptyState(), metalake: els.metalake.value, q: state.q});
+  const q = viewOf(state) === "search" ? state.q : "";
+  navigate({...emptyState(), metalake: els.metalake.value, q});
 });
 
 // ---- search -----------------------------------------------------------------
 
+// Enter on a suggestion picks it; the same key must not also submit the
+// query (a browser may still send the key's press after its keydown was
+// handled): the submit that follows a pick before the key is released is
+// ignored.
+let pickedByEnter = false;
+els.q.addEventListener("keyup", (ev) => {
+  if (ev.key === "Enter") pickedByEnter = false;
+});
+
 els.form.addEventListener("submit", (ev) => {
   ev.preventDefault();
-  if (!state.metalake) return;
+  if (pickedByEnter) return;
+  const metalake = state.metalake || els.metalake.value;
+  if (!metalake) return;
   closeHelp();
-  navigate({...state, q: els.q.value.trim()}, {force: true});
+  const q = els.q.value.trim() || "*";
+  // A new query keeps the filters of the search on screen, nothing else.
+  const base = viewOf(state) === "search" ? state : emptyState();
+  navigate({...base, metalake, q, open: ""}, {force: true});
 });
 
 function searchParams(s) {
   return {
     query: s.q || "*",
     type: s.type,
-    catalog: s.catalog[0],
-    schema: s.schema[0],
+    catalog: s.catalog,
+    schema: s.schema,
+    owner: s.owner,
     tag: s.tag,
     limit: PAGE_SIZE,
   };
@@ -129,13 +257,15 @@ async function search() {
   const seq = ++searchSeq;
   searchAbort?.abort();
   searchAbort = new AbortController();
+  facetAll.clear();
   setQueryError(null);
   els.results.setAttribute("aria-busy", "true");
   setStatus("Searching…");
   renderActiveFilters();
   let body;
   try {
-    body = await get(apiPath("metalakes", s.metalake, "search"), {...searchParams(s), facets: FACETS}, {signal: searchAbort.signal});
+    // One more value than shown says whether a facet has more.
+    body = await get(apiPath("metalakes", s.metalake, "search"), {...searchParams(s), facets: FACETS, facetSize: FACET_SHOWN + 1}, {signal: searchAbort.signal});
   } catch (e) {
     if (e.name === "AbortError" || seq !== searchSeq) return;
     els.results.removeAttribute("aria-busy");
@@ -157,7 +287,8 @@ async function search() {
   total = body.total || 0;
   appendResults(body.results || []);
   cursor = body.cursor || "";
-  renderFacets(body.facets || {});
+  lastFacets = body.facets || {};
+  renderFacets(lastFacets);
   renderStatus();
   renderMore();
   markSelected();
@@ -197,15 +328,16 @@ function renderMore() {
 
 function renderStatus() {
   const where = state.metalake;
+  const q = state.q && state.q !== "*" ? state.q : "";
   if (total === 0) {
-    setStatus(state.q ? `No results for “${state.q}” in ${where}.` : `Nothing to show in ${where}.`);
+    setStatus(q ? `No results for “${q}” in ${where}.` : `Nothing to show in ${where}.`);
     els.results.append(h("li", {class: "empty"},
       h("p", null, "Nothing matched."),
       h("p", {class: "muted"}, activeFilterCount() ? "Remove a filter, or try a prefix (wor*), a field (schema:Name) or * for everything." :
         "Try a prefix (wor*), a field (schema:Name), a tag (tags:t) or * for everything.")));
     return;
   }
-  const what = state.q ? ` for “${state.q}”` : "";
+  const what = q ? ` for “${q}”` : "";
   setStatus(shown < total ? `Showing ${count(shown)} of ${plural(total, "result", "results")}${what}` : `${plural(total, "result", "results")}${what}`);
 }
 
@@ -238,8 +370,8 @@ function clearList() {
 
 // ---- results ----------------------------------------------------------------
 
-const HIDDEN_SYSTEM = new Set(["entity-name", "entity-type", "comment", "schema", "creation-time", "ai-context", "expression", "description"]);
-const SHOWN_SYSTEM = ["datatype", "model", "dialects", "datasets", "sources", "creator"];
+const HIDDEN_SYSTEM = new Set(["entity-name", "entity-type", "comment", "schema", "creation-time", "ai-context", "expression", "description", "owner"]);
+const SHOWN_SYSTEM = ["datatype", "model", "dialects", "datasets", "sources"];
 
 /** Appends results to the list; returns the first new item. */
 function appendResults(results) {
@@ -257,16 +389,17 @@ function appendResults(results) {
   return first;
 }
 
-function entityLink(key, content, attrs = {}) {
-  const a = h("a", {href: stateURL({...state, open: key}), ...attrs}, content);
-  a.addEventListener("click", (ev) => {
-    if (ev.button !== 0 || ev.metaKey || ev.ctrlKey || ev.shiftKey || ev.altKey) return; // new tab etc.
-    ev.preventDefault();
-    detailOpener = a.closest(".result") ? a : detailOpener;
-    navigate({...state, open: key}, {focusDetail: true});
-  });
-  return a;
+/** A match chip that says what matched: a key, or a column by name or comment. */
+function matchChip(m) {
+  if (m.field) {
+    const what = m.in === "comment" ? `${m.key} comment` : m.key;
+    return h("span", {class: `chip match field${m.in === "comment" ? " in-comment" : ""}`, title: m.in === "comment" ? `the comment of ${m.key} ${m.field}: ${m.value}` : `${m.key} ${m.field}`},
+      h("span", {class: "k"}, what), h("span", {class: "v"}, m.field));
+  }
+  return h("span", {class: "chip match", title: `${m.key}: ${m.value}`}, h("span", {class: "k"}, m.key), h("span", {class: "v"}, m.value));
 }
+
+const MATCH_CHIPS = 6;
 
 function renderResult(r, withScore = false) {
   const e = r.entity || {};
@@ -278,14 +411,16 @@ function renderResult(r, withScore = false) {
   const parents = ns.slice(1);
   const description = sys.comment || sys.description || "";
 
-  const matches = r.matches || [];
+  // The name and description show themselves: their chips would repeat them.
+  const matches = (r.matches || []).filter((m) => m.key !== "name" && m.key !== "comment" && m.key !== "description");
   const userTags = r.metadata?.user?.tags || [];
   const sysTags = r.metadata?.system?.tags || [];
 
   const props = [];
+  if (sys.owner) props.push(["owner", sys.owner, true, "owner"]);
   for (const k of Object.keys(user).sort().slice(0, 3)) props.push([k, user[k], false]);
   for (const k of SHOWN_SYSTEM) {
-    if (props.length >= 4) break;
+    if (props.length >= 5) break;
     if (k in sys && !HIDDEN_SYSTEM.has(k) && !(k in user)) props.push([k, sys[k], true]);
   }
 
@@ -300,25 +435,18 @@ function renderResult(r, withScore = false) {
     description ? h("p", {class: "comment", title: description.length > 200 ? description : null}, description) : null,
     matches.length ? h("div", {class: "why"},
       h("span", {class: "label"}, "Matched"),
-      matches.slice(0, 8).map((m) => h("span", {class: `chip match${m.key === "schema" ? " field" : ""}`, title: `${m.key}: ${m.value}`},
-        h("span", {class: "k"}, m.key), h("span", {class: "v"}, m.value))),
-      matches.length > 8 ? h("span", {class: "muted small"}, `+${matches.length - 8} more`) : null) : null,
+      matches.slice(0, MATCH_CHIPS).map(matchChip),
+      matches.length > MATCH_CHIPS ? h("span", {class: "muted small"}, `+${matches.length - MATCH_CHIPS} more`) : null) : null,
     userTags.length + sysTags.length ? h("div", {class: "chips tags"},
       userTags.map((t) => h("span", {class: "chip tag"}, t)),
       sysTags.slice(0, 6).map((t) => systemTag(e.type, t)),
       sysTags.length > 6 ? h("span", {class: "muted small"}, `+${sysTags.length - 6}`) : null) : null,
-    props.length ? h("dl", {class: "props"}, props.map(([k, v, system]) =>
-      h("div", {class: system ? "prop system" : "prop"}, h("dt", null, k), h("dd", {title: String(v)}, String(v))))) : null);
+    props.length ? h("dl", {class: "props"}, props.map(([k, v, system, cls]) =>
+      h("div", {class: `${system ? "prop system" : "prop"}${cls ? ` ${cls}` : ""}`}, h("dt", null, k), h("dd", {title: String(v)}, String(v))))) : null);
 }
 
 function markSelected() {
-  for (const li of els.results.querySelectorAll(".result")) {
-    const on = li.dataset.key === state.open;
-    li.classList.toggle("selected", on);
-    const a = li.querySelector(".result-link");
-    if (on) a?.setAttribute("aria-current", "true");
-    else a?.removeAttribute("aria-current");
-  }
+  for (const li of els.results.querySelectorAll(".result")) li.classList.remove("selected");
 }
 
 // ---- facets and filters -----------------------------------------------------
@@ -329,42 +457,96 @@ function activeFilterCount() {
 
 function toggleFilter(f, value) {
   const cur = state[f.param];
-  let next;
-  if (cur.includes(value)) next = cur.filter((v) => v !== value);
-  else next = f.multi ? [...cur, value] : [value];
-  navigate({...state, [f.param]: next});
+  const next = cur.includes(value) ? cur.filter((v) => v !== value) : [...cur, value];
+  navigate({...state, q: state.q || "*", [f.param]: next, open: ""});
+}
+
+/** Fetches every value of one facet (up to FACET_ALL), for "more" and the filter box. */
+async function loadAllValues(f) {
+  if (facetAll.has(f.facet)) return;
+  const seq = searchSeq;
+  facetAll.set(f.facet, null); // loading
+  try {
+    const body = await get(apiPath("metalakes", state.metalake, "search"),
+      {...searchParams(state), limit: 1, facets: f.facet, facetSize: FACET_ALL}, {signal: searchAbort?.signal});
+    if (seq !== searchSeq) return;
+    facetAll.set(f.facet, body.facets?.[f.facet] || []);
+  } catch (e) {
+    facetAll.delete(f.facet);
+    if (e.name === "AbortError") return;
+  }
+  renderFacets(lastFacets);
+}
+
+function facetValueButton(f, v, active) {
+  const on = active.includes(v.value);
+  const label = f.facet === "type" ? typeLabel(v.value) : v.value;
+  return h("li", null, h("button", {
+    type: "button",
+    class: "facet-value",
+    "aria-pressed": on ? "true" : "false",
+    dataset: {facet: f.facet, value: v.value},
+    title: on ? `Remove the filter ${f.title.toLowerCase()}: ${v.value}` : `Filter on ${f.title.toLowerCase()}: ${v.value}`,
+    onclick: () => {
+      pendingFocus = {facet: f.facet, value: v.value};
+      toggleFilter(f, v.value);
+    },
+  },
+  h("span", {class: "facet-check", "aria-hidden": "true"}),
+  f.facet === "type" ? badge(v.value) : h("span", {class: "facet-label"}, label,
+    v.scope === "system" ? h("span", {class: "facet-scope", title: "a system tag: a metric's dialect or a model's dataset"}, " system") : null),
+  h("span", {class: "facet-count"}, v.count === null ? "" : count(v.count))));
 }
 
 function renderFacets(facets) {
   const groups = FILTERS.map((f) => {
     const active = state[f.param];
-    const values = [...(facets[f.facet] || [])];
+    const first = facets[f.facet] || [];
+    const hasMore = first.length > FACET_SHOWN;
+    const open = facetOpen.has(f.facet);
+    const filterText = (facetFilter.get(f.facet) || "").toLowerCase();
+    const all = facetAll.get(f.facet);
+    let values;
+    if ((open || filterText) && all) values = [...all];
+    else values = first.slice(0, open || filterText ? first.length : FACET_SHOWN);
+    if (filterText) values = values.filter((v) => v.value.toLowerCase().includes(filterText));
     // A chosen value stays listed (to be unchosen) even when the answer lacks it.
     for (const v of active) if (!values.some((x) => x.value === v)) values.unshift({value: v, count: null});
     const id = `facet-${f.facet}`;
-    return h("section", {class: "facet"},
-      h("h2", {id}, f.title),
+    const searchable = hasMore || filterText;
+    const box = searchable ? h("input", {
+      type: "search", class: "facet-filter", id: `${id}-filter`, placeholder: `Filter ${f.title.toLowerCase()}…`,
+      "aria-label": `Filter the values of ${f.title.toLowerCase()}`, value: facetFilter.get(f.facet) || "", spellcheck: "false",
+    }) : null;
+    if (box) {
+      box.addEventListener("input", () => {
+        facetFilter.set(f.facet, box.value);
+        loadAllValues(f);
+        renderFacets(lastFacets);
+        const again = $(`${id}-filter`);
+        again?.focus();
+        again?.setSelectionRange(box.value.length, box.value.length);
+      });
+    }
+    const loading = (open || filterText) && all === null;
+    return h("section", {class: "facet", dataset: {facet: f.facet}},
+      h("h2", {id}, f.title, f.facet !== "tags" && active.length > 1 ? h("span", {class: "muted small"}, " (any)") : null),
+      box,
       values.length === 0
-        ? h("p", {class: "muted small"}, "No values")
-        : h("ul", {"aria-labelledby": id}, values.map((v) => {
-          const on = active.includes(v.value);
-          const label = f.facet === "type" ? typeLabel(v.value) : v.value;
-          return h("li", null, h("button", {
-            type: "button",
-            class: "facet-value",
-            "aria-pressed": on ? "true" : "false",
-            dataset: {facet: f.facet, value: v.value},
-            title: on ? `Remove the filter ${f.title.toLowerCase()}: ${v.value}` : `Filter on ${f.title.toLowerCase()}: ${v.value}`,
-            onclick: () => {
-              pendingFocus = {facet: f.facet, value: v.value};
-              toggleFilter(f, v.value);
-            },
-          },
-          h("span", {class: "facet-check", "aria-hidden": "true"}),
-          f.facet === "type" ? badge(v.value) : h("span", {class: "facet-label"}, label,
-            v.scope === "system" ? h("span", {class: "facet-scope", title: "a system tag: a metric's dialect or a model's dataset"}, " system") : null),
-          h("span", {class: "facet-count"}, v.count === null ? "" : count(v.count))));
-        })));
+        ? h("p", {class: "muted small"}, loading ? "Loading…" : "No values")
+        : h("ul", {"aria-labelledby": id}, values.map((v) => facetValueButton(f, v, active))),
+      hasMore && !filterText ? h("button", {
+        type: "button", class: "link-button facet-more", "aria-expanded": open ? "true" : "false",
+        onclick: () => {
+          if (open) facetOpen.delete(f.facet);
+          else {
+            facetOpen.add(f.facet);
+            loadAllValues(f);
+          }
+          renderFacets(lastFacets);
+          els.facets.querySelector(`[data-facet="${CSS.escape(f.facet)}"] .facet-more`)?.focus();
+        },
+      }, open ? "Fewer" : "More…") : null);
   });
   replace(els.facets, groups);
   if (pendingFocus) {
@@ -394,7 +576,7 @@ function renderActiveFilters() {
   if (chips.length > 1) {
     chips.push(h("button", {
       type: "button", class: "link-button", onclick: () => {
-        navigate({...emptyState(), metalake: state.metalake, q: state.q, open: state.open});
+        navigate({...emptyState(), metalake: state.metalake, q: state.q || "*"});
         els.q.focus();
       },
     }, "Clear all"));
@@ -413,65 +595,6 @@ fitFilters();
 els.filters.querySelector("summary").addEventListener("click", (ev) => {
   if (!narrow.matches) ev.preventDefault();
 });
-
-// ---- detail panel -----------------------------------------------------------
-
-async function openDetail(key, {focus = false} = {}) {
-  shownOpen = key;
-  const ent = parseEntityKey(key);
-  detailAbort?.abort();
-  els.detail.hidden = false;
-  els.layout.classList.add("with-detail");
-  if (!ent) {
-    replace(els.detailBody, h("p", {class: "error", role: "alert"}, `Cannot open “${key}”.`));
-    return;
-  }
-  detailAbort = new AbortController();
-  const signal = detailAbort.signal;
-  els.detail.setAttribute("aria-busy", "true");
-  replace(els.detailBody, h("p", {class: "muted"}, "Loading…"));
-  if (focus) els.detail.focus();
-  const metalake = state.metalake;
-  try {
-    const nodes = await loadDetail(metalake, ent, {
-      signal,
-      ready: searching,
-      get result() {
-        return resultsByKey.get(key) || null;
-      },
-      link: (k, text) => entityLink(k, text),
-    });
-    if (signal.aborted) return;
-    replace(els.detailBody, nodes);
-  } catch (e) {
-    if (e.name === "AbortError" || signal.aborted) return;
-    replace(els.detailBody,
-      h("h2", {id: "detail-title", tabindex: "-1"}, key.slice(key.indexOf(":") + 1)),
-      h("p", {class: "error", role: "alert"}, e.message));
-  } finally {
-    if (!signal.aborted) els.detail.removeAttribute("aria-busy");
-  }
-  if (focus && !signal.aborted) $("detail-title")?.focus();
-}
-
-function closeDetailPanel() {
-  shownOpen = "";
-  detailAbort?.abort();
-  els.detail.hidden = true;
-  els.detail.removeAttribute("aria-busy");
-  els.layout.classList.remove("with-detail");
-  els.detailBody.replaceChildren();
-}
-
-function closeDetail() {
-  const opener = detailOpener;
-  navigate({...state, open: ""});
-  const key = opener?.closest(".result")?.dataset.key;
-  const again = key && els.results.querySelector(`.result[data-key="${CSS.escape(key)}"] .result-link`);
-  (again || els.results).focus();
-}
-
-els.detailClose.addEventListener("click", closeDetail);
 
 // ---- help popover -----------------------------------------------------------
 
@@ -587,7 +710,6 @@ document.addEventListener("keydown", (ev) => {
     if (!els.suggestions.hidden) closeSuggestions();
     else if (!els.help.hidden) closeHelp({focus: true});
     else if (!els.authPanel.hidden) closeAuth({focus: true});
-    else if (!els.detail.hidden && ev.target !== els.q) closeDetail();
   }
 });
 
@@ -620,14 +742,15 @@ async function suggest() {
   const prefix = typedPrefix();
   const seq = ++suggestSeq;
   suggestAbort?.abort();
-  if (!prefix || !state.metalake || document.activeElement !== els.q) {
+  const metalake = state.metalake || els.metalake.value;
+  if (!prefix || !metalake || document.activeElement !== els.q) {
     closeSuggestions();
     return;
   }
   suggestAbort = new AbortController();
   let body;
   try {
-    body = await get(apiPath("metalakes", state.metalake, "suggest"), {prefix, limit: SUGGEST_LIMIT}, {signal: suggestAbort.signal});
+    body = await get(apiPath("metalakes", metalake, "suggest"), {prefix, limit: SUGGEST_LIMIT}, {signal: suggestAbort.signal});
   } catch {
     if (seq === suggestSeq) closeSuggestions();
     return; // type-ahead is a help: its failure is silent, search still works
@@ -687,13 +810,18 @@ function moveSuggestion(by) {
   items[activeSuggestion].scrollIntoView({block: "nearest"});
 }
 
-/** Opens the entity of suggestion i: a name typed is an entity wanted. */
+/**
+ * Opens the entity of suggestion i on its own page: a name typed is an
+ * entity wanted. The page shows that entity alone (no result list of an
+ * earlier query), and the box is left with its name.
+ */
 function pickSuggestion(i) {
   const li = els.suggestions.querySelectorAll(".suggestion")[i];
   if (!li) return;
   const key = li.dataset.key;
   closeSuggestions();
-  navigate({...state, open: key}, {focusDetail: true});
+  els.q.value = "";
+  navigate({...emptyState(), metalake: state.metalake || els.metalake.value, open: key}, {focusDetail: true, force: true});
 }
 
 els.q.addEventListener("keydown", (ev) => {
@@ -703,6 +831,7 @@ els.q.addEventListener("keydown", (ev) => {
     moveSuggestion(ev.key === "ArrowDown" ? 1 : -1);
   } else if (ev.key === "Enter" && activeSuggestion >= 0) {
     ev.preventDefault();
+    pickedByEnter = true;
     pickSuggestion(activeSuggestion);
   } else if (ev.key === "Escape") {
     ev.preventDefault();

@@ -38,6 +38,7 @@ export function replace(el, ...children) {
 
 /** Entity type → label shown on badges and facets. */
 export const typeLabels = {
+  metalake: "metalake",
   catalog: "catalog",
   schema: "schema",
   table: "table",

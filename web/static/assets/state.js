@@ -1,19 +1,26 @@
 // The page's state lives in its query string, so that reload, back/forward and
 // shared links show the same view:
-//   ?metalake=demo&q=EmpTel&type=table&catalog=rel&schema=hr&tag=pii&open=table:rel.hr.employees
-// type and tag repeat; open names the entity in the detail panel as
-// "<type>:<dotted name below the metalake>" (names never contain '.' or ':').
+//   /                                   the home page: the metalakes
+//   ?metalake=demo                      a metalake: its catalogs
+//   ?metalake=demo&open=schema:rel.hr   an entity's own page (any type)
+//   ?metalake=demo&q=EmpTel&type=table&type=metric&catalog=rel&schema=hr&owner=alice&tag=pii
+//                                       a search; every filter repeats
+// open names the entity as "<type>:<dotted name below the metalake>" (names
+// never contain '.' or ':').
 
 export const FILTERS = [
   // facet name in the API response, URL/API parameter, repeatable
+  // Values of one filter are alternatives (any of them), except tags: an
+  // entity has every tag chosen (SPEC §2.6).
   {facet: "type", param: "type", multi: true, title: "Type"},
-  {facet: "catalog", param: "catalog", multi: false, title: "Catalog"},
-  {facet: "schema", param: "schema", multi: false, title: "Schema"},
+  {facet: "catalog", param: "catalog", multi: true, title: "Catalog"},
+  {facet: "schema", param: "schema", multi: true, title: "Schema"},
+  {facet: "owner", param: "owner", multi: true, title: "Owner"},
   {facet: "tags", param: "tag", multi: true, title: "Tags"},
 ];
 
 export function emptyState() {
-  return {metalake: "", q: "", type: [], catalog: [], schema: [], tag: [], open: ""};
+  return {metalake: "", q: "", type: [], catalog: [], schema: [], owner: [], tag: [], open: ""};
 }
 
 export function readState(search = location.search) {
@@ -22,7 +29,7 @@ export function readState(search = location.search) {
   s.metalake = p.get("metalake") || "";
   s.q = p.get("q") || "";
   for (const f of FILTERS) {
-    const values = p.getAll(f.param).flatMap((v) => (f.multi ? v.split(",") : [v])).filter(Boolean);
+    const values = p.getAll(f.param).flatMap((v) => (f.param === "type" ? v.split(",") : [v])).filter(Boolean);
     s[f.param] = f.multi ? [...new Set(values)] : values.slice(0, 1);
   }
   s.open = p.get("open") || "";
@@ -58,4 +65,12 @@ export function parseEntityKey(key) {
   const depth = {catalog: 1, schema: 2, table: 3, semantic_model: 3, metric: 4}[type];
   if (!depth || path.length !== depth || path.some((p) => p === "")) return null;
   return {type, path};
+}
+
+/** The view a state shows: "home", "metalake", "search" or "entity". */
+export function viewOf(s) {
+  if (s.open) return "entity";
+  if (!s.metalake) return "home";
+  if (s.q || FILTERS.some((f) => s[f.param].length)) return "search";
+  return "metalake";
 }
