@@ -548,7 +548,16 @@ function renderFacets(facets) {
         },
       }, open ? "Fewer" : "More…") : null);
   });
+  // A re-render (the facet's values arriving) keeps the filter box being
+  // typed in focused, with its caret: keys typed meanwhile are not lost.
+  const typing = document.activeElement?.classList.contains("facet-filter") ? document.activeElement : null;
+  const caret = typing ? [typing.id, typing.selectionStart, typing.selectionEnd] : null;
   replace(els.facets, groups);
+  if (caret) {
+    const again = $(caret[0]);
+    again?.focus();
+    again?.setSelectionRange(caret[1], caret[2]);
+  }
   if (pendingFocus) {
     const sel = `button[data-facet="${CSS.escape(pendingFocus.facet)}"][data-value="${CSS.escape(pendingFocus.value)}"]`;
     (els.facets.querySelector(sel) || els.facets.querySelector(`#facet-${CSS.escape(pendingFocus.facet)}`))?.focus();
