@@ -221,10 +221,16 @@ els.metalake.addEventListener("change", () => {
 // query (a browser may still send the key's press after its keydown was
 // handled): the submit that follows a pick before the key is released is
 // ignored.
+// The key's release may reach another element (the pick moves the focus to
+// the entity page), so it is heard on the whole document; and any other key
+// typed in the box ends it too.
 let pickedByEnter = false;
-els.q.addEventListener("keyup", (ev) => {
+document.addEventListener("keyup", (ev) => {
   if (ev.key === "Enter") pickedByEnter = false;
-});
+}, true);
+els.q.addEventListener("keydown", (ev) => {
+  if (ev.key !== "Enter") pickedByEnter = false;
+}, true);
 
 els.form.addEventListener("submit", (ev) => {
   ev.preventDefault();
