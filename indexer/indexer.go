@@ -114,6 +114,9 @@ type Indexer struct {
 	// read-ahead. Only sweepCache writes it; searches read it
 	// (LargerThanMemory).
 	advisedRandom atomic.Bool
+	// damaged: a search met a panic inside Bleve (Read); the tail loop
+	// reopens the index.
+	damaged atomic.Bool
 
 	// building is held by whoever builds a new generation while the index
 	// serves, so that two rebuilds never overlap.
@@ -137,7 +140,22 @@ type Indexer struct {
 
 // Read calls fn with the index searches read now, which stays open until
 // fn returns.
-func (x *Indexer) Read(fn func(bleve.Index) error) error { return x.h.read(fn) }
+// A panic inside Bleve (a segment a failed persist left closed, guard.go)
+// answers EUNAVAILABLE rather than failing the request as a bug, and has
+// the tail loop reopen the index from disk.
+func (x *Indexer) Read(fn func(bleve.Index) error) error {
+	return x.h.read(func(idx bleve.Index) error {
+		err := guard("search", func() error { return fn(idx) })
+		var p errPanicked
+		if errors.As(err, &p) {
+			if !x.damaged.Swap(true) {
+				x.logger.Error("indexer: a search met a damaged index segment; reopening the index", "err", err)
+			}
+			return semcat.Errorf(semcat.EUNAVAILABLE, "the search index is being reopened after a failed write; try again")
+		}
+		return err
+	})
+}
 
 // Columns is the search columns of x's index, which x warms as it opens,
 // merges and swaps indexes.
@@ -581,10 +599,17 @@ func (x *Indexer) buildGeneration(ctx context.Context) (bleve.Index, checkpoint,
 func (x *Indexer) Index() bleve.Index { return x.h.get() }
 
 // Ready reports whether searches can be answered: an error (EUNAVAILABLE)
-// while no index is open, as after Close or a failed reopen.
+// while no index is open, as after Close or a failed reopen, and while the
+// index's disk is full (indexing stopped).
 func (x *Indexer) Ready() error {
 	if x.h.get() == nil {
 		return semcat.Errorf(semcat.EUNAVAILABLE, "the search index is closed")
+	}
+	x.outage.mu.Lock()
+	full := x.outage.failures > 0 && x.outage.diskFull
+	x.outage.mu.Unlock()
+	if full {
+		return semcat.Errorf(semcat.EUNAVAILABLE, "the search index's disk is full: indexing has stopped until there is space")
 	}
 	return nil
 }
@@ -711,6 +736,9 @@ func (x *Indexer) step(ctx context.Context) (rows int, err error) {
 	defer x.loop.Unlock()
 	if !x.disk.room() {
 		return 0, errDiskFull
+	}
+	if x.damaged.Swap(false) {
+		x.recover(ctx, errors.New("a search met a damaged index segment"))
 	}
 	idx := x.h.get()
 	if idx == nil {

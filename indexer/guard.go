@@ -1,0 +1,85 @@
+package indexer
+
+import (
+	"fmt"
+	"runtime/debug"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	index "github.com/blevesearch/bleve_index_api"
+	segment "github.com/blevesearch/scorch_segment_api/v2"
+)
+
+// Panics inside Bleve's own goroutines.
+//
+// When the index's disk fills, Scorch can go on using a segment it has
+// closed: zap clears a closed segment's caches (a nil map) and unmaps its
+// file, and the next merge that reads it panics ("assignment to entry in
+// nil map") or faults. Those merges run in Scorch's merger and persister
+// goroutines, where no recover of the indexer's can reach, so the process
+// died. Every segment Scorch builds, merges or opens goes through the
+// segment plugin (warm.go), so the plugin turns a panic, or a fault on an
+// unmapped file, into an error: Scorch's merger and persister log it and
+// retry, a batch waiting for its persist gets the error, and the tail loop
+// reopens the index from disk (Indexer.recover) once there is room.
+
+// errPanicked is what a recovered panic becomes.
+type errPanicked struct {
+	op  string
+	val any
+}
+
+func (e errPanicked) Error() string { return fmt.Sprintf("bleve %s: panic: %v", e.op, e.val) }
+
+// guard runs fn with faults on unmapped memory turned into panics, and a
+// panic turned into an error naming op.
+func guard(op string, fn func() error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if p := recover(); p != nil {
+			err = errPanicked{op, p}
+		}
+	}()
+	return fn()
+}
+
+func (p warmingPlugin) New(results []index.Document) (seg segment.Segment, n uint64, err error) {
+	err = guard("new segment", func() (err error) {
+		seg, n, err = p.SegmentPlugin.New(results)
+		return err
+	})
+	return seg, n, err
+}
+
+func (p warmingPlugin) NewUsing(results []index.Document, config map[string]any) (seg segment.Segment, n uint64, err error) {
+	err = guard("new segment", func() (err error) {
+		seg, n, err = p.SegmentPlugin.NewUsing(results, config)
+		return err
+	})
+	return seg, n, err
+}
+
+func (p warmingPlugin) Merge(segments []segment.Segment, drops []*roaring.Bitmap, path string,
+	closeCh chan struct{}, s segment.StatsReporter) (nums [][]uint64, n uint64, err error) {
+	err = guard("merge", func() (err error) {
+		nums, n, err = p.SegmentPlugin.Merge(segments, drops, path, closeCh, s)
+		return err
+	})
+	return nums, n, err
+}
+
+func (p warmingPlugin) MergeUsing(segments []segment.Segment, drops []*roaring.Bitmap, path string,
+	closeCh chan struct{}, s segment.StatsReporter, config map[string]any) (nums [][]uint64, n uint64, err error) {
+	err = guard("merge", func() (err error) {
+		nums, n, err = p.SegmentPlugin.MergeUsing(segments, drops, path, closeCh, s, config)
+		return err
+	})
+	return nums, n, err
+}
+
+func (p warmingPlugin) Open(path string) (seg segment.Segment, err error) {
+	err = guard("open segment", func() (err error) {
+		seg, err = p.SegmentPlugin.Open(path)
+		return err
+	})
+	return seg, err
+}
