@@ -25,6 +25,13 @@ var (
 	keyHorizon  = []byte("semcat.horizon")
 	keyDatabase = []byte("semcat.database")
 	keyLayout   = []byte("semcat.layout")
+	// The database history the index followed (catalogdb.Fence): the
+	// generation's id, its latest fence, the cluster's system identifier
+	// and the timeline of the latest poll.
+	keyIndexID  = []byte("semcat.index")
+	keyFence    = []byte("semcat.fence")
+	keySystemID = []byte("semcat.system")
+	keyTimeline = []byte("semcat.timeline")
 )
 
 // layout names the document layout and index mapping this code writes and
@@ -40,6 +47,13 @@ type checkpoint struct {
 	Horizon  uint64
 	Database string
 	Layout   string
+	// IndexID names the generation's fence, Fence is its value as of the
+	// latest batch applied (0: an index from before fences), SystemID and
+	// Timeline the history of the database it was read from.
+	IndexID  string
+	Fence    int64
+	SystemID uint64
+	Timeline uint32
 }
 
 func encodeCursor(c catalogdb.OutboxCursor) []byte {
@@ -86,6 +100,32 @@ func readCheckpoint(idx bleve.Index) (cp checkpoint, ok bool, err error) {
 		return cp, false, err
 	}
 	cp.Layout = string(l)
+	id, err := idx.GetInternal(keyIndexID)
+	if err != nil {
+		return cp, false, err
+	}
+	cp.IndexID = string(id)
+	var tli uint64
+	for _, f := range []struct {
+		key  []byte
+		into func(string) error
+	}{
+		{keyFence, func(v string) (err error) { cp.Fence, err = strconv.ParseInt(v, 10, 64); return err }},
+		{keySystemID, func(v string) (err error) { cp.SystemID, err = strconv.ParseUint(v, 10, 64); return err }},
+		{keyTimeline, func(v string) (err error) { tli, err = strconv.ParseUint(v, 10, 32); return err }},
+	} {
+		v, err := idx.GetInternal(f.key)
+		if err != nil {
+			return cp, false, err
+		}
+		if v == nil {
+			continue // an index from before fences: rebuilt at open
+		}
+		if err := f.into(string(v)); err != nil {
+			return cp, false, fmt.Errorf("malformed %s %q", f.key, v)
+		}
+	}
+	cp.Timeline = uint32(tli)
 	return cp, true, nil
 }
 
@@ -94,6 +134,17 @@ func setCheckpoint(b *bleve.Batch, cp checkpoint) {
 	b.SetInternal(keyHorizon, []byte(strconv.FormatUint(cp.Horizon, 10)))
 	b.SetInternal(keyDatabase, []byte(cp.Database))
 	b.SetInternal(keyLayout, []byte(layout))
+	b.SetInternal(keyIndexID, []byte(cp.IndexID))
+	setFence(b, cp.Fence)
+	b.SetInternal(keySystemID, []byte(strconv.FormatUint(cp.SystemID, 10)))
+	b.SetInternal(keyTimeline, []byte(strconv.FormatUint(uint64(cp.Timeline), 10)))
+}
+
+// setFence records in b the fence of the poll whose documents b carries:
+// every batch of a poll does, so an index holding any of them asks the
+// database for that poll's fence.
+func setFence(b *bleve.Batch, fence int64) {
+	b.SetInternal(keyFence, []byte(strconv.FormatInt(fence, 10)))
 }
 
 // openBleve opens an index directory, turning a panic inside Bleve (which a

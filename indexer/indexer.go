@@ -2,6 +2,9 @@ package indexer
 
 import (
 	"context"
+	crand "crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -94,6 +97,7 @@ type Indexer struct {
 	// cursor: the tail loop, a rebuild's catch-up and swap, and the scrub.
 	loop       sync.Mutex
 	cursor     catalogdb.OutboxCursor
+	fence      fenceState
 	lastReport time.Time
 	// hold, while holding, is the cursor a rebuild in progress still
 	// needs the outbox from: reported instead of cursor when lower, so
@@ -257,8 +261,9 @@ func Open(ctx context.Context, opts Options) (*Indexer, error) {
 		}
 	}
 	x.h.swap(idx)
-	x.cursor = cp.Cursor
+	x.adopt(cp)
 	x.prog.reset(cp.Horizon)
+	x.dropOtherFences(ctx)
 	x.store.WatchWrites(x.noteWrite)
 	if err := x.store.ReportConsumer(ctx, opts.Consumer, x.cursor); err != nil {
 		return nil, err
@@ -301,6 +306,21 @@ func (x *Indexer) openCurrent(ctx context.Context) (bleve.Index, checkpoint, str
 	if cp.Cursor.Less(watermark) {
 		idx.Close()
 		return nil, checkpoint{}, fmt.Sprintf("the index is at %s, below the pruned outbox watermark %s", cp.Cursor, watermark)
+	}
+	// The database must still hold every transaction the index applied:
+	// not so after a failover to a standby that had not received them, or
+	// a restore from an older backup, whatever happened since.
+	if cp.IndexID == "" || cp.Fence == 0 {
+		idx.Close()
+		return nil, checkpoint{}, "the index records no fence of the database's history (it was written by an earlier version)"
+	}
+	if _, err := x.store.CheckFence(ctx, cp.fence(x.opts.Consumer)); err != nil {
+		idx.Close()
+		var changed *catalogdb.HistoryChangedError
+		if errors.As(err, &changed) {
+			return nil, checkpoint{}, changed.Error()
+		}
+		return nil, checkpoint{}, fmt.Sprintf("cannot read the index's fence: %v", err)
 	}
 	// An index that has seen transactions the database has not yet
 	// started was built on a later state of it: the database was
@@ -545,10 +565,12 @@ func (x *Indexer) buildGeneration(ctx context.Context) (bleve.Index, checkpoint,
 	}
 	var start catalogdb.OutboxCursor
 	var horizon uint64
+	var history catalogdb.History
+	fence := catalogdb.Fence{IndexID: newIndexID(), Consumer: x.opts.Consumer, Next: newFence()}
 	g.Go(func() error {
 		defer close(chunks)
 		var err error
-		start, horizon, err = x.store.ScanEntities(gctx, min(x.opts.BatchSize, buildBatch), func(recs []*semcat.EntityRecord) error {
+		start, horizon, history, err = x.store.ScanEntitiesFenced(gctx, min(x.opts.BatchSize, buildBatch), &fence, func(recs []*semcat.EntityRecord) error {
 			select {
 			case chunks <- recs:
 				return nil
@@ -565,7 +587,8 @@ func (x *Indexer) buildGeneration(ctx context.Context) (bleve.Index, checkpoint,
 	if x.afterScan != nil {
 		x.afterScan()
 	}
-	cp := checkpoint{Cursor: start, Horizon: 0, Database: x.database}
+	cp := checkpoint{Cursor: start, Horizon: 0, Database: x.database,
+		IndexID: fence.IndexID, Fence: fence.Next, SystemID: history.SystemID, Timeline: history.Timeline}
 	b := idx.NewBatch()
 	setCheckpoint(b, cp)
 	if err := idx.Batch(b); err != nil {
@@ -749,12 +772,21 @@ func (x *Indexer) step(ctx context.Context) (rows int, err error) {
 		}
 	}
 	horizon, token := x.prog.since()
-	b, err := x.poll(ctx, idx, x.cursor, horizon)
+	b, err := x.poll(ctx, idx, x.cursor, horizon, &x.fence)
 	if err != nil {
 		var pruned *catalogdb.PrunedPastError
+		var changed *catalogdb.HistoryChangedError
 		switch {
 		case errors.As(err, &pruned):
-			return 0, x.rebuildPrunedPast(ctx, pruned.Watermark)
+			x.logger.Warn("indexer: the outbox was pruned past this index; rebuilding", "cursor", x.cursor.String(), "watermark", pruned.Watermark.String())
+			return 0, x.rebuildNow(ctx, false)
+		case errors.As(err, &changed):
+			// Searches waiting for a write wait for the rebuilt index:
+			// this one's horizon says nothing about the new history.
+			x.prog.lower(0)
+			x.logger.Warn("indexer: the database no longer holds what the index applied; rebuilding the index from it (searches with minPosition wait for the rebuilt index)",
+				"reason", changed.Reason, "cursor", x.cursor.String())
+			return 0, x.rebuildNow(ctx, true)
 		case isBatchError(err) && diskFull(err):
 			// Bleve met the full disk after all (a batch larger
 			// than the reserve): the handle may use a segment it
@@ -788,6 +820,13 @@ func (x *Indexer) step(ctx context.Context) (rows int, err error) {
 		}
 	}
 	x.serverStarted = b.ServerStarted
+	if b.History.Timeline != 0 && x.fence.timeline != 0 && b.History.Timeline != x.fence.timeline {
+		x.logger.Info("indexer: PostgreSQL writes on a new timeline (a standby promoted or a point-in-time recovery); the database still holds everything the index applied",
+			"timeline", b.History.Timeline, "was", x.fence.timeline)
+	}
+	if b.History.Timeline != 0 {
+		x.fence.timeline = b.History.Timeline
+	}
 	x.prog.advanceSince(token, b.Horizon)
 	x.stall.record(x.logger, b.Horizon, b.NextTxID)
 	return b.Rows, nil
@@ -807,20 +846,30 @@ func (x *Indexer) report(ctx context.Context) error {
 	return nil
 }
 
-// rebuildPrunedPast rebuilds an index whose cursor the outbox was pruned
-// past (loop held).
-func (x *Indexer) rebuildPrunedPast(ctx context.Context, watermark catalogdb.OutboxCursor) error {
+// rebuildNow rebuilds the index from PostgreSQL while the old one serves:
+// its cursor the outbox was pruned past, or the database's history
+// changed under it (loop held).
+func (x *Indexer) rebuildNow(ctx context.Context, historyChanged bool) error {
 	// Not while a rebuild runs: it holds building and, to swap, waits for
-	// the loop this heartbeat runs in. Its index will be current; check
-	// again at the next heartbeat.
+	// the loop this heartbeat runs in. Its index will be current (or its
+	// catch-up fails the same way); check again at the next heartbeat.
 	if !x.building.TryLock() {
 		return nil
 	}
 	defer x.building.Unlock()
-	x.logger.Warn("indexer: the outbox was pruned past this index; rebuilding", "cursor", x.cursor.String(), "watermark", watermark.String())
-	// A fresh heartbeat at the old cursor keeps pruning where it is
-	// while this node builds.
-	if err := x.report(ctx); err != nil {
+	// A fresh heartbeat keeps pruning where it is while this node builds:
+	// at the old cursor, or, where that cursor belongs to a history the
+	// database no longer has (and may lie above rows the build's catch-up
+	// needs), at the watermark.
+	if historyChanged {
+		watermark, err := x.store.OutboxWatermark(ctx)
+		if err == nil {
+			err = x.store.ReportConsumer(ctx, x.opts.Consumer, watermark)
+		}
+		if err != nil {
+			return err
+		}
+	} else if err := x.report(ctx); err != nil {
 		return err
 	}
 	idx, cp, err := x.build(ctx)
@@ -833,9 +882,61 @@ func (x *Indexer) rebuildPrunedPast(ctx context.Context, watermark catalogdb.Out
 	if old != nil {
 		old.Close()
 	}
-	x.cursor = cp.Cursor
+	x.adopt(cp)
 	x.prog.reset(cp.Horizon)
+	x.dropOtherFences(ctx)
 	return nil
+}
+
+// fenceState is the fence of an index being polled (catalogdb.Fence): its
+// generation, the fence value its checkpoint holds, and the history it
+// follows.
+type fenceState struct {
+	indexID  string
+	current  int64
+	systemID uint64
+	timeline uint32
+}
+
+// fence is the catalogdb.Fence a checkpoint asks the database for.
+func (cp checkpoint) fence(consumer string) catalogdb.Fence {
+	return catalogdb.Fence{IndexID: cp.IndexID, Consumer: consumer, Current: cp.Fence, SystemID: cp.SystemID}
+}
+
+func fenceOf(cp checkpoint) fenceState {
+	return fenceState{indexID: cp.IndexID, current: cp.Fence, systemID: cp.SystemID, timeline: cp.Timeline}
+}
+
+// adopt makes cp's cursor and fence the tail loop's (loop held, or not
+// yet running).
+func (x *Indexer) adopt(cp checkpoint) {
+	x.cursor = cp.Cursor
+	x.fence = fenceOf(cp)
+}
+
+// dropOtherFences deletes the fences of this consumer's other generations,
+// which nothing reads any more.
+func (x *Indexer) dropOtherFences(ctx context.Context) {
+	if x.holding {
+		return // a rebuild's generation has a fence too; its swap drops the rest
+	}
+	if err := x.store.DropFences(ctx, x.opts.Consumer, x.fence.indexID); err != nil {
+		x.logger.Warn("indexer: deleting the fences of replaced index generations", "err", err)
+	}
+}
+
+// newIndexID names a new generation's fence.
+func newIndexID() string {
+	var b [12]byte
+	_, _ = crand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// newFence returns a fresh, non-zero fence value.
+func newFence() int64 {
+	var b [8]byte
+	_, _ = crand.Read(b[:])
+	return int64(binary.LittleEndian.Uint64(b[:])>>1) | 1
 }
 
 // errNoIndex says no index is open: a failed batch's recovery could not
@@ -877,13 +978,22 @@ func isBatchError(err error) bool {
 // own batch, so documents and cursor become durable together. A crash
 // between a poll's chunks replays it, which is harmless because documents
 // are rebuilt from current state.
-func (x *Indexer) poll(ctx context.Context, idx bleve.Index, cursor catalogdb.OutboxCursor, horizon uint64) (*catalogdb.OutboxBatch, error) {
+//
+// fs is the fence of idx: the poll fails with a
+// *catalogdb.HistoryChangedError if the database no longer holds it, and
+// otherwise, if it reads rows, commits a new one that every batch of the
+// poll records, so fs moves to it once one is applied.
+func (x *Indexer) poll(ctx context.Context, idx bleve.Index, cursor catalogdb.OutboxCursor, horizon uint64, fs *fenceState) (*catalogdb.OutboxBatch, error) {
 	checkpointed, chunks := false, 0
 	applying, failed := errgroup.WithContext(ctx)
-	b, err := x.store.PollOutbox(ctx, cursor, x.opts.BatchSize, min(x.opts.BatchSize, tailChunk), func(c catalogdb.OutboxChunk) error {
+	fence := fs.fence(x.opts.Consumer)
+	b, err := x.store.PollOutbox(ctx, cursor, x.opts.BatchSize, min(x.opts.BatchSize, tailChunk), &fence, func(c catalogdb.OutboxChunk) error {
 		if failed.Err() != nil {
 			return failed.Err() // a chunk failed; Wait returns its error
 		}
+		// The database holds the new fence (PollOutbox committed it),
+		// and the index will from this batch on.
+		fs.current = fence.Next
 		if chunks++; chunks == 1 {
 			// Asked only of a poll with work (tailWorkers reads the
 			// machine's and the cgroup's free memory), before any chunk
@@ -900,8 +1010,10 @@ func (x *Indexer) poll(ctx context.Context, idx bleve.Index, cursor catalogdb.Ou
 			batch.Delete(refDocID(d))
 		}
 		if c.Last && chunks == 1 {
-			setCheckpoint(batch, x.nextCheckpoint(c.Poll, horizon))
+			setCheckpoint(batch, x.nextCheckpoint(c.Poll, horizon, fs))
 			checkpointed = true
+		} else {
+			setFence(batch, fs.current)
 		}
 		applying.Go(func() (err error) {
 			defer func() {
@@ -924,12 +1036,19 @@ func (x *Indexer) poll(ctx context.Context, idx bleve.Index, cursor catalogdb.Ou
 	if err != nil || b.Rows == 0 || checkpointed {
 		return b, err
 	}
+	fs.current = fence.Next
 	batch := idx.NewBatch()
-	setCheckpoint(batch, x.nextCheckpoint(b, horizon))
+	setCheckpoint(batch, x.nextCheckpoint(b, horizon, fs))
 	if err := idx.Batch(batch); err != nil {
 		return b, batchError{err}
 	}
 	return b, nil
+}
+
+// fence is the catalogdb.Fence of a poll: fs's, with a fresh value to
+// commit.
+func (fs *fenceState) fence(consumer string) catalogdb.Fence {
+	return catalogdb.Fence{IndexID: fs.indexID, Consumer: consumer, Current: fs.current, Next: newFence(), SystemID: fs.systemID}
 }
 
 // tailChunk is the most entities the tail applies as one Bleve batch, as
@@ -946,8 +1065,16 @@ func (x *Indexer) tailWorkers() int {
 	return buildWorkers()
 }
 
-func (x *Indexer) nextCheckpoint(b *catalogdb.OutboxBatch, horizon uint64) checkpoint {
-	return checkpoint{Cursor: b.Next, Horizon: max(b.Horizon, horizon), Database: x.database}
+func (x *Indexer) nextCheckpoint(b *catalogdb.OutboxBatch, horizon uint64, fs *fenceState) checkpoint {
+	cp := checkpoint{Cursor: b.Next, Horizon: max(b.Horizon, horizon), Database: x.database,
+		IndexID: fs.indexID, Fence: fs.current, SystemID: fs.systemID, Timeline: fs.timeline}
+	if cp.SystemID == 0 {
+		cp.SystemID = b.History.SystemID
+	}
+	if b.History.Timeline != 0 {
+		cp.Timeline = b.History.Timeline
+	}
+	return cp
 }
 
 // recover handles a failed batch, or no open index: Bleve's handle may be
@@ -970,7 +1097,10 @@ func (x *Indexer) recover(ctx context.Context, cause error) {
 		x.prog.reset(cp.Horizon)
 	}
 	x.h.swap(idx)
-	x.cursor = cp.Cursor
+	x.adopt(cp)
+	if reason != "" {
+		x.dropOtherFences(ctx)
+	}
 }
 
 // Rebuild builds a new generation from PostgreSQL while search keeps
@@ -1000,9 +1130,9 @@ func (x *Indexer) Rebuild(ctx context.Context) error {
 		return err
 	}
 	// Catch up outside the lock first, then briefly under it.
-	cursor := cp.Cursor
+	cursor, fs := cp.Cursor, fenceOf(cp)
 	for locked := false; ; {
-		b, err := x.poll(ctx, idx, cursor, 0)
+		b, err := x.poll(ctx, idx, cursor, 0, &fs)
 		if err == nil && b.Rows > 0 {
 			cursor = b.Next
 		}
@@ -1032,7 +1162,7 @@ func (x *Indexer) Rebuild(ctx context.Context) error {
 		}
 		old := x.h.swap(idx)
 		x.commitSwap(old, idx)
-		x.cursor = cursor
+		x.cursor, x.fence = cursor, fs
 		x.prog.advance(b.Horizon)
 		x.loop.Unlock()
 		if old != nil {
@@ -1040,6 +1170,9 @@ func (x *Indexer) Rebuild(ctx context.Context) error {
 		}
 		if oldDir != "" {
 			os.RemoveAll(oldDir)
+		}
+		if err := x.store.DropFences(ctx, x.opts.Consumer, fs.indexID); err != nil {
+			x.logger.Warn("indexer: deleting the fences of replaced index generations", "err", err)
 		}
 		return x.store.ReportConsumer(ctx, x.opts.Consumer, cursor)
 	}
