@@ -30,6 +30,7 @@ var fullDiskRounds = flag.Int("full-disk-rounds", 20, "how many times TestFullDi
 // index is unavailable, Ready says not ready while the disk is full, and
 // once space is back the index catches up to equal PostgreSQL.
 func TestFullDiskUnderMerges(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", dir).CombinedOutput(); err != nil {
 		t.Skipf("cannot mount a small filesystem for the index here: %v %s", err, out)

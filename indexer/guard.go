@@ -3,10 +3,12 @@ package indexer
 import (
 	"fmt"
 	"runtime/debug"
+	"slices"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	index "github.com/blevesearch/bleve_index_api"
 	segment "github.com/blevesearch/scorch_segment_api/v2"
+	zapv17 "github.com/blevesearch/zapx/v17"
 )
 
 // Panics inside Bleve's own goroutines.
@@ -21,6 +23,43 @@ import (
 // unmapped file, into an error: Scorch's merger and persister log it and
 // retry, a batch waiting for its persist gets the error, and the tail loop
 // reopens the index from disk (Indexer.recover) once there is room.
+
+// memSegment is a segment zap built in memory from a batch. Its Close does
+// nothing. Scorch closes a batch's segment when the batch fails, also when
+// the failure is its persist (a full disk) and the segment is already in
+// the index's snapshot: zap's Close of an in-memory segment only drops its
+// caches (sets the maps to nil), and searches and merges that go on using
+// the segment then raced with it (go test -race) and panicked on the nil
+// map. The caches go with the segment once nothing references it, so
+// nothing is lost by not clearing them.
+type memSegment struct{ *zapv17.SegmentBase }
+
+func (memSegment) Close() error { return nil }
+
+// wrapNew wraps an in-memory segment zap built.
+func wrapNew(seg segment.Segment) segment.Segment {
+	if sb, ok := seg.(*zapv17.SegmentBase); ok && sb != nil {
+		return memSegment{sb}
+	}
+	return seg
+}
+
+// unwrap hands zap's merge the segments it knows (it panics on others).
+func unwrap(segments []segment.Segment) []segment.Segment {
+	var out []segment.Segment
+	for i, seg := range segments {
+		if m, ok := seg.(memSegment); ok {
+			if out == nil {
+				out = slices.Clone(segments)
+			}
+			out[i] = m.SegmentBase
+		}
+	}
+	if out == nil {
+		return segments
+	}
+	return out
+}
 
 // errPanicked is what a recovered panic becomes.
 type errPanicked struct {
@@ -45,6 +84,7 @@ func guard(op string, fn func() error) (err error) {
 func (p warmingPlugin) New(results []index.Document) (seg segment.Segment, n uint64, err error) {
 	err = guard("new segment", func() (err error) {
 		seg, n, err = p.SegmentPlugin.New(results)
+		seg = wrapNew(seg)
 		return err
 	})
 	return seg, n, err
@@ -53,6 +93,7 @@ func (p warmingPlugin) New(results []index.Document) (seg segment.Segment, n uin
 func (p warmingPlugin) NewUsing(results []index.Document, config map[string]any) (seg segment.Segment, n uint64, err error) {
 	err = guard("new segment", func() (err error) {
 		seg, n, err = p.SegmentPlugin.NewUsing(results, config)
+		seg = wrapNew(seg)
 		return err
 	})
 	return seg, n, err
@@ -61,7 +102,7 @@ func (p warmingPlugin) NewUsing(results []index.Document, config map[string]any)
 func (p warmingPlugin) Merge(segments []segment.Segment, drops []*roaring.Bitmap, path string,
 	closeCh chan struct{}, s segment.StatsReporter) (nums [][]uint64, n uint64, err error) {
 	err = guard("merge", func() (err error) {
-		nums, n, err = p.SegmentPlugin.Merge(segments, drops, path, closeCh, s)
+		nums, n, err = p.SegmentPlugin.Merge(unwrap(segments), drops, path, closeCh, s)
 		return err
 	})
 	return nums, n, err
@@ -70,7 +111,7 @@ func (p warmingPlugin) Merge(segments []segment.Segment, drops []*roaring.Bitmap
 func (p warmingPlugin) MergeUsing(segments []segment.Segment, drops []*roaring.Bitmap, path string,
 	closeCh chan struct{}, s segment.StatsReporter, config map[string]any) (nums [][]uint64, n uint64, err error) {
 	err = guard("merge", func() (err error) {
-		nums, n, err = p.SegmentPlugin.MergeUsing(segments, drops, path, closeCh, s, config)
+		nums, n, err = p.SegmentPlugin.MergeUsing(unwrap(segments), drops, path, closeCh, s, config)
 		return err
 	})
 	return nums, n, err

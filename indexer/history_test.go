@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-		"testing"
+	"testing"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"

@@ -1,7 +1,7 @@
--- Each index generation's fence (DESIGN §3, "Following the database's
--- history"): before it applies what a poll of the outbox read, the indexer
--- commits a fresh random value here, after the poll's snapshot, and records
--- it in the index's checkpoint. A database that holds the value holds every
+-- Each index generation's fence (catalogdb.Fence, DESIGN §3): before it
+-- applies what a poll of the outbox read, the indexer commits a fresh
+-- random value here, after the poll's snapshot, and records it in the
+-- index's checkpoint. A database that holds the value holds every
 -- transaction the index has applied: WAL is replayed in order, so a standby
 -- promoted, or a backup restored, with that commit has every commit before
 -- it. One that lacks it was failed over or restored to an earlier state,
