@@ -65,21 +65,31 @@ type History struct {
 	Timeline uint32
 }
 
-// historySQL reads the History of the database the transaction runs on.
-// pg_control_system() is readable by superusers and, unless revoked, by
-// everyone; a role that may not run it gets 0 instead of an error.
-const historySQL = `SELECT CASE WHEN has_function_privilege('pg_control_system()', 'execute')
-		THEN (SELECT system_identifier FROM pg_control_system()) ELSE 0 END,
+// historySQL reads the timeline of the database the transaction runs on,
+// and whether the role may read its system identifier: pg_control_system()
+// is executable by everyone unless revoked, and a revoked one fails the
+// statement that names it, CASE or not.
+const historySQL = `SELECT has_function_privilege('pg_control_system()', 'execute'),
 	CASE WHEN pg_is_in_recovery() THEN 0
 		ELSE ('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::bigint END`
 
-func scanHistory(row pgx.Row, h *History) error {
-	var sys, tli int64
-	if err := row.Scan(&sys, &tli); err != nil {
-		return err
+// readHistory reads the History of the database tx runs on.
+func readHistory(ctx context.Context, tx pgx.Tx) (History, error) {
+	var h History
+	var readable bool
+	var tli int64
+	if err := tx.QueryRow(ctx, historySQL).Scan(&readable, &tli); err != nil {
+		return h, err
 	}
-	h.SystemID, h.Timeline = uint64(sys), uint32(tli)
-	return nil
+	h.Timeline = uint32(tli)
+	if readable {
+		var sys int64
+		if err := tx.QueryRow(ctx, `SELECT system_identifier FROM pg_control_system()`).Scan(&sys); err != nil {
+			return h, err
+		}
+		h.SystemID = uint64(sys)
+	}
+	return h, nil
 }
 
 // Fence is an index generation's fence (the index_fence table): a random
@@ -123,8 +133,8 @@ func (e *HistoryChangedError) Error() string {
 // snapshot) with what the index recorded, and returns the database's
 // history.
 func checkFence(ctx context.Context, tx pgx.Tx, f *Fence) (History, error) {
-	var h History
-	if err := scanHistory(tx.QueryRow(ctx, historySQL), &h); err != nil {
+	h, err := readHistory(ctx, tx)
+	if err != nil {
 		return h, err
 	}
 	if f == nil {
@@ -137,7 +147,7 @@ func checkFence(ctx context.Context, tx pgx.Tx, f *Fence) (History, error) {
 		return h, nil
 	}
 	var fence, prev int64
-	err := tx.QueryRow(ctx, `SELECT fence, prev_fence FROM index_fence WHERE index_id = $1`, f.IndexID).Scan(&fence, &prev)
+	err = tx.QueryRow(ctx, `SELECT fence, prev_fence FROM index_fence WHERE index_id = $1`, f.IndexID).Scan(&fence, &prev)
 	switch {
 	case err == pgx.ErrNoRows:
 		return h, &HistoryChangedError{Reason: fmt.Sprintf("it holds no fence of index %s: it was restored from a backup older than the index, or failed over to a standby that had not received it", f.IndexID)}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"testing"
 	"time"
 
@@ -344,4 +345,40 @@ func waitReplayed(t *testing.T, primary, standby *pgtest.Cluster) {
 			t.Fatal("the standby does not catch up")
 		}
 	}
+}
+
+// TestHistoryWithoutControlFunctions: a role that may not run
+// pg_control_system() (an operator revoked it) still indexes: the fence
+// alone tells the database's history.
+func TestHistoryWithoutControlFunctions(t *testing.T) {
+	t.Parallel()
+	url := pgtest.NewDatabase(t)
+	admin := openStore(t, url)
+	seed(t, admin)
+	role := "plain_" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	for _, q := range []string{
+		`REVOKE EXECUTE ON FUNCTION pg_control_system() FROM PUBLIC`,
+		`CREATE ROLE ` + role + ` LOGIN`,
+		`GRANT CREATE, USAGE ON SCHEMA public TO ` + role,
+		`GRANT ALL ON ALL TABLES IN SCHEMA public TO ` + role,
+		`GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO ` + role,
+	} {
+		if _, err := admin.Pool().Exec(context.Background(), q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		_, _ = admin.Pool().Exec(context.Background(), `DROP OWNED BY `+role)
+		_, _ = admin.Pool().Exec(context.Background(), `DROP ROLE `+role)
+	})
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := openStore(t, fmt.Sprintf("host=%s port=%d user=%s dbname=%s", cfg.Host, cfg.Port, role, cfg.Database))
+	x := openIndexer(t, s, t.TempDir())
+	defer x.Close(context.Background())
+	checker(t)(s.CreateTable(ctx, ns, table("t1", "id")))
+	catchUp(t, x)
+	assertMatchesDB(t, x, s)
 }
