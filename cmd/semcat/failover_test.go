@@ -154,4 +154,3 @@ func waitStandby(t *testing.T, primary, standby *pgtest.Cluster) {
 		}
 	}
 }
-
