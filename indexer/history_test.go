@@ -382,3 +382,55 @@ func TestHistoryWithoutControlFunctions(t *testing.T) {
 	catchUp(t, x)
 	assertMatchesDB(t, x, s)
 }
+
+// TestFenceOfAnUnappliedPoll: a poll commits its new fence before it
+// applies anything, so a crash in between leaves the database one fence
+// ahead of the index, with the index's as prev_fence: that is the same
+// history, and the index opens without a rebuild. A database holding
+// neither is another history, and the index is rebuilt.
+func TestFenceOfAnUnappliedPoll(t *testing.T) {
+	t.Parallel()
+	s := openStore(t, pgtest.NewDatabase(t))
+	seed(t, s)
+	dir := t.TempDir()
+	open := func() (*indexer.Indexer, *lockedBuffer) {
+		t.Helper()
+		var logs lockedBuffer
+		x, err := indexer.Open(context.Background(), indexer.Options{Dir: dir, Store: s, Consumer: "test:fence",
+			Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x, &logs
+	}
+	x, _ := open()
+	checker(t)(s.CreateTable(ctx, ns, table("t1", "id")))
+	catchUp(t, x)
+	x.Close(context.Background())
+	exec := func(q string) {
+		t.Helper()
+		if _, err := s.Pool().Exec(context.Background(), q); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// A poll wrote its fence and died.
+	exec(`UPDATE index_fence SET prev_fence = fence, fence = 12345`)
+	x, logs := open()
+	checker(t)(s.CreateTable(ctx, ns, table("t2", "id")))
+	catchUp(t, x)
+	assertMatchesDB(t, x, s)
+	x.Close(context.Background())
+	if n := logs.count("building the search index"); n != 0 {
+		t.Errorf("the index was rebuilt after a poll that committed its fence and applied nothing:\n%s", logs.b.String())
+	}
+
+	// The database holds neither the index's fence nor the one before.
+	exec(`UPDATE index_fence SET prev_fence = 1, fence = 2`)
+	x, logs = open()
+	defer x.Close(context.Background())
+	if logs.count("building the search index") != 1 || logs.count("fence") == 0 {
+		t.Errorf("the index was not rebuilt on a database without its fence:\n%s", logs.b.String())
+	}
+	assertMatchesDB(t, x, s)
+}
