@@ -296,6 +296,8 @@ func (s store) cleanup() {
 type handle struct {
 	mu  sync.RWMutex
 	idx bleve.Index
+	// why is what searches are told while no index is open, if set.
+	why string
 }
 
 func (h *handle) get() bleve.Index {
@@ -310,6 +312,9 @@ func (h *handle) read(fn func(bleve.Index) error) error {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	if h.idx == nil {
+		if h.why != "" {
+			return semcat.Errorf(semcat.EUNAVAILABLE, "%s", h.why)
+		}
 		// Between a failed batch's close and the reopen, or at shutdown:
 		// a moment, worth a retry.
 		return semcat.Errorf(semcat.EUNAVAILABLE, "the search index is being reopened; try again")
@@ -322,7 +327,17 @@ func (h *handle) swap(idx bleve.Index) bleve.Index {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	old := h.idx
-	h.idx = idx
+	h.idx, h.why = idx, ""
+	return old
+}
+
+// close leaves no index open, searches told why, and returns the one
+// that was.
+func (h *handle) close(why string) bleve.Index {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	old := h.idx
+	h.idx, h.why = nil, why
 	return old
 }
 

@@ -784,7 +784,7 @@ func (x *Indexer) step(ctx context.Context) (rows int, err error) {
 			// Searches waiting for a write wait for the rebuilt index:
 			// this one's horizon says nothing about the new history.
 			x.prog.lower(0)
-			x.logger.Warn("indexer: the database no longer holds what the index applied; rebuilding the index from it (searches with minPosition wait for the rebuilt index)",
+			x.logger.Warn("indexer: the database no longer holds what the index applied (a failover or a restore); rebuilding the index from it, searches answer 503 until it is in",
 				"reason", changed.Reason, "cursor", x.cursor.String())
 			return 0, x.rebuildNow(ctx, true)
 		case isBatchError(err) && diskFull(err):
@@ -871,6 +871,15 @@ func (x *Indexer) rebuildNow(ctx context.Context, historyChanged bool) error {
 		}
 	} else if err := x.report(ctx); err != nil {
 		return err
+	}
+	if historyChanged {
+		// The index shows changes the database no longer has: searches
+		// answer 503 until the rebuilt one is in, as while PostgreSQL
+		// fails over (SPEC §9). (If the build fails, the next poll finds
+		// no index open and builds again.)
+		if old := x.h.close("the database failed over or was restored from a backup; the search index is being rebuilt from it"); old != nil {
+			old.Close()
+		}
 	}
 	idx, cp, err := x.build(ctx)
 	if err != nil {
