@@ -67,8 +67,12 @@ func TestAsyncFailoverEndToEnd(t *testing.T) {
 			unavailable++
 			return
 		}
-		if status != 200 || !slices.Contains(tableNames(out), name) {
+		names := tableNames(out)
+		if status != 200 || !slices.Contains(names, name) {
 			t.Errorf("a search waiting for %s (position %s) answered %d without it", name, pos, status)
+		}
+		if strings.HasPrefix(name, "b") && slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, "lost") }) {
+			t.Errorf("a search waiting for %s answered with tables the promoted database lost: %v", name, names)
 		}
 		answered++
 	}
