@@ -349,6 +349,10 @@ type progress struct {
 	// lowered counts lower calls, so that a poll read before one does not
 	// raise the horizon again (advanceSince).
 	lowered uint64
+	// doubt: the tail loop cannot reach the database, which may come back
+	// failed over or restored, handing out again ids below the horizon to
+	// other nodes' writes; waits hold until a poll has checked it.
+	doubt bool
 }
 
 func newProgress() *progress { return &progress{changed: make(chan struct{})} }
@@ -414,13 +418,26 @@ func (p *progress) reset(h uint64) {
 	p.changed = make(chan struct{})
 }
 
-// wait blocks until the horizon is above txid or ctx ends.
+// setDoubt sets whether the horizon is in doubt, waking waiters when it
+// no longer is.
+func (p *progress) setDoubt(d bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.doubt && !d {
+		close(p.changed)
+		p.changed = make(chan struct{})
+	}
+	p.doubt = d
+}
+
+// wait blocks until the horizon is above txid, and not in doubt, or ctx
+// ends.
 func (p *progress) wait(ctx context.Context, txid uint64) error {
 	for {
 		p.mu.Lock()
-		h, ch := p.horizon, p.changed
+		h, ch, doubt := p.horizon, p.changed, p.doubt
 		p.mu.Unlock()
-		if h > txid {
+		if h > txid && !doubt {
 			return nil
 		}
 		select {

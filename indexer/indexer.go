@@ -686,6 +686,11 @@ func (x *Indexer) Run(ctx context.Context) error {
 		}
 		gc.polled(rows)
 		x.outage.record(x.logger, err)
+		// While the database cannot be read, a search waiting for a write
+		// waits: it may come back failed over or restored, with another
+		// node's write at an id below the horizon, which only the next
+		// poll's fence check can tell. (A full disk is no such doubt.)
+		x.prog.setDoubt(err != nil && !diskFull(err))
 		if err != nil {
 			// Retry with growing waits while it keeps failing.
 			timer.Reset(x.outage.retryDelay(x.opts.PollInterval))
