@@ -851,9 +851,10 @@ func (x *Indexer) report(ctx context.Context) error {
 	return nil
 }
 
-// rebuildNow rebuilds the index from PostgreSQL while the old one serves:
-// its cursor the outbox was pruned past, or the database's history
-// changed under it (loop held).
+// rebuildNow rebuilds the index from PostgreSQL: its cursor the outbox was
+// pruned past (the old index serves meanwhile), or the database's history
+// changed under it (no index serves meanwhile: the old one shows what the
+// database lost). Loop held.
 func (x *Indexer) rebuildNow(ctx context.Context, historyChanged bool) error {
 	// Not while a rebuild runs: it holds building and, to swap, waits for
 	// the loop this heartbeat runs in. Its index will be current (or its
