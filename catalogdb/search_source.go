@@ -66,30 +66,33 @@ type History struct {
 }
 
 // historySQL reads the timeline of the database the transaction runs on,
-// and whether the role may read its system identifier: pg_control_system()
-// is executable by everyone unless revoked, and a revoked one fails the
-// statement that names it, CASE or not.
+// whether the role may read its system identifier (pg_control_system() is
+// executable by everyone unless revoked, and a revoked one fails the
+// statement that names it, CASE or not), and the fence of index $1 (NULL
+// if it has none): one round trip of the poll.
 const historySQL = `SELECT has_function_privilege('pg_control_system()', 'execute'),
 	CASE WHEN pg_is_in_recovery() THEN 0
-		ELSE ('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::bigint END`
+		ELSE ('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::bigint END,
+	f.fence, f.prev_fence
+	FROM (SELECT 1) one LEFT JOIN index_fence f ON f.index_id = $1`
 
-// readHistory reads the History of the database tx runs on.
-func readHistory(ctx context.Context, tx pgx.Tx) (History, error) {
-	var h History
+// readHistory reads the History of the database tx runs on, and the fence
+// of index indexID (nil if it has none) and the one before it.
+func readHistory(ctx context.Context, tx pgx.Tx, indexID string) (h History, fence, prev *int64, err error) {
 	var readable bool
 	var tli int64
-	if err := tx.QueryRow(ctx, historySQL).Scan(&readable, &tli); err != nil {
-		return h, err
+	if err := tx.QueryRow(ctx, historySQL, indexID).Scan(&readable, &tli, &fence, &prev); err != nil {
+		return h, nil, nil, err
 	}
 	h.Timeline = uint32(tli)
 	if readable {
 		var sys int64
 		if err := tx.QueryRow(ctx, `SELECT system_identifier FROM pg_control_system()`).Scan(&sys); err != nil {
-			return h, err
+			return h, nil, nil, err
 		}
 		h.SystemID = uint64(sys)
 	}
-	return h, nil
+	return h, fence, prev, nil
 }
 
 // Fence is an index generation's fence (the index_fence table): a random
@@ -133,28 +136,24 @@ func (e *HistoryChangedError) Error() string {
 // snapshot) with what the index recorded, and returns the database's
 // history.
 func checkFence(ctx context.Context, tx pgx.Tx, f *Fence) (History, error) {
-	h, err := readHistory(ctx, tx)
-	if err != nil {
-		return h, err
+	var indexID string
+	if f != nil {
+		indexID = f.IndexID
 	}
-	if f == nil {
-		return h, nil
-	}
-	if f.SystemID != 0 && h.SystemID != 0 && f.SystemID != h.SystemID {
-		return h, &HistoryChangedError{Reason: fmt.Sprintf("the database is in another PostgreSQL cluster (system identifier %d, the index followed %d)", h.SystemID, f.SystemID)}
-	}
-	if f.Current == 0 {
-		return h, nil
-	}
-	var fence, prev int64
-	err = tx.QueryRow(ctx, `SELECT fence, prev_fence FROM index_fence WHERE index_id = $1`, f.IndexID).Scan(&fence, &prev)
+	h, fence, prev, err := readHistory(ctx, tx, indexID)
 	switch {
-	case err == pgx.ErrNoRows:
-		return h, &HistoryChangedError{Reason: fmt.Sprintf("it holds no fence of index %s: it was restored from a backup older than the index, or failed over to a standby that had not received it", f.IndexID)}
 	case err != nil:
 		return h, err
-	case fence != f.Current && prev != f.Current:
-		return h, &HistoryChangedError{Reason: fmt.Sprintf("its fence of index %s is %d, the index's is %d: it was restored from an older backup, or failed over to a standby that had not received the index's latest writes", f.IndexID, fence, f.Current)}
+	case f == nil:
+		return h, nil
+	case f.SystemID != 0 && h.SystemID != 0 && f.SystemID != h.SystemID:
+		return h, &HistoryChangedError{Reason: fmt.Sprintf("the database is in another PostgreSQL cluster (system identifier %d, the index followed %d)", h.SystemID, f.SystemID)}
+	case f.Current == 0:
+		return h, nil
+	case fence == nil:
+		return h, &HistoryChangedError{Reason: fmt.Sprintf("it holds no fence of index %s: it was restored from a backup older than the index, or failed over to a standby that had not received it", f.IndexID)}
+	case *fence != f.Current && (prev == nil || *prev != f.Current):
+		return h, &HistoryChangedError{Reason: fmt.Sprintf("its fence of index %s is %d, the index's is %d: it was restored from an older backup, or failed over to a standby that had not received the index's latest writes", f.IndexID, *fence, f.Current)}
 	}
 	return h, nil
 }
