@@ -18,11 +18,14 @@ import (
 // file, and the next merge that reads it panics ("assignment to entry in
 // nil map") or faults. Those merges run in Scorch's merger and persister
 // goroutines, where no recover of the indexer's can reach, so the process
-// died. Every segment Scorch builds, merges or opens goes through the
-// segment plugin (warm.go), so the plugin turns a panic, or a fault on an
-// unmapped file, into an error: Scorch's merger and persister log it and
-// retry, a batch waiting for its persist gets the error, and the tail loop
-// reopens the index from disk (Indexer.recover) once there is room.
+// died. Every segment Scorch builds, merges, persists or opens goes
+// through the segment plugin (warm.go) or the in-memory segments it
+// returns (memSegment), so these turn a panic, or a fault on an unmapped
+// file, into an error: Scorch's merger and persister log it and retry, a
+// batch waiting for its persist gets the error, and the tail loop reopens
+// the index from disk (Indexer.recover) once there is room. A search that
+// meets one answers 503 (Indexer.Read). And the segment Scorch closed
+// while still using it, the cause, is no longer cleared (memSegment).
 
 // memSegment is a segment zap built in memory from a batch. Its Close does
 // nothing. Scorch closes a batch's segment when the batch fails, also when
@@ -35,6 +38,12 @@ import (
 type memSegment struct{ *zapv17.SegmentBase }
 
 func (memSegment) Close() error { return nil }
+
+// Persist writes the segment to a file (Scorch's persister), a panic
+// turned into an error as in the plugin's methods.
+func (m memSegment) Persist(path string) error {
+	return guard("persist", func() error { return m.SegmentBase.Persist(path) })
+}
 
 // wrapNew wraps an in-memory segment zap built.
 func wrapNew(seg segment.Segment) segment.Segment {
