@@ -25,6 +25,13 @@ var (
 	keyHorizon  = []byte("semcat.horizon")
 	keyDatabase = []byte("semcat.database")
 	keyLayout   = []byte("semcat.layout")
+	// The database history the index followed (catalogdb.Fence): the
+	// generation's id, its latest fence, the cluster's system identifier
+	// and the timeline of the latest poll.
+	keyIndexID  = []byte("semcat.index")
+	keyFence    = []byte("semcat.fence")
+	keySystemID = []byte("semcat.system")
+	keyTimeline = []byte("semcat.timeline")
 )
 
 // layout names the document layout and index mapping this code writes and
@@ -40,6 +47,13 @@ type checkpoint struct {
 	Horizon  uint64
 	Database string
 	Layout   string
+	// IndexID names the generation's fence, Fence is its value as of the
+	// latest batch applied (0: an index from before fences), SystemID and
+	// Timeline the history of the database it was read from.
+	IndexID  string
+	Fence    int64
+	SystemID uint64
+	Timeline uint32
 }
 
 func encodeCursor(c catalogdb.OutboxCursor) []byte {
@@ -86,6 +100,32 @@ func readCheckpoint(idx bleve.Index) (cp checkpoint, ok bool, err error) {
 		return cp, false, err
 	}
 	cp.Layout = string(l)
+	id, err := idx.GetInternal(keyIndexID)
+	if err != nil {
+		return cp, false, err
+	}
+	cp.IndexID = string(id)
+	var tli uint64
+	for _, f := range []struct {
+		key  []byte
+		into func(string) error
+	}{
+		{keyFence, func(v string) (err error) { cp.Fence, err = strconv.ParseInt(v, 10, 64); return err }},
+		{keySystemID, func(v string) (err error) { cp.SystemID, err = strconv.ParseUint(v, 10, 64); return err }},
+		{keyTimeline, func(v string) (err error) { tli, err = strconv.ParseUint(v, 10, 32); return err }},
+	} {
+		v, err := idx.GetInternal(f.key)
+		if err != nil {
+			return cp, false, err
+		}
+		if v == nil {
+			continue // an index from before fences: rebuilt at open
+		}
+		if err := f.into(string(v)); err != nil {
+			return cp, false, fmt.Errorf("malformed %s %q", f.key, v)
+		}
+	}
+	cp.Timeline = uint32(tli)
 	return cp, true, nil
 }
 
@@ -94,6 +134,17 @@ func setCheckpoint(b *bleve.Batch, cp checkpoint) {
 	b.SetInternal(keyHorizon, []byte(strconv.FormatUint(cp.Horizon, 10)))
 	b.SetInternal(keyDatabase, []byte(cp.Database))
 	b.SetInternal(keyLayout, []byte(layout))
+	b.SetInternal(keyIndexID, []byte(cp.IndexID))
+	setFence(b, cp.Fence)
+	b.SetInternal(keySystemID, []byte(strconv.FormatUint(cp.SystemID, 10)))
+	b.SetInternal(keyTimeline, []byte(strconv.FormatUint(uint64(cp.Timeline), 10)))
+}
+
+// setFence records in b the fence of the poll whose documents b carries:
+// every batch of a poll does, so an index holding any of them asks the
+// database for that poll's fence.
+func setFence(b *bleve.Batch, fence int64) {
+	b.SetInternal(keyFence, []byte(strconv.FormatInt(fence, 10)))
 }
 
 // openBleve opens an index directory, turning a panic inside Bleve (which a
@@ -245,6 +296,8 @@ func (s store) cleanup() {
 type handle struct {
 	mu  sync.RWMutex
 	idx bleve.Index
+	// why is what searches are told while no index is open, if set.
+	why string
 }
 
 func (h *handle) get() bleve.Index {
@@ -259,6 +312,9 @@ func (h *handle) read(fn func(bleve.Index) error) error {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	if h.idx == nil {
+		if h.why != "" {
+			return semcat.Errorf(semcat.EUNAVAILABLE, "%s", h.why)
+		}
 		// Between a failed batch's close and the reopen, or at shutdown:
 		// a moment, worth a retry.
 		return semcat.Errorf(semcat.EUNAVAILABLE, "the search index is being reopened; try again")
@@ -271,7 +327,17 @@ func (h *handle) swap(idx bleve.Index) bleve.Index {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	old := h.idx
-	h.idx = idx
+	h.idx, h.why = idx, ""
+	return old
+}
+
+// close leaves no index open, searches told why, and returns the one
+// that was.
+func (h *handle) close(why string) bleve.Index {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	old := h.idx
+	h.idx, h.why = nil, why
 	return old
 }
 
@@ -283,6 +349,10 @@ type progress struct {
 	// lowered counts lower calls, so that a poll read before one does not
 	// raise the horizon again (advanceSince).
 	lowered uint64
+	// doubt: the tail loop cannot reach the database, which may come back
+	// failed over or restored, handing out again ids below the horizon to
+	// other nodes' writes; waits hold until a poll has checked it.
+	doubt bool
 }
 
 func newProgress() *progress { return &progress{changed: make(chan struct{})} }
@@ -348,13 +418,26 @@ func (p *progress) reset(h uint64) {
 	p.changed = make(chan struct{})
 }
 
-// wait blocks until the horizon is above txid or ctx ends.
+// setDoubt sets whether the horizon is in doubt, waking waiters when it
+// no longer is.
+func (p *progress) setDoubt(d bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.doubt && !d {
+		close(p.changed)
+		p.changed = make(chan struct{})
+	}
+	p.doubt = d
+}
+
+// wait blocks until the horizon is above txid, and not in doubt, or ctx
+// ends.
 func (p *progress) wait(ctx context.Context, txid uint64) error {
 	for {
 		p.mu.Lock()
-		h, ch := p.horizon, p.changed
+		h, ch, doubt := p.horizon, p.changed, p.doubt
 		p.mu.Unlock()
-		if h > txid {
+		if h > txid && !doubt {
 			return nil
 		}
 		select {

@@ -2,6 +2,9 @@ package indexer
 
 import (
 	"context"
+	crand "crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -94,6 +97,7 @@ type Indexer struct {
 	// cursor: the tail loop, a rebuild's catch-up and swap, and the scrub.
 	loop       sync.Mutex
 	cursor     catalogdb.OutboxCursor
+	fence      fenceState
 	lastReport time.Time
 	// hold, while holding, is the cursor a rebuild in progress still
 	// needs the outbox from: reported instead of cursor when lower, so
@@ -114,6 +118,9 @@ type Indexer struct {
 	// read-ahead. Only sweepCache writes it; searches read it
 	// (LargerThanMemory).
 	advisedRandom atomic.Bool
+	// damaged: a search met a panic inside Bleve (Read); the tail loop
+	// reopens the index.
+	damaged atomic.Bool
 
 	// building is held by whoever builds a new generation while the index
 	// serves, so that two rebuilds never overlap.
@@ -137,7 +144,22 @@ type Indexer struct {
 
 // Read calls fn with the index searches read now, which stays open until
 // fn returns.
-func (x *Indexer) Read(fn func(bleve.Index) error) error { return x.h.read(fn) }
+// A panic inside Bleve (a segment a failed persist left closed, guard.go)
+// answers EUNAVAILABLE rather than failing the request as a bug, and has
+// the tail loop reopen the index from disk.
+func (x *Indexer) Read(fn func(bleve.Index) error) error {
+	return x.h.read(func(idx bleve.Index) error {
+		err := guard("search", func() error { return fn(idx) })
+		var p errPanicked
+		if errors.As(err, &p) {
+			if !x.damaged.Swap(true) {
+				x.logger.Error("indexer: a search met a damaged index segment; reopening the index", "err", err)
+			}
+			return semcat.Errorf(semcat.EUNAVAILABLE, "the search index is being reopened after a failed write; try again")
+		}
+		return err
+	})
+}
 
 // Columns is the search columns of x's index, which x warms as it opens,
 // merges and swaps indexes.
@@ -239,8 +261,9 @@ func Open(ctx context.Context, opts Options) (*Indexer, error) {
 		}
 	}
 	x.h.swap(idx)
-	x.cursor = cp.Cursor
+	x.adopt(cp)
 	x.prog.reset(cp.Horizon)
+	x.dropOtherFences(ctx)
 	x.store.WatchWrites(x.noteWrite)
 	if err := x.store.ReportConsumer(ctx, opts.Consumer, x.cursor); err != nil {
 		return nil, err
@@ -283,6 +306,21 @@ func (x *Indexer) openCurrent(ctx context.Context) (bleve.Index, checkpoint, str
 	if cp.Cursor.Less(watermark) {
 		idx.Close()
 		return nil, checkpoint{}, fmt.Sprintf("the index is at %s, below the pruned outbox watermark %s", cp.Cursor, watermark)
+	}
+	// The database must still hold every transaction the index applied:
+	// not so after a failover to a standby that had not received them, or
+	// a restore from an older backup, whatever happened since.
+	if cp.IndexID == "" || cp.Fence == 0 {
+		idx.Close()
+		return nil, checkpoint{}, "the index records no fence of the database's history (it was written by an earlier version)"
+	}
+	if _, err := x.store.CheckFence(ctx, cp.fence(x.opts.Consumer)); err != nil {
+		idx.Close()
+		var changed *catalogdb.HistoryChangedError
+		if errors.As(err, &changed) {
+			return nil, checkpoint{}, changed.Error()
+		}
+		return nil, checkpoint{}, fmt.Sprintf("cannot read the index's fence: %v", err)
 	}
 	// An index that has seen transactions the database has not yet
 	// started was built on a later state of it: the database was
@@ -527,10 +565,12 @@ func (x *Indexer) buildGeneration(ctx context.Context) (bleve.Index, checkpoint,
 	}
 	var start catalogdb.OutboxCursor
 	var horizon uint64
+	var history catalogdb.History
+	fence := catalogdb.Fence{IndexID: newIndexID(), Consumer: x.opts.Consumer, Next: newFence()}
 	g.Go(func() error {
 		defer close(chunks)
 		var err error
-		start, horizon, err = x.store.ScanEntities(gctx, min(x.opts.BatchSize, buildBatch), func(recs []*semcat.EntityRecord) error {
+		start, horizon, history, err = x.store.ScanEntitiesFenced(gctx, min(x.opts.BatchSize, buildBatch), &fence, func(recs []*semcat.EntityRecord) error {
 			select {
 			case chunks <- recs:
 				return nil
@@ -547,7 +587,8 @@ func (x *Indexer) buildGeneration(ctx context.Context) (bleve.Index, checkpoint,
 	if x.afterScan != nil {
 		x.afterScan()
 	}
-	cp := checkpoint{Cursor: start, Horizon: 0, Database: x.database}
+	cp := checkpoint{Cursor: start, Horizon: 0, Database: x.database,
+		IndexID: fence.IndexID, Fence: fence.Next, SystemID: history.SystemID, Timeline: history.Timeline}
 	b := idx.NewBatch()
 	setCheckpoint(b, cp)
 	if err := idx.Batch(b); err != nil {
@@ -581,10 +622,17 @@ func (x *Indexer) buildGeneration(ctx context.Context) (bleve.Index, checkpoint,
 func (x *Indexer) Index() bleve.Index { return x.h.get() }
 
 // Ready reports whether searches can be answered: an error (EUNAVAILABLE)
-// while no index is open, as after Close or a failed reopen.
+// while no index is open, as after Close or a failed reopen, and while the
+// index's disk is full (indexing stopped).
 func (x *Indexer) Ready() error {
 	if x.h.get() == nil {
 		return semcat.Errorf(semcat.EUNAVAILABLE, "the search index is closed")
+	}
+	x.outage.mu.Lock()
+	full := x.outage.failures > 0 && x.outage.diskFull
+	x.outage.mu.Unlock()
+	if full {
+		return semcat.Errorf(semcat.EUNAVAILABLE, "the search index's disk is full: indexing has stopped until there is space")
 	}
 	return nil
 }
@@ -638,6 +686,11 @@ func (x *Indexer) Run(ctx context.Context) error {
 		}
 		gc.polled(rows)
 		x.outage.record(x.logger, err)
+		// While the database cannot be read, a search waiting for a write
+		// waits: it may come back failed over or restored, with another
+		// node's write at an id below the horizon, which only the next
+		// poll's fence check can tell. (A full disk is no such doubt.)
+		x.prog.setDoubt(err != nil && !diskFull(err))
 		if err != nil {
 			// Retry with growing waits while it keeps failing.
 			timer.Reset(x.outage.retryDelay(x.opts.PollInterval))
@@ -712,6 +765,9 @@ func (x *Indexer) step(ctx context.Context) (rows int, err error) {
 	if !x.disk.room() {
 		return 0, errDiskFull
 	}
+	if x.damaged.Swap(false) {
+		x.recover(ctx, errors.New("a search met a damaged index segment"))
+	}
 	idx := x.h.get()
 	if idx == nil {
 		// A failed batch whose recovery could not rebuild: try again.
@@ -721,12 +777,21 @@ func (x *Indexer) step(ctx context.Context) (rows int, err error) {
 		}
 	}
 	horizon, token := x.prog.since()
-	b, err := x.poll(ctx, idx, x.cursor, horizon)
+	b, err := x.poll(ctx, idx, x.cursor, horizon, &x.fence)
 	if err != nil {
 		var pruned *catalogdb.PrunedPastError
+		var changed *catalogdb.HistoryChangedError
 		switch {
 		case errors.As(err, &pruned):
-			return 0, x.rebuildPrunedPast(ctx, pruned.Watermark)
+			x.logger.Warn("indexer: the outbox was pruned past this index; rebuilding", "cursor", x.cursor.String(), "watermark", pruned.Watermark.String())
+			return 0, x.rebuildNow(ctx, false)
+		case errors.As(err, &changed):
+			// Searches waiting for a write wait for the rebuilt index:
+			// this one's horizon says nothing about the new history.
+			x.prog.lower(0)
+			x.logger.Warn("indexer: the database no longer holds what the index applied (a failover or a restore); rebuilding the index from it, searches answer 503 until it is in",
+				"reason", changed.Reason, "cursor", x.cursor.String())
+			return 0, x.rebuildNow(ctx, true)
 		case isBatchError(err) && diskFull(err):
 			// Bleve met the full disk after all (a batch larger
 			// than the reserve): the handle may use a segment it
@@ -760,6 +825,13 @@ func (x *Indexer) step(ctx context.Context) (rows int, err error) {
 		}
 	}
 	x.serverStarted = b.ServerStarted
+	if b.History.Timeline != 0 && x.fence.timeline != 0 && b.History.Timeline != x.fence.timeline {
+		x.logger.Info("indexer: PostgreSQL writes on a new timeline (a standby promoted or a point-in-time recovery); the database still holds everything the index applied",
+			"timeline", b.History.Timeline, "was", x.fence.timeline)
+	}
+	if b.History.Timeline != 0 {
+		x.fence.timeline = b.History.Timeline
+	}
 	x.prog.advanceSince(token, b.Horizon)
 	x.stall.record(x.logger, b.Horizon, b.NextTxID)
 	return b.Rows, nil
@@ -779,21 +851,41 @@ func (x *Indexer) report(ctx context.Context) error {
 	return nil
 }
 
-// rebuildPrunedPast rebuilds an index whose cursor the outbox was pruned
-// past (loop held).
-func (x *Indexer) rebuildPrunedPast(ctx context.Context, watermark catalogdb.OutboxCursor) error {
+// rebuildNow rebuilds the index from PostgreSQL: its cursor the outbox was
+// pruned past (the old index serves meanwhile), or the database's history
+// changed under it (no index serves meanwhile: the old one shows what the
+// database lost). Loop held.
+func (x *Indexer) rebuildNow(ctx context.Context, historyChanged bool) error {
 	// Not while a rebuild runs: it holds building and, to swap, waits for
-	// the loop this heartbeat runs in. Its index will be current; check
-	// again at the next heartbeat.
+	// the loop this heartbeat runs in. Its index will be current (or its
+	// catch-up fails the same way); check again at the next heartbeat.
 	if !x.building.TryLock() {
 		return nil
 	}
 	defer x.building.Unlock()
-	x.logger.Warn("indexer: the outbox was pruned past this index; rebuilding", "cursor", x.cursor.String(), "watermark", watermark.String())
-	// A fresh heartbeat at the old cursor keeps pruning where it is
-	// while this node builds.
-	if err := x.report(ctx); err != nil {
+	// A fresh heartbeat keeps pruning where it is while this node builds:
+	// at the old cursor, or, where that cursor belongs to a history the
+	// database no longer has (and may lie above rows the build's catch-up
+	// needs), at the watermark.
+	if historyChanged {
+		watermark, err := x.store.OutboxWatermark(ctx)
+		if err == nil {
+			err = x.store.ReportConsumer(ctx, x.opts.Consumer, watermark)
+		}
+		if err != nil {
+			return err
+		}
+	} else if err := x.report(ctx); err != nil {
 		return err
+	}
+	if historyChanged {
+		// The index shows changes the database no longer has: searches
+		// answer 503 until the rebuilt one is in, as while PostgreSQL
+		// fails over (SPEC §9). (If the build fails, the next poll finds
+		// no index open and builds again.)
+		if old := x.h.close("the database failed over or was restored from a backup; the search index is being rebuilt from it"); old != nil {
+			old.Close()
+		}
 	}
 	idx, cp, err := x.build(ctx)
 	if err != nil {
@@ -805,9 +897,61 @@ func (x *Indexer) rebuildPrunedPast(ctx context.Context, watermark catalogdb.Out
 	if old != nil {
 		old.Close()
 	}
-	x.cursor = cp.Cursor
+	x.adopt(cp)
 	x.prog.reset(cp.Horizon)
+	x.dropOtherFences(ctx)
 	return nil
+}
+
+// fenceState is the fence of an index being polled (catalogdb.Fence): its
+// generation, the fence value its checkpoint holds, and the history it
+// follows.
+type fenceState struct {
+	indexID  string
+	current  int64
+	systemID uint64
+	timeline uint32
+}
+
+// fence is the catalogdb.Fence a checkpoint asks the database for.
+func (cp checkpoint) fence(consumer string) catalogdb.Fence {
+	return catalogdb.Fence{IndexID: cp.IndexID, Consumer: consumer, Current: cp.Fence, SystemID: cp.SystemID}
+}
+
+func fenceOf(cp checkpoint) fenceState {
+	return fenceState{indexID: cp.IndexID, current: cp.Fence, systemID: cp.SystemID, timeline: cp.Timeline}
+}
+
+// adopt makes cp's cursor and fence the tail loop's (loop held, or not
+// yet running).
+func (x *Indexer) adopt(cp checkpoint) {
+	x.cursor = cp.Cursor
+	x.fence = fenceOf(cp)
+}
+
+// dropOtherFences deletes the fences of this consumer's other generations,
+// which nothing reads any more.
+func (x *Indexer) dropOtherFences(ctx context.Context) {
+	if x.holding {
+		return // a rebuild's generation has a fence too; its swap drops the rest
+	}
+	if err := x.store.DropFences(ctx, x.opts.Consumer, x.fence.indexID); err != nil {
+		x.logger.Warn("indexer: deleting the fences of replaced index generations", "err", err)
+	}
+}
+
+// newIndexID names a new generation's fence.
+func newIndexID() string {
+	var b [12]byte
+	_, _ = crand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// newFence returns a fresh, non-zero fence value.
+func newFence() int64 {
+	var b [8]byte
+	_, _ = crand.Read(b[:])
+	return int64(binary.LittleEndian.Uint64(b[:])>>1) | 1
 }
 
 // errNoIndex says no index is open: a failed batch's recovery could not
@@ -849,13 +993,22 @@ func isBatchError(err error) bool {
 // own batch, so documents and cursor become durable together. A crash
 // between a poll's chunks replays it, which is harmless because documents
 // are rebuilt from current state.
-func (x *Indexer) poll(ctx context.Context, idx bleve.Index, cursor catalogdb.OutboxCursor, horizon uint64) (*catalogdb.OutboxBatch, error) {
+//
+// fs is the fence of idx: the poll fails with a
+// *catalogdb.HistoryChangedError if the database no longer holds it, and
+// otherwise, if it reads rows, commits a new one that every batch of the
+// poll records, so fs moves to it once one is applied.
+func (x *Indexer) poll(ctx context.Context, idx bleve.Index, cursor catalogdb.OutboxCursor, horizon uint64, fs *fenceState) (*catalogdb.OutboxBatch, error) {
 	checkpointed, chunks := false, 0
 	applying, failed := errgroup.WithContext(ctx)
-	b, err := x.store.PollOutbox(ctx, cursor, x.opts.BatchSize, min(x.opts.BatchSize, tailChunk), func(c catalogdb.OutboxChunk) error {
+	fence := fs.fence(x.opts.Consumer)
+	b, err := x.store.PollOutbox(ctx, cursor, x.opts.BatchSize, min(x.opts.BatchSize, tailChunk), &fence, func(c catalogdb.OutboxChunk) error {
 		if failed.Err() != nil {
 			return failed.Err() // a chunk failed; Wait returns its error
 		}
+		// The database holds the new fence (PollOutbox committed it),
+		// and the index will from this batch on.
+		fs.current = fence.Next
 		if chunks++; chunks == 1 {
 			// Asked only of a poll with work (tailWorkers reads the
 			// machine's and the cgroup's free memory), before any chunk
@@ -872,8 +1025,10 @@ func (x *Indexer) poll(ctx context.Context, idx bleve.Index, cursor catalogdb.Ou
 			batch.Delete(refDocID(d))
 		}
 		if c.Last && chunks == 1 {
-			setCheckpoint(batch, x.nextCheckpoint(c.Poll, horizon))
+			setCheckpoint(batch, x.nextCheckpoint(c.Poll, horizon, fs))
 			checkpointed = true
+		} else {
+			setFence(batch, fs.current)
 		}
 		applying.Go(func() (err error) {
 			defer func() {
@@ -896,12 +1051,19 @@ func (x *Indexer) poll(ctx context.Context, idx bleve.Index, cursor catalogdb.Ou
 	if err != nil || b.Rows == 0 || checkpointed {
 		return b, err
 	}
+	fs.current = fence.Next
 	batch := idx.NewBatch()
-	setCheckpoint(batch, x.nextCheckpoint(b, horizon))
+	setCheckpoint(batch, x.nextCheckpoint(b, horizon, fs))
 	if err := idx.Batch(batch); err != nil {
 		return b, batchError{err}
 	}
 	return b, nil
+}
+
+// fence is the catalogdb.Fence of a poll: fs's, with a fresh value to
+// commit.
+func (fs *fenceState) fence(consumer string) catalogdb.Fence {
+	return catalogdb.Fence{IndexID: fs.indexID, Consumer: consumer, Current: fs.current, Next: newFence(), SystemID: fs.systemID}
 }
 
 // tailChunk is the most entities the tail applies as one Bleve batch, as
@@ -918,8 +1080,16 @@ func (x *Indexer) tailWorkers() int {
 	return buildWorkers()
 }
 
-func (x *Indexer) nextCheckpoint(b *catalogdb.OutboxBatch, horizon uint64) checkpoint {
-	return checkpoint{Cursor: b.Next, Horizon: max(b.Horizon, horizon), Database: x.database}
+func (x *Indexer) nextCheckpoint(b *catalogdb.OutboxBatch, horizon uint64, fs *fenceState) checkpoint {
+	cp := checkpoint{Cursor: b.Next, Horizon: max(b.Horizon, horizon), Database: x.database,
+		IndexID: fs.indexID, Fence: fs.current, SystemID: fs.systemID, Timeline: fs.timeline}
+	if cp.SystemID == 0 {
+		cp.SystemID = b.History.SystemID
+	}
+	if b.History.Timeline != 0 {
+		cp.Timeline = b.History.Timeline
+	}
+	return cp
 }
 
 // recover handles a failed batch, or no open index: Bleve's handle may be
@@ -942,7 +1112,10 @@ func (x *Indexer) recover(ctx context.Context, cause error) {
 		x.prog.reset(cp.Horizon)
 	}
 	x.h.swap(idx)
-	x.cursor = cp.Cursor
+	x.adopt(cp)
+	if reason != "" {
+		x.dropOtherFences(ctx)
+	}
 }
 
 // Rebuild builds a new generation from PostgreSQL while search keeps
@@ -972,9 +1145,9 @@ func (x *Indexer) Rebuild(ctx context.Context) error {
 		return err
 	}
 	// Catch up outside the lock first, then briefly under it.
-	cursor := cp.Cursor
+	cursor, fs := cp.Cursor, fenceOf(cp)
 	for locked := false; ; {
-		b, err := x.poll(ctx, idx, cursor, 0)
+		b, err := x.poll(ctx, idx, cursor, 0, &fs)
 		if err == nil && b.Rows > 0 {
 			cursor = b.Next
 		}
@@ -1004,7 +1177,7 @@ func (x *Indexer) Rebuild(ctx context.Context) error {
 		}
 		old := x.h.swap(idx)
 		x.commitSwap(old, idx)
-		x.cursor = cursor
+		x.cursor, x.fence = cursor, fs
 		x.prog.advance(b.Horizon)
 		x.loop.Unlock()
 		if old != nil {
@@ -1012,6 +1185,9 @@ func (x *Indexer) Rebuild(ctx context.Context) error {
 		}
 		if oldDir != "" {
 			os.RemoveAll(oldDir)
+		}
+		if err := x.store.DropFences(ctx, x.opts.Consumer, fs.indexID); err != nil {
+			x.logger.Warn("indexer: deleting the fences of replaced index generations", "err", err)
 		}
 		return x.store.ReportConsumer(ctx, x.opts.Consumer, cursor)
 	}

@@ -45,7 +45,11 @@ func (p warmingPlugin) OpenUsing(path string, config map[string]any) (segment.Se
 		// Only a cost if it fails: the file is still read, in large pages.
 		_ = cacheInSmallPages(path)
 	}
-	seg, err := p.SegmentPlugin.OpenUsing(path, config)
+	var seg segment.Segment
+	err := guard("open segment", func() (err error) {
+		seg, err = p.SegmentPlugin.OpenUsing(path, config)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
