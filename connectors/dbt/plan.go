@@ -1,0 +1,399 @@
+package dbt
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/semcat/semcat"
+)
+
+// The properties that mark what an import wrote. dbt.project says which
+// project imported an object (prune removes only its own), dbt.unique_id
+// which node it came from.
+const (
+	PropProject  = "dbt.project"
+	PropUniqueID = "dbt.unique_id"
+	// PropTags lists the dbt tags the import attached, so that a later
+	// import removes only those when dbt drops them.
+	PropTags = "dbt.tags"
+	// PropColumnTypes holds, as JSON, the source types of the columns whose
+	// Gravitino type only approximates them.
+	PropColumnTypes = "dbt.column_types"
+	// PropSources lists the dbt sources declared over a table that a model
+	// or seed builds.
+	PropSources = "dbt.sources"
+	propPrefix      = "dbt."
+)
+
+// Plan is what a project's artifacts describe, mapped onto one semcat
+// catalog: the desired state an import brings the catalog to.
+type Plan struct {
+	Project    string
+	DBTVersion string
+	// Spec names the semantic layer's spec: "measures" (dbt before 1.12),
+	// "metric aggregation" (1.12 and later), or "" without one.
+	Spec    string
+	Catalog string
+	Schemas []string
+	Tables  []*TablePlan
+	Models  []*ModelPlan
+	Tags    []string
+	Metrics int
+	// Issues are the items that could not be mapped; an import with any
+	// fails unless partial imports are allowed.
+	Issues []Issue
+	// Skipped are the kinds of dbt objects semcat has no place for (tests,
+	// exposures, saved queries, ephemeral models), by name.
+	Skipped []Issue
+}
+
+// TablePlan is one table to create or keep up to date.
+type TablePlan struct {
+	Schema   string
+	UniqueID string
+	Table    semcat.TableCreate
+	Tags     []string
+	// Owner is meta.owner ("" for none); it becomes the table's owner when
+	// a user of that name exists.
+	Owner string
+}
+
+// ModelPlan is one semantic model to create or keep up to date.
+type ModelPlan struct {
+	Schema   string
+	UniqueID string
+	Model    semcat.SemanticModelCreate
+}
+
+// Issue names an item and why it was not (fully) imported.
+type Issue struct {
+	Item   string `json:"item"`
+	Reason string `json:"reason"`
+}
+
+func (i Issue) String() string { return i.Item + ": " + i.Reason }
+
+// tableKinds are the node kinds that become tables.
+var tableKinds = map[string]bool{"model": true, "seed": true, "snapshot": true, "source": true}
+
+// planner builds a Plan.
+type planner struct {
+	*Plan
+	a *Artifacts
+	// byRelation finds a table by schema and name, for semantic models.
+	byRelation map[[2]string]*TablePlan
+	byID       map[string]*TablePlan
+	tags       map[string]bool
+}
+
+// NewPlan maps the artifacts onto catalog. project overrides the project
+// name the manifest gives ("" keeps it).
+func NewPlan(a *Artifacts, catalog, project string) (*Plan, error) {
+	if project == "" {
+		project = a.Manifest.Metadata.ProjectName
+	}
+	if project == "" {
+		project = mostCommonPackage(a.Manifest)
+	}
+	if project == "" {
+		return nil, semcat.Errorf(semcat.EINVALID, "manifest.json: no metadata.project_name and no nodes; name the project with --project")
+	}
+	p := &planner{
+		Plan:       &Plan{Project: project, DBTVersion: a.Manifest.Metadata.DBTVersion, Catalog: catalog},
+		a:          a,
+		byRelation: map[[2]string]*TablePlan{},
+		byID:       map[string]*TablePlan{},
+		tags:       map[string]bool{},
+	}
+	skipped := map[string][]string{}
+	for _, set := range []map[string]*Node{a.Manifest.Nodes, a.Manifest.Sources} {
+		for _, id := range sortedKeys(set) {
+			n := set[id]
+			if n.UniqueID == "" {
+				n.UniqueID = id
+			}
+			switch {
+			case !tableKinds[n.ResourceType]:
+				skipped[n.ResourceType] = append(skipped[n.ResourceType], n.UniqueID)
+			case n.Config.Materialized == "ephemeral":
+				skipped["ephemeral model"] = append(skipped["ephemeral model"], n.UniqueID)
+			case n.Config.Enabled != nil && !*n.Config.Enabled:
+				skipped["disabled node"] = append(skipped["disabled node"], n.UniqueID)
+			default:
+				p.table(n)
+			}
+		}
+	}
+	for _, id := range sortedKeys(a.Manifest.Exposures) {
+		skipped["exposure"] = append(skipped["exposure"], id)
+	}
+	for _, kind := range sortedKeys(skipped) {
+		ids := skipped[kind]
+		p.Skipped = append(p.Skipped, Issue{Item: fmt.Sprintf("%d %s", len(ids), plural(kind, len(ids))), Reason: "semcat has no place for them: " + list(ids, 8)})
+	}
+	p.semantic()
+	sort.SliceStable(p.Tables, func(i, j int) bool {
+		return p.Tables[i].Schema+"\x00"+p.Tables[i].Table.Name < p.Tables[j].Schema+"\x00"+p.Tables[j].Table.Name
+	})
+	schemas := map[string]bool{}
+	for _, t := range p.Tables {
+		schemas[t.Schema] = true
+	}
+	for _, m := range p.Models {
+		schemas[m.Schema] = true
+	}
+	p.Schemas = sortedKeys(schemas)
+	p.Tags = sortedKeys(p.tags)
+	return p.Plan, nil
+}
+
+func (p *planner) issue(item, format string, args ...any) {
+	p.Issues = append(p.Issues, Issue{Item: item, Reason: fmt.Sprintf(format, args...)})
+}
+
+// table maps one node onto a table.
+func (p *planner) table(n *Node) {
+	name := n.Alias
+	if n.ResourceType == "source" {
+		name = n.Identifier
+	}
+	if name == "" {
+		name = n.Name
+	}
+	if n.Schema == "" {
+		p.issue(n.UniqueID, "has no schema")
+		return
+	}
+	if err := semcat.ValidateName("schema", n.Schema); err != nil {
+		p.issue(n.UniqueID, "schema '%s' is not a valid semcat name", n.Schema)
+		return
+	}
+	if err := semcat.ValidateName("name", name); err != nil {
+		p.issue(n.UniqueID, "relation name '%s' is not a valid semcat name", name)
+		return
+	}
+	key := [2]string{n.Schema, name}
+	if other := p.byRelation[key]; other != nil {
+		if n.ResourceType == "source" && other.Table.Properties["dbt.database"] == n.Database {
+			// A source declared over a seed's or model's relation (as
+			// jaffle-shop's raw tables): one table, both identities.
+			props := other.Table.Properties
+			props[PropSources] = strings.TrimPrefix(props[PropSources]+","+n.UniqueID, ",")
+			if other.Table.Comment == nil {
+				other.Table.Comment = optional(n.Description)
+			}
+			p.byID[n.UniqueID] = other
+			return
+		}
+		p.issue(n.UniqueID, "its relation %s.%s is also %s's (databases are not kept apart)", n.Schema, name, other.UniqueID)
+		return
+	}
+	props := map[string]string{
+		PropProject:         p.Project,
+		PropUniqueID:        n.UniqueID,
+		"dbt.resource_type": n.ResourceType,
+	}
+	setIf := func(k, v string) {
+		if v != "" {
+			props[k] = v
+		}
+	}
+	setIf("dbt.materialized", n.Config.Materialized)
+	setIf("dbt.database", n.Database)
+	setIf("dbt.path", n.OriginalFilePath)
+	setIf("dbt.source_name", n.SourceName)
+	setIf("dbt.loader", n.Loader)
+	setIf("dbt.depends_on", strings.Join(n.DependsOn.Nodes, ","))
+
+	meta := map[string]any{}
+	for k, v := range n.Meta {
+		meta[k] = v
+	}
+	for k, v := range n.Config.Meta {
+		meta[k] = v
+	}
+	owner := ""
+	if o, ok := meta["owner"].(string); ok {
+		owner = o
+	}
+	for _, k := range sortedKeys(meta) {
+		v, ok := meta[k].(string)
+		if !ok {
+			b, _ := json.Marshal(meta[k])
+			v = string(b)
+		}
+		props["dbt.meta."+k] = v
+	}
+
+	tags := map[string]bool{}
+	for _, t := range n.Tags {
+		tags[t] = true
+	}
+	switch ct := n.Config.Tags.(type) {
+	case string:
+		tags[ct] = true
+	case []any:
+		for _, t := range ct {
+			if s, ok := t.(string); ok {
+				tags[s] = true
+			}
+		}
+	}
+	var tagList []string
+	for _, t := range sortedKeys(tags) {
+		if err := semcat.ValidateName("tag", t); err != nil {
+			p.issue(n.UniqueID, "tag '%s' is not a valid semcat tag name", t)
+			continue
+		}
+		tagList = append(tagList, t)
+		p.tags[t] = true
+	}
+	setIf(PropTags, strings.Join(tagList, ","))
+
+	var cat *CatalogTable
+	if p.a.Catalog != nil {
+		if n.ResourceType == "source" {
+			cat = p.a.Catalog.Sources[n.UniqueID]
+		} else {
+			cat = p.a.Catalog.Nodes[n.UniqueID]
+		}
+	}
+	cols, approx := columns(n, cat, p.a.Manifest.Metadata.AdapterType == "snowflake")
+	if len(approx) > 0 {
+		b, _ := json.Marshal(approx)
+		props[PropColumnTypes] = string(b)
+	}
+	for k, v := range props {
+		if utf8.RuneCountInString(k) > semcat.MaxPropertyKeyLength {
+			p.issue(n.UniqueID, "property '%s' has a key longer than %d characters", k, semcat.MaxPropertyKeyLength)
+			delete(props, k)
+		} else if utf8.RuneCountInString(v) > semcat.MaxPropertyValueLength {
+			p.issue(n.UniqueID, "property '%s' is longer than %d characters", k, semcat.MaxPropertyValueLength)
+			delete(props, k)
+		}
+	}
+	comment := optional(n.Description)
+	if comment == nil && cat != nil && cat.Metadata.Comment != nil && *cat.Metadata.Comment != "" {
+		comment = cat.Metadata.Comment
+	}
+	tp := &TablePlan{Schema: n.Schema, UniqueID: n.UniqueID, Tags: tagList, Owner: owner,
+		Table: semcat.TableCreate{Name: name, Comment: comment, Columns: cols, Properties: props}}
+	if err := semcat.ValidateColumns("columns", cols); err != nil {
+		p.issue(n.UniqueID, "%s", semcat.ErrorMessage(err))
+		return
+	}
+	p.Tables = append(p.Tables, tp)
+	p.byRelation[key] = tp
+	p.byID[n.UniqueID] = tp
+}
+
+// columns merges the warehouse's columns (catalog.json: names, types,
+// order) with the documented ones (descriptions, data_type). A documented
+// column keeps its spelling (dbt's lower case against Snowflake's upper
+// case); documented columns the warehouse does not have come last. approx
+// maps a column to its source type where the Gravitino type approximates
+// it ("unknown" where nothing gave a type).
+//
+// On Snowflake, which upper-cases unquoted names, an upper-case name the
+// manifest does not spell otherwise is written in lower case, as dbt
+// projects write them.
+func columns(n *Node, cat *CatalogTable, foldsUpper bool) (cols []semcat.Column, approx map[string]string) {
+	approx = map[string]string{}
+	docs := map[string]*Column{}
+	for i := range n.Columns {
+		docs[strings.ToLower(n.Columns[i].Name)] = &n.Columns[i]
+	}
+	used := map[string]bool{}
+	add := func(name, typ string, comment *string) {
+		c := semcat.Column{Name: name, Comment: comment}
+		if typ == "" {
+			c.Type, approx[name] = &semcat.Type{Name: "string"}, "unknown"
+		} else {
+			var exact bool
+			if c.Type, exact = mapType(typ); !exact {
+				approx[name] = typ
+			}
+		}
+		cols = append(cols, c)
+	}
+	if cat != nil {
+		for _, cc := range cat.Ordered() {
+			name, comment := cc.Name, cc.Comment
+			if comment != nil && *comment == "" {
+				comment = nil
+			}
+			if foldsUpper && name == strings.ToUpper(name) {
+				name = strings.ToLower(name)
+			}
+			if d := docs[strings.ToLower(cc.Name)]; d != nil {
+				name = d.Name
+				if c := optional(d.Description); c != nil {
+					comment = c
+				}
+				used[strings.ToLower(cc.Name)] = true
+			}
+			add(name, cc.Type, comment)
+		}
+	}
+	for _, d := range n.Columns {
+		if used[strings.ToLower(d.Name)] {
+			continue
+		}
+		used[strings.ToLower(d.Name)] = true
+		typ := ""
+		if d.DataType != nil {
+			typ = *d.DataType
+		}
+		add(d.Name, typ, optional(d.Description))
+	}
+	if cols == nil {
+		cols = []semcat.Column{}
+	}
+	if len(approx) == 0 {
+		approx = nil
+	}
+	return cols, approx
+}
+
+// optional is s, or nil when s is empty (dbt writes "" for no description).
+func optional(s string) *string {
+	if strings.TrimSpace(s) == "" {
+		return nil
+	}
+	return &s
+}
+
+func mostCommonPackage(m Manifest) string {
+	count := map[string]int{}
+	best := ""
+	for _, n := range m.Nodes {
+		if tableKinds[n.ResourceType] && n.PackageName != "" {
+			count[n.PackageName]++
+			if c := count[n.PackageName]; c > count[best] || c == count[best] && n.PackageName < best {
+				best = n.PackageName
+			}
+		}
+	}
+	return best
+}
+
+func plural(word string, n int) string {
+	if n == 1 {
+		return word
+	}
+	if strings.HasSuffix(word, "y") {
+		return word[:len(word)-1] + "ies"
+	}
+	return word + "s"
+}
+
+// list joins up to most names, saying how many more there are.
+func list(names []string, most int) string {
+	if len(names) <= most {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:most], ", "), len(names)-most)
+}
