@@ -310,10 +310,10 @@ func (t *TypeParams) UnmarshalJSON(b []byte) error {
 // Input is a measure or metric a metric is built on: an object with a
 // name, or (in older manifests) just the name.
 type Input struct {
-	Name         string          `json:"name"`
-	Filter       *Filter         `json:"filter"`
-	Alias        *string         `json:"alias"`
-	OffsetWindow json.RawMessage `json:"offset_window"`
+	Name          string          `json:"name"`
+	Filter        *Filter         `json:"filter"`
+	Alias         *string         `json:"alias"`
+	OffsetWindow  json.RawMessage `json:"offset_window"`
 	OffsetToGrain json.RawMessage `json:"offset_to_grain"`
 }
 

@@ -25,7 +25,7 @@ const (
 	// PropSources lists the dbt sources declared over a table that a model
 	// or seed builds.
 	PropSources = "dbt.sources"
-	propPrefix      = "dbt."
+	propPrefix  = "dbt."
 )
 
 // Plan is what a project's artifacts describe, mapped onto one semcat

@@ -218,7 +218,7 @@ func (p *planner) dataset(sm *SemanticModel, t *TablePlan) *smInfo {
 			}
 		}
 		field(semcat.Field{Name: e.Name, Expression: sqlExpr(expr), Description: trimmed(e.Description), Label: trimmed(e.Label),
-			Datatype: info.datatype(expr),
+			Datatype:         info.datatype(expr),
 			CustomExtensions: extension(map[string]any{"entity": e.Type, "role": e.Role, "expr": e.Expr})}, "entity")
 	}
 	for _, d := range sm.Dimensions {
