@@ -127,8 +127,8 @@ func NewPlan(a *Artifacts, catalog, project string) (*Plan, error) {
 			}
 		}
 	}
-	for _, id := range sortedKeys(a.Manifest.Exposures) {
-		skipped["exposure"] = append(skipped["exposure"], id)
+	if len(a.Manifest.Exposures) > 0 {
+		skipped["exposure"] = sortedKeys(a.Manifest.Exposures)
 	}
 	for _, kind := range sortedKeys(skipped) {
 		ids := skipped[kind]
