@@ -22,6 +22,8 @@ const (
 	// PropColumnTypes holds, as JSON, the source types of the columns whose
 	// Gravitino type only approximates them.
 	PropColumnTypes = "dbt.column_types"
+	// PropColumnMeta holds, as JSON, the columns' dbt meta and tags.
+	PropColumnMeta = "dbt.column_meta"
 	// PropSources lists the dbt sources declared over a table that a model
 	// or seed builds.
 	PropSources = "dbt.sources"
@@ -265,6 +267,24 @@ func (p *planner) table(n *Node) {
 	if len(approx) > 0 {
 		b, _ := json.Marshal(approx)
 		props[PropColumnTypes] = string(b)
+	}
+	// Column meta and tags have no place on a semcat column: kept as JSON.
+	colMeta := map[string]any{}
+	for _, c := range n.Columns {
+		m := map[string]any{}
+		if len(c.Meta) > 0 {
+			m["meta"] = c.Meta
+		}
+		if len(c.Tags) > 0 {
+			m["tags"] = c.Tags
+		}
+		if len(m) > 0 {
+			colMeta[c.Name] = m
+		}
+	}
+	if len(colMeta) > 0 {
+		b, _ := json.Marshal(colMeta)
+		props[PropColumnMeta] = string(b)
 	}
 	for k, v := range props {
 		if utf8.RuneCountInString(k) > semcat.MaxPropertyKeyLength {

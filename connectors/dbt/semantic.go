@@ -101,7 +101,7 @@ func (p *planner) semantic() {
 	for _, m := range sem.Metrics {
 		c.metrics[m.Name] = m
 		all = append(all, m)
-		if m.TypeParams.MetricAggregationParams != nil {
+		if m.TypeParams.MetricAggregationParams != nil && m.TypeParams.Measure == nil {
 			aggregations = true
 		}
 	}
@@ -381,7 +381,9 @@ func (c *compiler) compile(name string, filters []string, depth int) (compiled, 
 	}
 	switch m.Type {
 	case "simple", "":
-		if a := tp.MetricAggregationParams; a != nil {
+		// dbt writes both a measure and its aggregation params on simple
+		// metrics it converts from measures; the measure then has the expr.
+		if a := tp.MetricAggregationParams; a != nil && (tp.Measure == nil || c.measureOwner[tp.Measure.Name] == nil) {
 			info := c.byName[a.SemanticModel]
 			if info == nil {
 				return compiled{}, fmt.Errorf("its semantic model '%s' was not imported", a.SemanticModel)
