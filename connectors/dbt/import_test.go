@@ -603,3 +603,39 @@ func TestImportUnmappable(t *testing.T) {
 		t.Errorf("orders was not imported: %v", err)
 	}
 }
+
+// TestPruneSchema checks that --prune drops a schema the project created
+// once none of its objects is left, and keeps one that holds others'.
+func TestPruneSchema(t *testing.T) {
+	s := newServer(t)
+	ctx := context.Background()
+	s.run(t, load(t, "jaffle-shop-1.9", nil), dbt.Options{})
+	noRaw := func(m map[string]any) {
+		for id := range m["nodes"].(map[string]any) {
+			if strings.HasPrefix(id, "seed.") {
+				delete(m["nodes"].(map[string]any), id)
+			}
+		}
+		m["sources"] = map[string]any{}
+	}
+	res := s.run(t, load(t, "jaffle-shop-1.9", noRaw), dbt.Options{Prune: true})
+	if res.Writes("table") != 6 || res.Writes("schema") != 1 || len(res.Issues) != 0 {
+		t.Errorf("prune: actions %v, issues %v", res.Actions, res.Issues)
+	}
+	if _, err := s.c.GetSchema(ctx, semcat.Namespace{Metalake: "m", Catalog: "wh"}, "raw"); !errors.Is(err, apiclient.ErrNotFound) {
+		t.Errorf("schema raw after prune: %v", err)
+	}
+
+	// Import raw again, add a table of one's own to it: prune keeps it.
+	s.run(t, load(t, "jaffle-shop-1.9", nil), dbt.Options{})
+	if _, _, err := s.c.CreateTable(ctx, ns("raw"), semcat.TableCreate{Name: "mine", Columns: []semcat.Column{}}); err != nil {
+		t.Fatal(err)
+	}
+	res = s.run(t, load(t, "jaffle-shop-1.9", noRaw), dbt.Options{Prune: true})
+	if res.Writes("table") != 6 || res.Writes("schema") != 0 {
+		t.Errorf("prune with a table of one's own: %v", res.Actions)
+	}
+	if _, err := s.c.GetTable(ctx, ns("raw"), "mine"); err != nil {
+		t.Errorf("prune dropped a table of one's own: %v", err)
+	}
+}

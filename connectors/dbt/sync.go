@@ -607,11 +607,13 @@ func (im *importer) prune(ctx context.Context) error {
 	schemas := sortedKeys(im.schemas)
 	type obj struct{ schema, name string }
 	var models, tables []obj
+	listed := map[string]int{} // objects per schema
 	for _, s := range schemas {
 		ms, err := im.c.ListSemanticModels(ctx, im.ns(s))
 		if err != nil {
 			return err
 		}
+		listed[s] += len(ms)
 		for _, n := range ms {
 			if !wantModels[s+"."+n] {
 				models = append(models, obj{s, n})
@@ -621,6 +623,7 @@ func (im *importer) prune(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		listed[s] += len(ts)
 		for _, n := range ts {
 			if !wantTables[s+"."+n] {
 				tables = append(tables, obj{s, n})
@@ -628,6 +631,13 @@ func (im *importer) prune(ctx context.Context) error {
 		}
 	}
 	im.total.Add(int64(len(models) + len(tables)))
+	var mu sync.Mutex
+	dropped := map[string]int{}
+	drop := func(schema string) {
+		mu.Lock()
+		dropped[schema]++
+		mu.Unlock()
+	}
 	im.each(ctx, len(models), func(i int) {
 		o := models[i]
 		defer im.step()
@@ -635,6 +645,7 @@ func (im *importer) prune(ctx context.Context) error {
 		if err != nil || cur.Properties[PropProject] != im.plan.Project {
 			return
 		}
+		drop(o.schema)
 		im.act("delete", "semantic_model", o.schema+"."+o.name, "")
 		if !im.opt.DryRun {
 			if _, _, err := im.c.DropSemanticModel(ctx, im.ns(o.schema), o.name, cur.Version); err != nil {
@@ -649,6 +660,7 @@ func (im *importer) prune(ctx context.Context) error {
 		if err != nil || cur.Properties[PropProject] != im.plan.Project {
 			return
 		}
+		drop(o.schema)
 		im.act("delete", "table", o.schema+"."+o.name, "")
 		if !im.opt.DryRun {
 			if _, _, err := im.c.DropTable(ctx, im.ns(o.schema), o.name); err != nil {
@@ -656,6 +668,27 @@ func (im *importer) prune(ctx context.Context) error {
 			}
 		}
 	})
+	// A schema this project created that the plan no longer uses goes too,
+	// once nothing is left in it.
+	wantSchemas := map[string]bool{}
+	for _, sc := range im.plan.Schemas {
+		wantSchemas[sc] = true
+	}
+	for _, sc := range schemas {
+		if wantSchemas[sc] || listed[sc] != dropped[sc] || ctx.Err() != nil {
+			continue
+		}
+		cur, err := im.c.GetSchema(ctx, semcat.Namespace{Metalake: im.opt.Metalake, Catalog: im.plan.Catalog}, sc)
+		if err != nil || cur.Properties[PropProject] != im.plan.Project {
+			continue
+		}
+		im.act("delete", "schema", sc, "")
+		if !im.opt.DryRun {
+			if _, _, err := im.c.DropSchema(ctx, semcat.Namespace{Metalake: im.opt.Metalake, Catalog: im.plan.Catalog}, sc, false); err != nil {
+				im.fail("schema "+sc, err)
+			}
+		}
+	}
 	return ctx.Err()
 }
 
