@@ -124,6 +124,9 @@ func printDBTResult(stdout, stderr io.Writer, res *dbt.Result, metalake string, 
 	for _, s := range res.Skipped {
 		fmt.Fprintf(stdout, "skipped %s\n", s)
 	}
+	for _, n := range res.Notes {
+		fmt.Fprintf(stdout, "note: %s\n", n)
+	}
 	for _, i := range res.Issues {
 		fmt.Fprintf(stderr, "semcat: not imported: %s\n", i)
 	}

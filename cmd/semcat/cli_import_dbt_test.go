@@ -54,28 +54,28 @@ func TestImportDBT(t *testing.T) {
 		t.Errorf("repeat --json: %v %+v\n%s", err, res, out)
 	}
 
-	// A tag semcat cannot name: the rest is imported, the tag is named,
-	// and the exit code says so unless --allow-partial.
+	// An aggregation semcat does not know: the rest is imported, the metric
+	// is named, and the exit code says so unless --allow-partial.
 	bad := t.TempDir()
 	for _, f := range []string{"manifest.json", "catalog.json", "semantic_manifest.json"} {
 		b, err := os.ReadFile(filepath.Join(dir, f))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if f == "manifest.json" {
-			b = []byte(strings.Replace(string(b), `"tags": [],`, `"tags": ["needs review"],`, 1))
+		if f == "semantic_manifest.json" {
+			b = []byte(strings.Replace(string(b), `"agg": "median"`, `"agg": "mode"`, 1))
 		}
 		if err := os.WriteFile(filepath.Join(bad, f), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	code, out, errOut := runCLI(env, "import", "dbt", bad, "--catalog", "wh")
-	if code != exitError || !strings.Contains(errOut, "not imported: model.jaffle_shop.customers: tag 'needs review' is not a valid semcat tag name") ||
+	if code != exitError || !strings.Contains(errOut, "not imported: metric median_revenue: unknown aggregation 'mode'") ||
 		!strings.Contains(errOut, "1 item was not imported (named above); --allow-partial accepts a partial import") {
 		t.Errorf("partial import: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	code, _, errOut = runCLI(env, "import", "dbt", bad, "--catalog", "wh", "--allow-partial")
-	if code != 0 || !strings.Contains(errOut, "not imported: model.jaffle_shop.customers") {
+	if code != 0 || !strings.Contains(errOut, "not imported: metric median_revenue") {
 		t.Errorf("--allow-partial: exit %d, stderr %q", code, errOut)
 	}
 }

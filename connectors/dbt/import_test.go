@@ -580,27 +580,64 @@ func TestImportChanges(t *testing.T) {
 	}
 }
 
-// TestImportUnmappable checks that what cannot be mapped is named, and the
-// rest imported.
+// TestImportUnmappable checks that what cannot be mapped is named and the
+// rest imported, and that names semcat's rule rejects are made valid and
+// noted, never dropped.
 func TestImportUnmappable(t *testing.T) {
 	s := newServer(t)
-	a := load(t, "jaffle-shop-1.9", func(m map[string]any) {
+	ctx := context.Background()
+	a := loadEdited(t, "jaffle-shop-1.9", func(m map[string]any) {
 		nodes := m["nodes"].(map[string]any)
-		nodes["model.jaffle_shop.orders"].(map[string]any)["tags"] = []any{"has space"}
-		bad := nodes["model.jaffle_shop.products"].(map[string]any)
-		bad["alias"] = "bad.name"
+		nodes["model.jaffle_shop.orders"].(map[string]any)["tags"] = []any{"needs review"}
+		products := nodes["model.jaffle_shop.products"].(map[string]any)
+		products["alias"] = "products.v2"
+		cols := nodes["model.jaffle_shop.customers"].(map[string]any)["columns"].(map[string]any)
+		// customers has a customer_name already: the new name is made distinct.
+		cols["customer name"] = map[string]any{"name": "customer name", "description": "as typed", "data_type": "text"}
+	}, func(sem map[string]any) {
+		for _, sm := range sem["semantic_models"].([]any) {
+			sm := sm.(map[string]any)
+			if sm["name"] == "order_item" {
+				for _, ms := range sm["measures"].([]any) {
+					if ms.(map[string]any)["name"] == "median_revenue" {
+						ms.(map[string]any)["agg"] = "mode"
+					}
+				}
+			}
+			if sm["name"] == "products" {
+				sm["node_relation"].(map[string]any)["alias"] = "products.v2"
+			}
+		}
 	})
 	res := s.run(t, a, dbt.Options{})
-	issues := mustJSON(res.Issues)
-	for _, want := range []string{`"item":"model.jaffle_shop.orders","reason":"tag 'has space' is not a valid semcat tag name"`,
-		`"item":"model.jaffle_shop.products","reason":"relation name 'bad.name' is not a valid semcat name"`,
-		`"item":"semantic model products"`} {
-		if !strings.Contains(issues, want) {
-			t.Errorf("issues do not name %s:\n%s", want, issues)
+	if got := mustJSON(res.Issues); got != `[{"item":"metric median_revenue","reason":"unknown aggregation 'mode'"}]` {
+		t.Errorf("issues = %s", got)
+	}
+	notes := mustJSON(res.Notes)
+	for _, want := range []string{`"item":"model.jaffle_shop.products","reason":"relation 'products.v2' imported as table STREAMLIT_TEST.products_v2`,
+		`"item":"tag needs review","reason":"imported as 'needs_review'"`,
+		`"item":"model.jaffle_shop.customers","reason":"1 column renamed to valid semcat names`} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes lack %s:\n%s", want, notes)
 		}
 	}
-	if _, err := s.c.GetTable(context.Background(), ns("STREAMLIT_TEST"), "orders"); err != nil {
-		t.Errorf("orders was not imported: %v", err)
+	p, err := s.c.GetTable(ctx, ns("STREAMLIT_TEST"), "products_v2")
+	if err != nil || p.Properties["dbt.alias"] != "products.v2" {
+		t.Errorf("products_v2: %v %v", err, p)
+	}
+	if m, err := s.c.GetSemanticModel(ctx, ns("STREAMLIT_TEST"), "products"); err != nil || m.Definition.Datasets[0].Source.Name != "products_v2" {
+		t.Errorf("model products over products_v2: %v", err)
+	}
+	c, err := s.c.GetTable(ctx, ns("STREAMLIT_TEST"), "customers")
+	if err != nil || c.Properties["dbt.column_names"] != `{"customer_name_2":"customer name"}` {
+		t.Errorf("customers: %v %v", err, c.Properties)
+	}
+	tags, _ := s.c.ListObjectTags(ctx, "m", semcat.ObjectRef{Type: semcat.KindTable, FullName: "wh.STREAMLIT_TEST.orders"})
+	if !slices.Equal(tags, []string{"needs_review"}) {
+		t.Errorf("orders tags = %v", tags)
+	}
+	if m := mustModel(t, s.c, "order_item"); slices.Contains(m.Definition.MetricNames(), "median_revenue") || len(m.Definition.Metrics) != 8 {
+		t.Errorf("order_item metrics = %v", m.Definition.MetricNames())
 	}
 }
 

@@ -3,6 +3,7 @@ package dbt
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -22,6 +23,9 @@ const (
 	// PropColumnTypes holds, as JSON, the source types of the columns whose
 	// Gravitino type only approximates them.
 	PropColumnTypes = "dbt.column_types"
+	// PropColumnNames maps, as JSON, the columns renamed to valid semcat
+	// names to their names in the warehouse.
+	PropColumnNames = "dbt.column_names"
 	// PropColumnMeta holds, as JSON, the columns' dbt meta and tags.
 	PropColumnMeta = "dbt.column_meta"
 	// PropSources lists the dbt sources declared over a table that a model
@@ -50,6 +54,9 @@ type Plan struct {
 	// Skipped are the kinds of dbt objects semcat has no place for (tests,
 	// exposures, saved queries, ephemeral models), by name.
 	Skipped []Issue
+	// Notes say what was imported differently from how dbt names it (a
+	// name semcat's rule rejects, made valid).
+	Notes []Issue
 }
 
 // TablePlan is one table to create or keep up to date.
@@ -61,6 +68,9 @@ type TablePlan struct {
 	// Owner is meta.owner ("" for none); it becomes the table's owner when
 	// a user of that name exists.
 	Owner string
+	// orig maps the lower-cased warehouse name of each column to its name
+	// in the table.
+	orig map[string]string
 }
 
 // ModelPlan is one semantic model to create or keep up to date.
@@ -89,6 +99,10 @@ type planner struct {
 	byRelation map[[2]string]*TablePlan
 	byID       map[string]*TablePlan
 	tags       map[string]bool
+	// renamedSchemas and renamedTags are noted once each.
+	renamedSchemas, renamedTags map[string]bool
+	// modelNames are the semantic models planned, by schema.name.
+	modelNames map[string]bool
 }
 
 // NewPlan maps the artifacts onto catalog. project overrides the project
@@ -109,6 +123,10 @@ func NewPlan(a *Artifacts, catalog, project string) (*Plan, error) {
 		byRelation: map[[2]string]*TablePlan{},
 		byID:       map[string]*TablePlan{},
 		tags:       map[string]bool{},
+
+		renamedSchemas: map[string]bool{},
+		modelNames:     map[string]bool{},
+		renamedTags:    map[string]bool{},
 	}
 	skipped := map[string][]string{}
 	for _, set := range []map[string]*Node{a.Manifest.Nodes, a.Manifest.Sources} {
@@ -156,6 +174,10 @@ func (p *planner) issue(item, format string, args ...any) {
 	p.Issues = append(p.Issues, Issue{Item: item, Reason: fmt.Sprintf(format, args...)})
 }
 
+func (p *planner) note(item, format string, args ...any) {
+	p.Notes = append(p.Notes, Issue{Item: item, Reason: fmt.Sprintf(format, args...)})
+}
+
 // table maps one node onto a table.
 func (p *planner) table(n *Node) {
 	name := n.Alias
@@ -169,15 +191,17 @@ func (p *planner) table(n *Node) {
 		p.issue(n.UniqueID, "has no schema")
 		return
 	}
-	if err := semcat.ValidateName("schema", n.Schema); err != nil {
-		p.issue(n.UniqueID, "schema '%s' is not a valid semcat name", n.Schema)
-		return
+	schema, schemaRenamed := semcatName(n.Schema)
+	if schemaRenamed && !p.renamedSchemas[n.Schema] {
+		p.renamedSchemas[n.Schema] = true
+		p.note("schema "+n.Schema, "imported as '%s' (a semcat name is 1-64 of A-Z a-z 0-9 _ / = -)", schema)
 	}
-	if err := semcat.ValidateName("name", name); err != nil {
-		p.issue(n.UniqueID, "relation name '%s' is not a valid semcat name", name)
-		return
+	relation := name
+	name, renamed := semcatName(name)
+	if renamed {
+		p.note(n.UniqueID, "relation '%s' imported as table %s.%s (the dbt name kept in property dbt.alias)", relation, schema, name)
 	}
-	key := [2]string{n.Schema, name}
+	key := [2]string{schema, name}
 	if other := p.byRelation[key]; other != nil {
 		if n.ResourceType == "source" && other.Table.Properties["dbt.database"] == n.Database {
 			// A source declared over a seed's or model's relation (as
@@ -190,13 +214,19 @@ func (p *planner) table(n *Node) {
 			p.byID[n.UniqueID] = other
 			return
 		}
-		p.issue(n.UniqueID, "its relation %s.%s is also %s's (databases are not kept apart)", n.Schema, name, other.UniqueID)
+		p.issue(n.UniqueID, "its relation %s.%s is also %s's (databases are not kept apart)", schema, name, other.UniqueID)
 		return
 	}
 	props := map[string]string{
 		PropProject:         p.Project,
 		PropUniqueID:        n.UniqueID,
 		"dbt.resource_type": n.ResourceType,
+	}
+	if renamed {
+		props["dbt.alias"] = relation
+	}
+	if schemaRenamed {
+		props["dbt.schema"] = n.Schema
 	}
 	setIf := func(k, v string) {
 		if v != "" {
@@ -246,12 +276,15 @@ func (p *planner) table(n *Node) {
 	}
 	var tagList []string
 	for _, t := range sortedKeys(tags) {
-		if err := semcat.ValidateName("tag", t); err != nil {
-			p.issue(n.UniqueID, "tag '%s' is not a valid semcat tag name", t)
-			continue
+		tag, renamed := semcatName(t)
+		if renamed && !p.renamedTags[t] {
+			p.renamedTags[t] = true
+			p.note("tag "+t, "imported as '%s'", tag)
 		}
-		tagList = append(tagList, t)
-		p.tags[t] = true
+		if !slices.Contains(tagList, tag) {
+			tagList = append(tagList, tag)
+		}
+		p.tags[tag] = true
 	}
 	setIf(PropTags, strings.Join(tagList, ","))
 
@@ -267,6 +300,36 @@ func (p *planner) table(n *Node) {
 	if len(approx) > 0 {
 		b, _ := json.Marshal(approx)
 		props[PropColumnTypes] = string(b)
+	}
+	// Column names semcat cannot take are made valid (and distinct); the
+	// originals are kept, and semantic models find columns by either.
+	orig := map[string]string{}
+	renamedCols := map[string]string{}
+	taken := map[string]bool{}
+	for _, c := range cols {
+		taken[c.Name] = true
+	}
+	for i, c := range cols {
+		orig[strings.ToLower(c.Name)] = c.Name
+		valid, changed := semcatName(c.Name)
+		if !changed {
+			continue
+		}
+		delete(taken, c.Name)
+		for k := 2; taken[valid]; k++ {
+			suffix := fmt.Sprintf("_%d", k)
+			valid = valid[:min(len(valid), semcat.MaxNameLength-len(suffix))] + suffix
+		}
+		taken[valid] = true
+		renamedCols[valid] = c.Name
+		orig[strings.ToLower(c.Name)] = valid
+		cols[i].Name = valid
+	}
+	if len(renamedCols) > 0 {
+		b, _ := json.Marshal(renamedCols)
+		props[PropColumnNames] = string(b)
+		p.note(n.UniqueID, "%d %s renamed to valid semcat names (the originals kept in property %s)",
+			len(renamedCols), plural("column", len(renamedCols)), PropColumnNames)
 	}
 	// Column meta and tags have no place on a semcat column: kept as JSON.
 	colMeta := map[string]any{}
@@ -299,7 +362,7 @@ func (p *planner) table(n *Node) {
 	if comment == nil && cat != nil && cat.Metadata.Comment != nil && *cat.Metadata.Comment != "" {
 		comment = cat.Metadata.Comment
 	}
-	tp := &TablePlan{Schema: n.Schema, UniqueID: n.UniqueID, Tags: tagList, Owner: owner,
+	tp := &TablePlan{Schema: schema, UniqueID: n.UniqueID, Tags: tagList, Owner: owner, orig: orig,
 		Table: semcat.TableCreate{Name: name, Comment: comment, Columns: cols, Properties: props}}
 	if err := semcat.ValidateColumns("columns", cols); err != nil {
 		p.issue(n.UniqueID, "%s", semcat.ErrorMessage(err))

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -52,10 +53,6 @@ func (p *planner) semantic() {
 		if len(sm.Measures) > 0 {
 			measures = true
 		}
-		if err := semcat.ValidateName("name", sm.Name); err != nil {
-			p.issue(item, "'%s' is not a valid semcat name", sm.Name)
-			continue
-		}
 		t := p.relationOf(sm)
 		if t == nil {
 			p.issue(item, "its relation %s.%s is not among the imported tables", sm.NodeRelation.SchemaName, sm.NodeRelation.Alias)
@@ -91,7 +88,8 @@ func (p *planner) semantic() {
 				continue // the entity stays a field, its type in customExtensions
 			}
 			info.join(to)
-			info.rels = append(info.rels, semcat.Relationship{Name: e.Name, From: info.sm.Name, To: to.sm.Name,
+			rel, _ := semcatName(e.Name)
+			info.rels = append(info.rels, semcat.Relationship{Name: rel, From: info.ds.Name, To: to.ds.Name,
 				FromColumns: []string{from}, ToColumns: []string{to.key}})
 		}
 	}
@@ -127,9 +125,9 @@ func (p *planner) semantic() {
 	}
 	for _, m := range all {
 		item := "metric " + m.Name
-		if err := semcat.ValidateName("name", m.Name); err != nil {
-			p.issue(item, "'%s' is not a valid semcat name", m.Name)
-			continue
+		name, renamed := semcatName(m.Name)
+		if renamed {
+			p.note(item, "imported as '%s'", name)
 		}
 		r, err := c.compile(m.Name, nil, 0)
 		if err != nil {
@@ -140,7 +138,11 @@ func (p *planner) semantic() {
 		for _, d := range r.uses {
 			home.join(d)
 		}
-		out := semcat.Metric{Name: m.Name, Expression: sqlExpr(r.sql), Description: trimmed(m.Description), Datatype: &r.dt,
+		if slices.ContainsFunc(home.metrics, func(x semcat.Metric) bool { return x.Name == name }) {
+			p.issue(item, "its semcat name '%s' is another metric's of model %s", name, home.ds.Name)
+			continue
+		}
+		out := semcat.Metric{Name: name, Expression: sqlExpr(r.sql), Description: trimmed(m.Description), Datatype: &r.dt,
 			CustomExtensions: extension(metricData(m, r))}
 		if m.Label != nil && normal(*m.Label) != normal(m.Name) {
 			out.AIContext, _ = json.Marshal(map[string]any{"synonyms": []string{*m.Label}})
@@ -168,13 +170,14 @@ func (p *planner) relationOf(sm *SemanticModel) *TablePlan {
 			return t
 		}
 	}
-	r := sm.NodeRelation
-	if t := p.byRelation[[2]string{r.SchemaName, r.Alias}]; t != nil {
+	schema, _ := semcatName(sm.NodeRelation.SchemaName)
+	alias, _ := semcatName(sm.NodeRelation.Alias)
+	if t := p.byRelation[[2]string{schema, alias}]; t != nil {
 		return t
 	}
-	for k, t := range p.byRelation {
-		if strings.EqualFold(k[0], r.SchemaName) && strings.EqualFold(k[1], r.Alias) {
-			return t
+	for _, k := range sortedRelations(p.byRelation) {
+		if strings.EqualFold(k[0], schema) && strings.EqualFold(k[1], alias) {
+			return p.byRelation[k]
 		}
 	}
 	return nil
@@ -185,19 +188,29 @@ func (p *planner) relationOf(sm *SemanticModel) *TablePlan {
 func (p *planner) dataset(sm *SemanticModel, t *TablePlan) *smInfo {
 	info := &smInfo{sm: sm, table: t, columns: map[string]semcat.Column{}, entities: map[string]Entity{},
 		dims: map[string]Dimension{}, measures: map[string]*Measure{}}
+	byName := map[string]semcat.Column{}
 	for _, c := range t.Table.Columns {
+		byName[c.Name] = c
 		info.columns[strings.ToLower(c.Name)] = c
 	}
-	ds := semcat.Dataset{Name: sm.Name, Source: &semcat.Source{Namespace: []string{p.Catalog, t.Schema}, Name: t.Table.Name},
+	for o, n := range t.orig {
+		info.columns[o] = byName[n]
+	}
+	name, renamed := semcatName(sm.Name)
+	if renamed {
+		p.note("semantic model "+sm.Name, "imported as '%s'", name)
+	}
+	ds := semcat.Dataset{Name: name, Source: &semcat.Source{Namespace: []string{p.Catalog, t.Schema}, Name: t.Table.Name},
 		Description: trimmed(sm.Description)}
 	seen := map[string]bool{}
 	field := func(f semcat.Field, kind string) {
+		dbtName := f.Name
+		var renamed bool
+		if f.Name, renamed = semcatName(f.Name); renamed {
+			p.note("semantic model "+sm.Name, "%s '%s' imported as field '%s'", kind, dbtName, f.Name)
+		}
 		if seen[f.Name] {
 			p.issue("semantic model "+sm.Name, "%s '%s' has the name of another entity or dimension", kind, f.Name)
-			return
-		}
-		if err := semcat.ValidateName("name", f.Name); err != nil {
-			p.issue("semantic model "+sm.Name, "%s '%s' is not a valid semcat name", kind, f.Name)
 			return
 		}
 		seen[f.Name] = true
@@ -278,12 +291,27 @@ func (p *planner) model(info *smInfo) {
 		}
 		props["dbt.meta."+k] = v
 	}
-	create := semcat.SemanticModelCreate{Name: sm.Name, Comment: trimmed(sm.Description), Definition: def, Properties: props}
+	if p.modelNames[info.table.Schema+"."+info.ds.Name] {
+		p.issue("semantic model "+sm.Name, "its semcat name %s.%s is another model's", info.table.Schema, info.ds.Name)
+		return
+	}
+	p.modelNames[info.table.Schema+"."+info.ds.Name] = true
+	create := semcat.SemanticModelCreate{Name: info.ds.Name, Comment: trimmed(sm.Description), Definition: def, Properties: props}
 	if err := create.Validate(); err != nil {
 		p.issue("semantic model "+sm.Name, "%s", semcat.ErrorMessage(err))
 		return
 	}
 	p.Models = append(p.Models, &ModelPlan{Schema: info.table.Schema, UniqueID: id, Model: create})
+}
+
+// sortedRelations are the keys of m in order, for a deterministic search.
+func sortedRelations(m map[[2]string]*TablePlan) [][2]string {
+	keys := make([][2]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b [2]string) int { return strings.Compare(a[0]+"\x00"+a[1], b[0]+"\x00"+b[1]) })
+	return keys
 }
 
 // join adds another model's dataset to this one's model.
@@ -331,10 +359,10 @@ func (info *smInfo) datatype(expr string) *semcat.Datatype {
 // left as written.
 func (info *smInfo) qualify(expr string) string {
 	if col, ok := info.column(expr); ok {
-		return info.sm.Name + "." + col
+		return info.ds.Name + "." + col
 	}
 	if identRE.MatchString(strings.TrimSpace(expr)) {
-		return info.sm.Name + "." + strings.TrimSpace(expr)
+		return info.ds.Name + "." + strings.TrimSpace(expr)
 	}
 	return expr
 }

@@ -65,6 +65,8 @@ type Result struct {
 	// semcat has no place for.
 	Issues  []Issue `json:"issues"`
 	Skipped []Issue `json:"skipped"`
+	// Notes say what was imported under another name than dbt's.
+	Notes []Issue `json:"notes"`
 }
 
 // Writes counts the actions of kind (all kinds for "").
@@ -104,7 +106,7 @@ func Import(ctx context.Context, c *apiclient.Client, plan *Plan, opt Options) (
 	}
 	im := &importer{c: c, plan: plan, opt: opt, res: &Result{Project: plan.Project, DBTVersion: plan.DBTVersion, Spec: plan.Spec,
 		Catalog: plan.Catalog, DryRun: opt.DryRun, Tables: len(plan.Tables), Models: len(plan.Models), Metrics: plan.Metrics,
-		Actions: []Action{}, Issues: append([]Issue{}, plan.Issues...), Skipped: append([]Issue{}, plan.Skipped...)}}
+		Actions: []Action{}, Issues: append([]Issue{}, plan.Issues...), Skipped: append([]Issue{}, plan.Skipped...), Notes: append([]Issue{}, plan.Notes...)}}
 	im.total.Store(int64(len(plan.Tables) + len(plan.Models)))
 	steps := []func(context.Context) error{im.catalog, im.schemasAndTags, im.loadUsers, im.tables, im.models}
 	if opt.Prune {
