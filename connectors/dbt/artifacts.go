@@ -262,6 +262,17 @@ type Metric struct {
 	Filter      *Filter         `json:"filter"`
 	UniqueID    string          `json:"unique_id"`
 	Raw         json.RawMessage `json:"-"`
+
+	// The dbt_metrics spec's (dbt before 1.6, legacy.go).
+	CalculationMethod string         `json:"calculation_method"`
+	Expression        string         `json:"expression"`
+	SQL               string         `json:"sql"`
+	Filters           []LegacyFilter `json:"filters"`
+	Timestamp         string         `json:"timestamp"`
+	Dimensions        []string       `json:"dimensions"`
+	DependsOn         struct {
+		Nodes []string `json:"nodes"`
+	} `json:"depends_on"`
 }
 
 // UnmarshalJSON keeps the raw definition besides the parsed one.

@@ -2,6 +2,7 @@ package dbt
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -177,4 +178,43 @@ func TestTableMapping(t *testing.T) {
 func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// TestLegacyMetrics maps metrics of the dbt_metrics spec (dbt 1.3 to 1.5,
+// in manifest.json): a model of their own per table, filters as SQL.
+func TestLegacyMetrics(t *testing.T) {
+	manifest := strings.TrimSuffix(events, "}") + `,"metrics":{
+	  "metric.p.revenue":{"name":"revenue","label":"Revenue","description":"All money","calculation_method":"sum","expression":"amount",
+	    "timestamp":"at","time_grains":["day","week"],"dimensions":["kind"],
+	    "filters":[{"field":"kind","operator":"=","value":"'buy'"}],"depends_on":{"nodes":["model.p.events"]}},
+	  "metric.p.users":{"name":"users","calculation_method":"count_distinct","expression":"user_id","timestamp":"at",
+	    "dimensions":[],"filters":[],"depends_on":{"nodes":["model.p.events"]}},
+	  "metric.p.per_user":{"name":"per_user","calculation_method":"derived","expression":"revenue / users",
+	    "depends_on":{"nodes":["metric.p.revenue","metric.p.users"]}},
+	  "metric.p.old":{"name":"old","type":"max","sql":"amount","depends_on":{"nodes":["model.p.events"]}}}}`
+	p := plan(t, manifest, "")
+	if len(p.Issues) != 0 || len(p.Models) != 1 || p.Spec != "dbt_metrics (dbt before 1.6)" {
+		t.Fatalf("issues %v, models %d, spec %q", p.Issues, len(p.Models), p.Spec)
+	}
+	def := p.Models[0].Model.Definition
+	got := map[string]string{}
+	for _, m := range def.Metrics {
+		got[m.Name] = m.Expression.Dialects[0].Expression
+	}
+	want := map[string]string{
+		"revenue":  "SUM(CASE WHEN events.kind = 'buy' THEN events.amount END)",
+		"users":    "COUNT(DISTINCT events.user_id)",
+		"per_user": "(SUM(CASE WHEN events.kind = 'buy' THEN events.amount END)) / (COUNT(DISTINCT events.user_id))",
+		"old":      "MAX(events.amount)",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("metric SQL (-want +got):\n%s", diff)
+	}
+	var fields []string
+	for _, f := range def.Datasets[0].Fields {
+		fields = append(fields, fmt.Sprintf("%s:%v", f.Name, f.Dimension.IsTime))
+	}
+	if diff := cmp.Diff([]string{"at:true", "kind:false"}, fields); diff != "" {
+		t.Errorf("fields (-want +got):\n%s", diff)
+	}
 }

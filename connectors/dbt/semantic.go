@@ -94,7 +94,13 @@ func (p *planner) semantic() {
 		}
 	}
 
-	c := &compiler{p: p, byName: byName, measureOwner: measureOwner, keyOwner: keyOwner, metrics: map[string]*Metric{}}
+	c := &compiler{p: p, byName: byName, measureOwner: measureOwner, keyOwner: keyOwner, metrics: map[string]*Metric{},
+		legacy: map[string]*smInfo{}}
+	legacy := p.legacyModels(sem.Metrics)
+	for _, info := range legacy {
+		c.legacy[info.table.UniqueID] = info
+	}
+	infos = append(infos, legacy...)
 	var all []*Metric
 	for _, m := range sem.Metrics {
 		c.metrics[m.Name] = m
@@ -116,6 +122,8 @@ func (p *planner) semantic() {
 		}
 	}
 	switch {
+	case len(legacy) > 0:
+		p.Spec = "dbt_metrics (dbt before 1.6)"
 	case measures && aggregations:
 		p.Spec = "measures and metric aggregation"
 	case aggregations:
@@ -390,6 +398,8 @@ type compiler struct {
 	measureOwner map[string]*smInfo
 	keyOwner     map[string]*smInfo
 	metrics      map[string]*Metric
+	// legacy are the models of dbt_metrics metrics, by their table's id.
+	legacy map[string]*smInfo
 }
 
 // compile writes metric name's SQL with extra filters (from the metric
@@ -401,6 +411,9 @@ func (c *compiler) compile(name string, filters []string, depth int) (compiled, 
 	m := c.metrics[name]
 	if m == nil {
 		return compiled{}, fmt.Errorf("input metric '%s' is not in the semantic manifest", name)
+	}
+	if method, expr, ok := m.legacy(); ok {
+		return c.compileLegacy(m, method, expr, filters, depth)
 	}
 	tp := m.TypeParams
 	filters = append(append([]string(nil), filters...), m.Filter.Templates()...)
@@ -561,15 +574,21 @@ func (c *compiler) measure(in *Input, filters []string) (compiled, error) {
 
 // aggregate writes agg(expr) over info's dataset, filtered.
 func (c *compiler) aggregate(info *smInfo, agg, expr string, params *AggParams, filters []string, inputs []string) (compiled, error) {
+	return c.aggregateWhere(info, agg, expr, params, filters, nil, inputs)
+}
+
+// aggregateWhere is aggregate with SQL conditions besides the filter
+// templates.
+func (c *compiler) aggregateWhere(info *smInfo, agg, expr string, params *AggParams, filters, where []string, inputs []string) (compiled, error) {
 	r := compiled{home: info, inputs: inputs, filtered: true}
 	col := info.qualify(expr)
-	if len(filters) > 0 {
-		var conds []string
+	if len(filters)+len(where) > 0 {
+		conds := append([]string(nil), where...)
 		for _, f := range filters {
 			cond, uses, ok := c.render(info, f)
 			if !ok {
 				r.filtered = false
-				conds = nil
+				conds = append([]string(nil), where...)
 				break
 			}
 			conds = append(conds, cond)
