@@ -495,7 +495,7 @@ func TestImportChanges(t *testing.T) {
 		t.Errorf("orders tags = %v, %v", tags, err)
 	}
 	skipped := mustJSON(res.Skipped)
-	if !strings.Contains(skipped, "owner 'bob' of 1 table") {
+	if !strings.Contains(skipped, "owner 'bob' of 1 object") {
 		t.Errorf("an owner who is not a user is not reported: %s", skipped)
 	}
 	// stg_supplies is gone from dbt but stays without --prune.
@@ -674,5 +674,33 @@ func TestPruneSchema(t *testing.T) {
 	}
 	if _, err := s.c.GetTable(ctx, ns("raw"), "mine"); err != nil {
 		t.Errorf("prune dropped a table of one's own: %v", err)
+	}
+}
+
+// TestModelOwner checks that a semantic model's meta.owner becomes its
+// owner, once.
+func TestModelOwner(t *testing.T) {
+	s := newServer(t)
+	ctx := context.Background()
+	if _, _, err := s.c.CreateUser(ctx, "m", semcat.UserCreate{Name: "alice"}); err != nil {
+		t.Fatal(err)
+	}
+	a := loadEdited(t, "jaffle-shop-1.9", nil, func(sem map[string]any) {
+		for _, sm := range sem["semantic_models"].([]any) {
+			if sm := sm.(map[string]any); sm["name"] == "orders" {
+				sm["config"] = map[string]any{"meta": map[string]any{"owner": "alice"}}
+			}
+		}
+	})
+	s.run(t, a, dbt.Options{})
+	ref := semcat.ObjectRef{Type: semcat.KindSemanticModel, FullName: "wh.STREAMLIT_TEST.orders"}
+	if o, err := s.c.GetOwner(ctx, "m", ref); err != nil || o == nil || o.Name != "alice" {
+		t.Errorf("owner of model orders = %+v, %v", o, err)
+	}
+	if m := mustModel(t, s.c, "orders"); m.Properties["dbt.meta.owner"] != "alice" {
+		t.Errorf("model orders properties = %v", m.Properties)
+	}
+	if again := s.run(t, a, dbt.Options{}); len(again.Actions) != 0 {
+		t.Errorf("repeat: %v", again.Actions)
 	}
 }

@@ -78,6 +78,8 @@ type ModelPlan struct {
 	Schema   string
 	UniqueID string
 	Model    semcat.SemanticModelCreate
+	// Owner is the semantic model's meta.owner ("" for none).
+	Owner string
 }
 
 // Issue names an item and why it was not (fully) imported.

@@ -309,7 +309,8 @@ func (p *planner) model(info *smInfo) {
 		p.issue("semantic model "+sm.Name, "%s", semcat.ErrorMessage(err))
 		return
 	}
-	p.Models = append(p.Models, &ModelPlan{Schema: info.table.Schema, UniqueID: id, Model: create})
+	owner, _ := sm.Config.Meta["owner"].(string)
+	p.Models = append(p.Models, &ModelPlan{Schema: info.table.Schema, UniqueID: id, Model: create, Owner: owner})
 }
 
 // sortedRelations are the keys of m in order, for a deterministic search.

@@ -241,7 +241,12 @@ func (im *importer) loadUsers(ctx context.Context) error {
 	owners := map[string][]string{}
 	for _, t := range im.plan.Tables {
 		if t.Owner != "" {
-			owners[t.Owner] = append(owners[t.Owner], t.Schema+"."+t.Table.Name)
+			owners[t.Owner] = append(owners[t.Owner], "table "+t.Schema+"."+t.Table.Name)
+		}
+	}
+	for _, m := range im.plan.Models {
+		if m.Owner != "" {
+			owners[m.Owner] = append(owners[m.Owner], "semantic model "+m.Schema+"."+m.Model.Name)
 		}
 	}
 	if len(owners) == 0 {
@@ -258,9 +263,9 @@ func (im *importer) loadUsers(ctx context.Context) error {
 	}
 	for _, o := range sortedKeys(owners) {
 		if !im.users[o] {
-			tables := owners[o]
-			im.res.Skipped = append(im.res.Skipped, Issue{Item: fmt.Sprintf("owner '%s' of %d %s", o, len(tables), plural("table", len(tables))),
-				Reason: "no user of that name in the metalake; kept as property dbt.meta.owner (" + list(tables, 5) + ")"})
+			objs := owners[o]
+			im.res.Skipped = append(im.res.Skipped, Issue{Item: fmt.Sprintf("owner '%s' of %d %s", o, len(objs), plural("object", len(objs))),
+				Reason: "no user of that name in the metalake; kept as property dbt.meta.owner (" + list(objs, 5) + ")"})
 		}
 	}
 	return nil
@@ -348,25 +353,30 @@ func (im *importer) createTables(ctx context.Context, batch []*TablePlan) {
 		}
 	}
 	for _, t := range batch {
-		im.setOwner(ctx, t, "")
+		im.setOwner(ctx, semcat.KindTable, t.Schema+"."+t.Table.Name, t.Owner, false)
 		im.step()
 	}
 }
 
-// setOwner makes the table's dbt owner its semcat owner when that user
-// exists and is not the owner already (current, "" when unknown).
-func (im *importer) setOwner(ctx context.Context, t *TablePlan, current string) {
-	if t.Owner == "" || !im.users[t.Owner] || t.Owner == current {
+// setOwner makes an object's dbt owner its semcat owner when that user
+// exists and is not the owner already: for a new object (check false) at
+// once, else after asking who owns it.
+func (im *importer) setOwner(ctx context.Context, kind semcat.EntityKind, name, owner string, check bool) {
+	if owner == "" || !im.users[owner] {
 		return
 	}
-	name := t.Schema + "." + t.Table.Name
-	im.act("update", "owner", name, t.Owner)
+	obj := semcat.ObjectRef{Type: kind, FullName: im.plan.Catalog + "." + name}
+	if check {
+		if cur, err := im.c.GetOwner(ctx, im.opt.Metalake, obj); err == nil && cur != nil && cur.Name == owner {
+			return
+		}
+	}
+	im.act("update", "owner", name, owner)
 	if im.opt.DryRun {
 		return
 	}
-	obj := semcat.ObjectRef{Type: semcat.KindTable, FullName: im.plan.Catalog + "." + name}
-	if _, err := im.c.SetOwner(ctx, im.opt.Metalake, obj, semcat.Owner{Name: t.Owner, Type: "USER"}); err != nil {
-		im.fail("owner of table "+name, err)
+	if _, err := im.c.SetOwner(ctx, im.opt.Metalake, obj, semcat.Owner{Name: owner, Type: "USER"}); err != nil {
+		im.fail(fmt.Sprintf("owner of %s %s", strings.ReplaceAll(string(kind), "_", " "), name), err)
 	}
 }
 
@@ -395,15 +405,7 @@ func (im *importer) checkTable(ctx context.Context, t *TablePlan) {
 		}
 	}
 	im.syncTags(ctx, t, strings.Split(cur.Properties[PropTags], ","))
-	if t.Owner != "" && im.users[t.Owner] {
-		obj := semcat.ObjectRef{Type: semcat.KindTable, FullName: im.plan.Catalog + "." + name}
-		owner, err := im.c.GetOwner(ctx, im.opt.Metalake, obj)
-		current := ""
-		if err == nil && owner != nil {
-			current = owner.Name
-		}
-		im.setOwner(ctx, t, current)
-	}
+	im.setOwner(ctx, semcat.KindTable, name, t.Owner, true)
 	if len(updates) == 0 {
 		im.mu.Lock()
 		im.res.Unchanged++
@@ -533,8 +535,10 @@ func (im *importer) models(ctx context.Context) error {
 			if !im.opt.DryRun {
 				if _, _, err := im.c.CreateSemanticModel(ctx, im.ns(m.Schema), m.Model); err != nil {
 					im.fail("semantic model "+name, err)
+					return
 				}
 			}
+			im.setOwner(ctx, semcat.KindSemanticModel, name, m.Owner, false)
 			return
 		}
 		cur, err := im.c.GetSemanticModel(ctx, im.ns(m.Schema), m.Model.Name)
@@ -546,6 +550,7 @@ func (im *importer) models(ctx context.Context) error {
 			im.fail("semantic model "+name, fmt.Errorf("exists and was not imported from dbt project %s; left as it is", im.plan.Project))
 			return
 		}
+		im.setOwner(ctx, semcat.KindSemanticModel, name, m.Owner, true)
 		var updates []semcat.Update
 		var what []string
 		if !sameDefinition(&cur.Definition, m.Model.Definition) {
