@@ -218,3 +218,33 @@ func TestLegacyMetrics(t *testing.T) {
 		t.Errorf("fields (-want +got):\n%s", diff)
 	}
 }
+
+// TestNodeKinds checks that snapshots and sources become tables, and that
+// tests, ephemeral models and exposures are listed as skipped.
+func TestNodeKinds(t *testing.T) {
+	manifest := `{"metadata":{"project_name":"p"},"nodes":{
+	  "snapshot.p.users_history":{"resource_type":"snapshot","name":"users_history","alias":"users_history","schema":"snapshots",
+	    "config":{"materialized":"snapshot"},"description":"Users over time","columns":{}},
+	  "model.p.tmp":{"resource_type":"model","name":"tmp","alias":"tmp","schema":"s","config":{"materialized":"ephemeral"}},
+	  "test.p.not_null_x":{"resource_type":"test","name":"not_null_x","schema":"s","config":{}}},
+	 "sources":{"source.p.app.users":{"resource_type":"source","name":"users","identifier":"app_users","schema":"raw",
+	    "source_name":"app","loader":"fivetran","description":"","source_description":"","columns":{}}},
+	 "exposures":{"exposure.p.dash":{}}}`
+	p := plan(t, manifest, "")
+	var tables []string
+	for _, tb := range p.Tables {
+		tables = append(tables, fmt.Sprintf("%s.%s %s %s", tb.Schema, tb.Table.Name, tb.Table.Properties["dbt.resource_type"], tb.Table.Properties["dbt.loader"]))
+	}
+	if diff := cmp.Diff([]string{"raw.app_users source fivetran", "snapshots.users_history snapshot "}, tables); diff != "" {
+		t.Errorf("tables (-want +got):\n%s", diff)
+	}
+	var skipped []string
+	for _, s := range p.Skipped {
+		skipped = append(skipped, s.String())
+	}
+	want := []string{"1 ephemeral model: semcat has no place for them: model.p.tmp", "1 exposure: semcat has no place for them: exposure.p.dash",
+		"1 test: semcat has no place for them: test.p.not_null_x"}
+	if diff := cmp.Diff(want, skipped); diff != "" {
+		t.Errorf("skipped (-want +got):\n%s", diff)
+	}
+}
