@@ -94,6 +94,21 @@ type Column struct {
 	DataType    *string        `json:"data_type"`
 	Meta        map[string]any `json:"meta"`
 	Tags        []string       `json:"tags"`
+	// Constraints are a contract's (dbt 1.5 and later): not_null and
+	// primary_key make the column not nullable.
+	Constraints []struct {
+		Type string `json:"type"`
+	} `json:"constraints"`
+}
+
+// notNull reports whether the column's constraints forbid nulls.
+func (c *Column) notNull() bool {
+	for _, k := range c.Constraints {
+		if k.Type == "not_null" || k.Type == "primary_key" {
+			return true
+		}
+	}
+	return false
 }
 
 // Columns are a node's documented columns in the order the manifest lists

@@ -392,8 +392,12 @@ func columns(n *Node, cat *CatalogTable, foldsUpper bool) (cols []semcat.Column,
 		docs[strings.ToLower(n.Columns[i].Name)] = &n.Columns[i]
 	}
 	used := map[string]bool{}
-	add := func(name, typ string, comment *string) {
+	add := func(name, typ string, comment *string, notNull bool) {
 		c := semcat.Column{Name: name, Comment: comment}
+		if notNull {
+			no := false
+			c.Nullable = &no
+		}
 		if typ == "" {
 			c.Type, approx[name] = &semcat.Type{Name: "string"}, "unknown"
 		} else {
@@ -406,7 +410,7 @@ func columns(n *Node, cat *CatalogTable, foldsUpper bool) (cols []semcat.Column,
 	}
 	if cat != nil {
 		for _, cc := range cat.Ordered() {
-			name, comment := cc.Name, cc.Comment
+			name, comment, notNull := cc.Name, cc.Comment, false
 			if comment != nil && *comment == "" {
 				comment = nil
 			}
@@ -418,9 +422,10 @@ func columns(n *Node, cat *CatalogTable, foldsUpper bool) (cols []semcat.Column,
 				if c := optional(d.Description); c != nil {
 					comment = c
 				}
+				notNull = d.notNull()
 				used[strings.ToLower(cc.Name)] = true
 			}
-			add(name, cc.Type, comment)
+			add(name, cc.Type, comment, notNull)
 		}
 	}
 	for _, d := range n.Columns {
@@ -432,7 +437,7 @@ func columns(n *Node, cat *CatalogTable, foldsUpper bool) (cols []semcat.Column,
 		if d.DataType != nil {
 			typ = *d.DataType
 		}
-		add(d.Name, typ, optional(d.Description))
+		add(d.Name, typ, optional(d.Description), d.notNull())
 	}
 	if cols == nil {
 		cols = []semcat.Column{}

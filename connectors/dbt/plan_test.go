@@ -73,7 +73,7 @@ func plan(t *testing.T, manifest, semantic string) *Plan {
 const events = `{"metadata":{"project_name":"p"},"nodes":{
   "model.p.events":{"resource_type":"model","name":"events","alias":"events","schema":"s","database":"d",
     "config":{"materialized":"table"},
-    "columns":{"user_id":{"name":"user_id","data_type":"bigint","meta":{"pii":true},"tags":["key"]},
+    "columns":{"user_id":{"name":"user_id","data_type":"bigint","meta":{"pii":true},"tags":["key"],"constraints":[{"type":"not_null"}]},
                "kind":{"name":"kind","data_type":"text"},"at":{"name":"at","data_type":"timestamp"},
                "amount":{"name":"amount","data_type":"numeric(10,2)"}}}}}`
 
@@ -163,9 +163,9 @@ func TestTableMapping(t *testing.T) {
 	var cols []string
 	for _, c := range tb.Table.Columns {
 		ty, _ := json.Marshal(c.Type)
-		cols = append(cols, c.Name+" "+strings.Trim(string(ty), `"`))
+		cols = append(cols, fmt.Sprintf("%s %s %v", c.Name, strings.Trim(string(ty), `"`), c.IsNullable()))
 	}
-	if diff := cmp.Diff([]string{"user_id long", "kind string", "at timestamp", "amount decimal(10,2)"}, cols); diff != "" {
+	if diff := cmp.Diff([]string{"user_id long false", "kind string true", "at timestamp true", "amount decimal(10,2) true"}, cols); diff != "" {
 		t.Errorf("columns (-want +got):\n%s", diff)
 	}
 	want := map[string]string{"dbt.project": "p", "dbt.unique_id": "model.p.events", "dbt.resource_type": "model",
