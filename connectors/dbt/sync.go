@@ -156,6 +156,10 @@ func (im *importer) catalog(ctx context.Context) error {
 		if cat.Type != semcat.CatalogRelational {
 			return semcat.Errorf(semcat.EINVALID, "--catalog: catalog '%s' is of type %s; dbt imports into a relational catalog", cat.Name, cat.Type)
 		}
+		if strings.HasPrefix(cat.Provider, "jdbc-") {
+			// Its tables are a live database's: writes would be DDL there.
+			return semcat.Errorf(semcat.EINVALID, "--catalog: catalog '%s' mirrors a live database (provider %s); import dbt into a catalog of its own", cat.Name, cat.Provider)
+		}
 		return nil
 	case !errors.Is(err, apiclient.ErrNotFound):
 		return err
