@@ -6,7 +6,7 @@ GO      ?= go
 DATA    ?= ./var
 ADDR    ?= 127.0.0.1:8090
 
-.PHONY: run test bench bench-relevance lint build reset
+.PHONY: run test bench bench-relevance bench-dbt lint build reset
 
 # Built, then run, rather than `go run`: go run exits 1 when interrupted,
 # so every Ctrl-C would end in "make: *** Error 1" although semcat stopped
@@ -24,6 +24,11 @@ bench:
 # side by side with a field-boosted BM25 baseline (benchmarks/relevance.go).
 bench-relevance:
 	$(GO) run ./benchmarks -relevance $(BENCHFLAGS)
+
+# dbt import of ~2,000 generated GitLab-shaped models: first, repeat (no
+# writes), one change (benchmarks/dbt.go).
+bench-dbt:
+	$(GO) run ./benchmarks -dbt $(BENCHFLAGS)
 
 build:
 	$(GO) build -o bin/semcat ./cmd/semcat

@@ -82,6 +82,7 @@ func importCommand(r *remote) *cobra.Command {
 	}
 	c.Flags().IntVar(&concurrency, "concurrency", 4, "requests in flight")
 	c.Flags().BoolVar(&skipExisting, "skip-existing", false, "count entities that already exist as skipped instead of failing")
+	c.AddCommand(importDBTCommand(r))
 	return c
 }
 
