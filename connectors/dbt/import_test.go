@@ -171,7 +171,7 @@ func (s *server) versions(t *testing.T, res *dbt.Result, schemas ...string) map[
 
 func extData(t *testing.T, exts []semcat.CustomExtension) map[string]any {
 	t.Helper()
-	if len(exts) != 1 || exts[0].VendorName != "dbt" || exts[0].Data == nil {
+	if len(exts) != 1 || exts[0].VendorName == nil || *exts[0].VendorName != "dbt" || exts[0].Data == nil {
 		t.Fatalf("customExtensions = %+v, want one of vendor dbt", exts)
 	}
 	var m map[string]any
@@ -287,7 +287,7 @@ func TestImportMeasuresSpec(t *testing.T) {
 			ordered = &ds.Fields[i]
 		}
 	}
-	if ordered == nil || ordered.Dimension == nil || !ordered.Dimension.IsTime || extData(t, ordered.CustomExtensions)["time_granularity"] != "day" {
+	if ordered == nil || ordered.Dimension == nil || ordered.Dimension.IsTime == nil || !*ordered.Dimension.IsTime || extData(t, ordered.CustomExtensions)["time_granularity"] != "day" {
 		t.Errorf("ordered_at field = %+v", ordered)
 	}
 	if extData(t, ds.CustomExtensions)["measures"] == nil {

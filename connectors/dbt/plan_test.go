@@ -212,7 +212,7 @@ func TestLegacyMetrics(t *testing.T) {
 	}
 	var fields []string
 	for _, f := range def.Datasets[0].Fields {
-		fields = append(fields, fmt.Sprintf("%s:%v", f.Name, f.Dimension.IsTime))
+		fields = append(fields, fmt.Sprintf("%s:%v", f.Name, f.Dimension.IsTime != nil && *f.Dimension.IsTime))
 	}
 	if diff := cmp.Diff([]string{"at:true", "kind:false"}, fields); diff != "" {
 		t.Errorf("fields (-want +got):\n%s", diff)

@@ -245,7 +245,7 @@ func (p *planner) dataset(sm *SemanticModel, t *TablePlan) *smInfo {
 	for _, d := range sm.Dimensions {
 		info.dims[d.Name] = d
 		expr := exprOr(d.Expr, d.Name)
-		f := semcat.Field{Name: d.Name, Expression: sqlExpr(expr), Dimension: &semcat.Dimension{IsTime: d.Type == "time"},
+		f := semcat.Field{Name: d.Name, Expression: sqlExpr(expr), Dimension: &semcat.Dimension{IsTime: ptr(d.Type == "time")},
 			Description: trimmed(d.Description), Label: trimmed(d.Label), Datatype: info.datatype(expr)}
 		data := map[string]any{"dimension": d.Type, "expr": d.Expr, "is_partition": d.IsPartition}
 		if d.TypeParams != nil {
@@ -731,7 +731,7 @@ func extension(data map[string]any) []semcat.CustomExtension {
 	}
 	b, _ := json.Marshal(clean)
 	s := string(b)
-	return []semcat.CustomExtension{{VendorName: vendor, Data: &s}}
+	return []semcat.CustomExtension{{VendorName: ptr(vendor), Data: &s}}
 }
 
 func empty(v any) bool {

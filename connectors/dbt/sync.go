@@ -510,7 +510,8 @@ func sameString(a, b *string) bool {
 	return a == nil && b == nil || a != nil && b != nil && *a == *b
 }
 
-func ptr(s string) *string { return &s }
+// ptr returns a pointer to v, for optional fields.
+func ptr[T any](v T) *T { return &v }
 
 // models creates the missing semantic models and replaces the definition,
 // comment or properties of those that differ, at the version read, so the
