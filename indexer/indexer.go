@@ -33,6 +33,12 @@ type Options struct {
 	// PostgreSQL; every node needs its own.
 	Consumer string
 	Logger   *slog.Logger
+	// DatabaseWatched says that the server logs the database's outages
+	// itself (once as it goes, once as it is back): the indexer's own lines
+	// about an unreadable database go to debug, so that an outage is one
+	// line each way in the server's log (SPEC §9). A full disk is still the
+	// indexer's to log.
+	DatabaseWatched bool
 	// PollInterval is the longest wait between polls (default 100ms);
 	// Wake, when it delivers, starts a poll at once.
 	PollInterval time.Duration
@@ -685,7 +691,7 @@ func (x *Indexer) Run(ctx context.Context) error {
 			return nil
 		}
 		gc.polled(rows)
-		x.outage.record(x.logger, err)
+		x.outage.record(x.logger, err, x.opts.DatabaseWatched)
 		// While the database cannot be read, a search waiting for a write
 		// waits: it may come back failed over or restored, with another
 		// node's write at an id below the horizon, which only the next
@@ -1227,9 +1233,13 @@ type outage struct {
 
 // record notes a poll's outcome and logs the first failure of a run and
 // the success that ends it — not every retry's.
-func (o *outage) record(logger *slog.Logger, err error) {
+func (o *outage) record(logger *slog.Logger, err error, watched bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	level := slog.LevelError // of a database outage's lines
+	if watched {
+		level = slog.LevelDebug
+	}
 	switch {
 	case err != nil:
 		o.errors++
@@ -1240,18 +1250,21 @@ func (o *outage) record(logger *slog.Logger, err error) {
 				logger.Error("indexer: the search index's disk is full; writes are kept in PostgreSQL and searches answer from the index as it is until there is space",
 					"err", err)
 			} else {
-				logger.Error("indexer: cannot read the outbox; searches answer from the index as it is until the database is back",
+				logger.Log(context.Background(), level, "indexer: cannot read the outbox; searches answer from the index as it is until the database is back",
 					"err", err)
 			}
 		} else {
 			logger.Debug("indexer: poll failed again", "err", err, "failures", o.failures)
 		}
 	case o.failures > 0:
-		msg := "indexer: the database answers again; catching up"
-		if o.diskFull {
-			msg = "indexer: the search index's disk has room again; catching up"
+		msg, back := "indexer: the database answers again; catching up", slog.LevelInfo
+		if watched {
+			back = slog.LevelDebug
 		}
-		logger.Info(msg, "failed_polls", o.failures, "down_for", time.Since(o.since).Round(time.Millisecond).String())
+		if o.diskFull {
+			msg, back = "indexer: the search index's disk has room again; catching up", slog.LevelInfo
+		}
+		logger.Log(context.Background(), back, msg, "failed_polls", o.failures, "down_for", time.Since(o.since).Round(time.Millisecond).String())
 		o.failures = 0
 	}
 }

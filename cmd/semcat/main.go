@@ -455,6 +455,8 @@ func (m *Main) startIndexer(ctx context.Context, dataDir string) error {
 		Consumer:      host + ":" + hex.EncodeToString(sum[:6]),
 		CacheSweep:    cacheSweep(m.Config.IndexCacheSweep),
 		ResidentIndex: residentIndex(m.Config.IndexResidentMiB),
+		// The database watch logs an outage, once each way.
+		DatabaseWatched: true,
 	})
 	if err != nil {
 		return err

@@ -346,6 +346,13 @@ func TestPostgresOutage(t *testing.T) {
 			perRequest++
 		}
 	}
+	if idx := logLines(out, "indexer: "); len(idx) > 0 {
+		for _, l := range idx {
+			if l["level"] != "DEBUG" {
+				t.Errorf("the indexer logs the outage as well as the watch: %v", l)
+			}
+		}
+	}
 	if calls := logLines(out, "mcp: tool call"); len(calls) > 0 {
 		t.Errorf("MCP calls that failed during the outage logged a line each: %v", calls)
 	}
