@@ -1,7 +1,7 @@
 // Package catalogdb keeps semcat's catalog in PostgreSQL: the schema and its
 // migrations, the store that implements the domain services, the
-// transactional outbox that feeds the search index, and a managed local
-// PostgreSQL for `make run` and tests.
+// transactional outbox that feeds the search index. The PostgreSQL semcat
+// manages for itself is internal/localpg's.
 package catalogdb
 
 import (

@@ -21,9 +21,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/semcat/semcat/internal/localpg"
 
-	"github.com/semcat/semcat/catalogdb"
+	"github.com/jackc/pgx/v5"
 )
 
 // adminTimeout bounds each CREATE or DROP DATABASE and the template setup.
@@ -39,9 +39,9 @@ var state struct {
 
 	serverDone bool
 	serverErr  error
-	adminURL   string                   // connection string for CREATE/DROP DATABASE
-	local      *catalogdb.LocalPostgres // nil when DATABASE_URL is used
-	localDir   string                   // temporary data directory of local
+	adminURL   string           // connection string for CREATE/DROP DATABASE
+	local      *localpg.Cluster // nil when DATABASE_URL is used
+	localDir   string           // temporary data directory of local
 
 	tmplDone bool
 	tmplErr  error
@@ -50,7 +50,7 @@ var state struct {
 
 // Main runs the package's tests against one PostgreSQL: DATABASE_URL if set,
 // else a private cluster in a fresh temporary data directory, started by
-// catalogdb.StartLocal the first time a test asks for a database, then
+// localpg.Start the first time a test asks for a database, then
 // stopped and removed after m.Run. It exits the process with the tests'
 // status. Use from TestMain:
 //
@@ -160,7 +160,7 @@ func startServer(ctx context.Context) error {
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	local, err := catalogdb.StartLocal(ctx, catalogdb.LocalOptions{DataDir: dir, Logger: logger, Fast: true})
+	local, err := localpg.Start(ctx, localpg.Options{DataDir: dir, Logger: logger, Fast: true})
 	if err != nil {
 		_ = os.RemoveAll(dir)
 		return err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/spf13/cobra"
 	"io"
 	"os"
 	"path/filepath"
@@ -13,7 +12,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/semcat/semcat/catalogdb"
+	"github.com/spf13/cobra"
+
+	"github.com/semcat/semcat/internal/localpg"
 )
 
 // dataDirLock is the file whose lock a serving semcat holds for its whole
@@ -93,7 +94,7 @@ func reset(dataDir string, yes bool, stdout io.Writer) error {
 	defer release()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := catalogdb.RemoveLocal(ctx, dir, stdout); err != nil {
+	if err := localpg.Remove(ctx, dir, stdout); err != nil {
 		return err
 	}
 	if err := os.RemoveAll(dir); err != nil {

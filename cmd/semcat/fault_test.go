@@ -16,9 +16,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/semcat/semcat/internal/localpg"
+
 	"github.com/jackc/pgx/v5"
+
 	"github.com/semcat/semcat"
-	"github.com/semcat/semcat/catalogdb"
 )
 
 // TestMinPositionAfterImmediateRestart: PostgreSQL's crash recovery hands
@@ -224,7 +226,7 @@ func (s *syncBuffer) String() string {
 func TestExternalPostgresRestart(t *testing.T) {
 	t.Parallel()
 	pgDir := tempDataDir(t)
-	pg, err := catalogdb.StartLocal(t.Context(), catalogdb.LocalOptions{DataDir: pgDir, Logger: slog.New(slog.DiscardHandler)})
+	pg, err := localpg.Start(t.Context(), localpg.Options{DataDir: pgDir, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +266,7 @@ func TestExternalPostgresRestart(t *testing.T) {
 		}
 		time.Sleep(time.Second)
 		var err error
-		if pg, err = catalogdb.StartLocal(context.Background(), catalogdb.LocalOptions{DataDir: pgDir, Logger: slog.New(slog.DiscardHandler)}); err != nil {
+		if pg, err = localpg.Start(context.Background(), localpg.Options{DataDir: pgDir, Logger: slog.New(slog.DiscardHandler)}); err != nil {
 			t.Error(err)
 		}
 	}()

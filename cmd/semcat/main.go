@@ -29,6 +29,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/semcat/semcat/internal/localpg"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/spf13/cobra"
@@ -204,7 +206,7 @@ type Main struct {
 	Logger *slog.Logger
 	stdout io.Writer
 
-	pg       *catalogdb.LocalPostgres
+	pg       *localpg.Cluster
 	Store    *catalogdb.Store
 	Registry *prometheus.Registry
 	bus      *events.Bus
@@ -263,7 +265,7 @@ func (m *Main) Run(ctx context.Context) error {
 	url := cfg.DatabaseURL
 	if url == "" {
 		m.Logger.Info("starting managed PostgreSQL", "dir", filepath.Join(dataDir, "pg"))
-		if m.pg, err = catalogdb.StartLocal(ctx, catalogdb.LocalOptions{DataDir: dataDir, Logger: m.Logger}); err != nil {
+		if m.pg, err = localpg.Start(ctx, localpg.Options{DataDir: dataDir, Logger: m.Logger}); err != nil {
 			return err
 		}
 		url = m.pg.URL("semcat")

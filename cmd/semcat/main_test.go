@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/semcat/semcat/catalogdb"
+	"github.com/semcat/semcat/internal/localpg"
 )
 
 // TestServeDemo runs semcat the way `make run` does — a managed PostgreSQL
@@ -213,7 +213,7 @@ func TestReset(t *testing.T) {
 	if err := run([]string{"reset", "--data-dir", cfg.DataDir}, getenv, &out, io.Discard); err == nil || !strings.Contains(err.Error(), "--yes") {
 		t.Errorf("reset without --yes: %v", err)
 	}
-	cluster, err := catalogdb.LocalClusterDir(cfg.DataDir)
+	cluster, err := localpg.ClusterDir(cfg.DataDir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/semcat/semcat/catalogdb"
+	"github.com/semcat/semcat/internal/localpg"
 )
 
 // TestResetLeavesForeignProcess: reset signals only its own cluster's
@@ -27,7 +27,7 @@ func TestResetLeavesForeignProcess(t *testing.T) {
 		if err := os.MkdirAll(dataDir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		cluster, err := catalogdb.LocalClusterDir(dataDir)
+		cluster, err := localpg.ClusterDir(dataDir)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -17,18 +17,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/semcat/semcat/internal/localpg"
+
 	"github.com/jackc/pgx/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/semcat/semcat/catalogdb"
 )
 
 // externalPG starts a PostgreSQL that semcat does not manage, as its tests
 // use an external one, and stops it when the test ends.
-func externalPG(t *testing.T) (dir string, pg **catalogdb.LocalPostgres) {
+func externalPG(t *testing.T) (dir string, pg **localpg.Cluster) {
 	t.Helper()
 	dir = tempDataDir(t)
-	p, err := catalogdb.StartLocal(t.Context(), catalogdb.LocalOptions{DataDir: dir, Fast: true, Logger: slog.New(slog.DiscardHandler)})
+	p, err := localpg.Start(t.Context(), localpg.Options{DataDir: dir, Fast: true, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,9 +38,9 @@ func externalPG(t *testing.T) (dir string, pg **catalogdb.LocalPostgres) {
 }
 
 // restartPG starts the external PostgreSQL in dir again.
-func restartPG(t *testing.T, dir string, pg **catalogdb.LocalPostgres) {
+func restartPG(t *testing.T, dir string, pg **localpg.Cluster) {
 	t.Helper()
-	p, err := catalogdb.StartLocal(t.Context(), catalogdb.LocalOptions{DataDir: dir, Fast: true, Logger: slog.New(slog.DiscardHandler)})
+	p, err := localpg.Start(t.Context(), localpg.Options{DataDir: dir, Fast: true, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,8 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/semcat/semcat/internal/localpg"
+
 	"github.com/jackc/pgx/v5"
-	"github.com/semcat/semcat/catalogdb"
 )
 
 // These tests run semcat as its users do — `make run` in a terminal's
@@ -58,7 +59,7 @@ func TestMakeRunInterrupt(t *testing.T) {
 	if strings.Contains(out.String(), "Error") {
 		t.Errorf("make run's output after Ctrl-C reports an error:\n%s", out.String())
 	}
-	if catalogdb.LocalServerPID(dataDir) != 0 {
+	if localpg.ServerPID(dataDir) != 0 {
 		t.Errorf("the managed PostgreSQL (pid %d) outlived make run", server)
 	}
 }
@@ -90,7 +91,7 @@ func TestKilledServerStopsPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = cmd.Wait()
-	for deadline := time.Now().Add(time.Minute); catalogdb.LocalServerPID(dataDir) != 0; time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(time.Minute); localpg.ServerPID(dataDir) != 0; time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the managed PostgreSQL (pid %d) still runs a minute after semcat was killed", server)
 		}
@@ -134,7 +135,7 @@ func awaitReady(t *testing.T, addr string, cmd *exec.Cmd) {
 // managedServerPID is the pid of dataDir's running managed PostgreSQL.
 func managedServerPID(t *testing.T, dataDir string) int {
 	t.Helper()
-	pid := catalogdb.LocalServerPID(dataDir)
+	pid := localpg.ServerPID(dataDir)
 	if pid == 0 {
 		t.Fatalf("no managed PostgreSQL runs on %s", dataDir)
 	}

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/semcat/semcat/catalogdb"
+	"github.com/semcat/semcat/internal/localpg"
 )
 
 // client is a tiny HTTP client for end-to-end tests.
@@ -100,7 +100,7 @@ func testConfig(t *testing.T) Config {
 func tempDataDir(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	cluster, err := catalogdb.LocalClusterDir(dir)
+	cluster, err := localpg.ClusterDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

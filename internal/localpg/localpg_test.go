@@ -1,4 +1,4 @@
-package catalogdb
+package localpg
 
 import (
 	"bufio"
@@ -21,14 +21,14 @@ import (
 
 // startLocalForTest starts a fast throwaway cluster in dataDir and stops and
 // removes it when the test ends.
-func startLocalForTest(t *testing.T, dataDir string) *LocalPostgres {
+func startLocalForTest(t *testing.T, dataDir string) *Cluster {
 	t.Helper()
 	start := time.Now()
-	p, err := StartLocal(t.Context(), LocalOptions{DataDir: dataDir, Fast: true, Logger: testLogger(t)})
+	p, err := Start(t.Context(), Options{DataDir: dataDir, Fast: true, Logger: testLogger(t)})
 	if err != nil {
-		t.Fatalf("StartLocal: %v", err)
+		t.Fatalf("Start: %v", err)
 	}
-	t.Logf("StartLocal took %v", time.Since(start).Round(time.Millisecond))
+	t.Logf("Start took %v", time.Since(start).Round(time.Millisecond))
 	t.Cleanup(func() {
 		if err := p.Stop(context.Background()); err != nil {
 			t.Errorf("Stop: %v", err)
@@ -45,7 +45,7 @@ func testLogger(t *testing.T) *slog.Logger {
 }
 
 // queryInt runs a single-value integer query on database dbname of p.
-func queryInt(t *testing.T, p *LocalPostgres, dbname, sql string) (int, error) {
+func queryInt(t *testing.T, p *Cluster, dbname, sql string) (int, error) {
 	t.Helper()
 	conn, err := pgx.Connect(t.Context(), p.URL(dbname))
 	if err != nil {
@@ -77,13 +77,13 @@ func TestLocalBinariesMissing(t *testing.T) {
 	pgBinDirs = func() []string { return []string{empty} }
 
 	dataDir := filepath.Join(t.TempDir(), "data")
-	p, err := StartLocal(t.Context(), LocalOptions{DataDir: dataDir})
+	p, err := Start(t.Context(), Options{DataDir: dataDir})
 	if err == nil {
 		p.Stop(context.Background())
-		t.Fatal("StartLocal succeeded without server binaries")
+		t.Fatal("Start succeeded without server binaries")
 	}
-	if !errors.Is(err, ErrPostgresNotFound) {
-		t.Errorf("error %v is not ErrPostgresNotFound", err)
+	if !errors.Is(err, ErrNotFound) {
+		t.Errorf("error %v is not ErrNotFound", err)
 	}
 	msg := err.Error()
 	if strings.Contains(msg, "\n") {
@@ -99,7 +99,7 @@ func TestLocalBinariesMissing(t *testing.T) {
 		}
 	}
 	if _, serr := os.Stat(dataDir); serr == nil {
-		t.Errorf("StartLocal created %s before finding the binaries", dataDir)
+		t.Errorf("Start created %s before finding the binaries", dataDir)
 	}
 }
 
@@ -226,9 +226,9 @@ func TestLocalRestartKeepsData(t *testing.T) {
 	if err := os.WriteFile(autoConf, append(good, "semcat_no_such_setting = 1\n"...), 0); err != nil {
 		t.Fatal(err)
 	}
-	_, err = StartLocal(t.Context(), LocalOptions{DataDir: dataDir, Fast: true, Logger: testLogger(t)})
+	_, err = Start(t.Context(), Options{DataDir: dataDir, Fast: true, Logger: testLogger(t)})
 	if err == nil || !strings.Contains(err.Error(), `unrecognized configuration parameter "semcat_no_such_setting"`) {
-		t.Fatalf("StartLocal with a broken config: %v; want the log line naming the bad setting", err)
+		t.Fatalf("Start with a broken config: %v; want the log line naming the bad setting", err)
 	}
 	t.Logf("failed start reports:\n%v", err)
 	if err := os.WriteFile(autoConf, good, 0); err != nil {
@@ -246,7 +246,7 @@ func TestLocalRestartKeepsData(t *testing.T) {
 
 // TestLocalAdoptsAfterCrash: a server semcat did not start as its child —
 // one a crashed older run or an operator's pg_ctl left running, whose
-// recorded starter is gone — is reused by the next StartLocal, which then
+// recorded starter is gone — is reused by the next Start, which then
 // stops it on Stop.
 func TestLocalAdoptsAfterCrash(t *testing.T) {
 	t.Parallel()
@@ -359,11 +359,11 @@ func TestLocalStopsWithParent(t *testing.T) {
 	if server == 0 {
 		t.Fatalf("the helper reported no server pid (%v)", sc.Err())
 	}
-	clusterDir, err := LocalClusterDir(dataDir)
+	clusterDir, err := ClusterDir(dataDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = RemoveLocal(context.Background(), dataDir, io.Discard) })
+	t.Cleanup(func() { _ = Remove(context.Background(), dataDir, io.Discard) })
 	if err := helper.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
@@ -384,7 +384,7 @@ func TestLocalHelperProcess(t *testing.T) {
 	if dataDir == "" {
 		t.Skip("runs only as TestLocalStopsWithParent's helper")
 	}
-	p, err := StartLocal(context.Background(), LocalOptions{DataDir: dataDir, Fast: true, Logger: testLogger(t)})
+	p, err := Start(context.Background(), Options{DataDir: dataDir, Fast: true, Logger: testLogger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -405,11 +405,11 @@ func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) {
 
 func TestLocalSocketDirFallback(t *testing.T) {
 	t.Parallel()
-	short := &LocalPostgres{dir: t.TempDir(), port: localPort}
+	short := &Cluster{dir: t.TempDir(), port: localPort}
 	if dir, err := short.chooseSocketDir(); err != nil || dir != short.dir {
 		t.Errorf("chooseSocketDir for a short path = %q, %v; want %s", dir, err, short.dir)
 	}
-	deep := &LocalPostgres{dir: filepath.Join(t.TempDir(), strings.Repeat("d", 100)), port: localPort}
+	deep := &Cluster{dir: filepath.Join(t.TempDir(), strings.Repeat("d", 100)), port: localPort}
 	dir, err := deep.chooseSocketDir()
 	if err != nil {
 		t.Fatal(err)
@@ -438,7 +438,7 @@ func TestLocalHelpers(t *testing.T) {
 			t.Errorf("quoteConnValue(%q) = %s, want %s", in, got, want)
 		}
 	}
-	cfg, err := pgx.ParseConfig((&LocalPostgres{socketDir: "/tmp/a b", port: 5432}).URL("x y"))
+	cfg, err := pgx.ParseConfig((&Cluster{socketDir: "/tmp/a b", port: 5432}).URL("x y"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -486,9 +486,9 @@ func TestLocalStalePIDReused(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(p.clusterDir, "postmaster.pid"), []byte(stale), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	again, err := StartLocal(t.Context(), LocalOptions{DataDir: dataDir, Fast: true, Logger: testLogger(t)})
+	again, err := Start(t.Context(), Options{DataDir: dataDir, Fast: true, Logger: testLogger(t)})
 	if err != nil {
-		t.Fatalf("StartLocal over a stale postmaster.pid naming a live sleep: %v", err)
+		t.Fatalf("Start over a stale postmaster.pid naming a live sleep: %v", err)
 	}
 	t.Cleanup(func() { _ = again.Stop(context.Background()) })
 	if again.PID() == victim.Process.Pid {

@@ -1,4 +1,4 @@
-package catalogdb
+package localpg
 
 import (
 	"fmt"

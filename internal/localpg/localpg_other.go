@@ -1,6 +1,6 @@
 //go:build !linux
 
-package catalogdb
+package localpg
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package catalogdb
+package localpg
 
 import (
 	"context"
@@ -44,7 +44,7 @@ const (
 
 // child supervises the managed server process.
 type child struct {
-	p       *LocalPostgres
+	p       *Cluster
 	logFile string
 
 	stopOnce sync.Once
@@ -61,7 +61,7 @@ var errStopping = errors.New("semcat: stopping while PostgreSQL starts")
 
 // startChild starts the server as a supervised child and waits until it
 // accepts connections or fails to start.
-func (p *LocalPostgres) startChild(ctx context.Context, logFile string) (*child, error) {
+func (p *Cluster) startChild(ctx context.Context, logFile string) (*child, error) {
 	c := &child{p: p, logFile: logFile, stop: make(chan struct{}), done: make(chan struct{})}
 	first := make(chan error, 1)
 	go c.supervise(first)

@@ -1,4 +1,11 @@
-package catalogdb
+// Package localpg supervises the PostgreSQL that semcat manages for itself
+// when no database URL is given (SPEC §9, DESIGN §5): a private cluster
+// under the data directory (or /var/tmp as root), reached on a Unix socket
+// only, started with semcat and stopped with it, restarted if it dies, and
+// never outliving semcat; reset removes it, signalling only its own
+// postmaster. It knows nothing of semcat's catalog: the store (catalogdb)
+// connects to the URL a Cluster gives, like to any other PostgreSQL.
+package localpg
 
 import (
 	"bufio"
@@ -31,7 +38,7 @@ const (
 	// localUser is the superuser initdb creates; trust auth on a private
 	// socket means no password is needed.
 	localUser = "semcat"
-	// localDatabase is the database StartLocal makes sure exists.
+	// localDatabase is the database Start makes sure exists.
 	localDatabase = "semcat"
 	// localPort only names the socket file (.s.PGSQL.<port>); the cluster
 	// never listens on TCP, so clusters in different directories never clash.
@@ -53,19 +60,19 @@ const (
 	startTimeout = 60 * time.Second
 )
 
-// ErrPostgresNotFound reports that the PostgreSQL server binaries are not
-// installed. StartLocal wraps it with the command that installs them, so
+// ErrNotFound reports that the PostgreSQL server binaries are not
+// installed. Start wraps it with the command that installs them, so
 // callers can test for it with errors.Is and still print a useful line.
-var ErrPostgresNotFound = errors.New("semcat: PostgreSQL server binaries (initdb, pg_ctl, postgres) not found in PATH or /usr/lib/postgresql/*/bin")
+var ErrNotFound = errors.New("semcat: PostgreSQL server binaries (initdb, pg_ctl, postgres) not found in PATH or /usr/lib/postgresql/*/bin")
 
 // pgBinDirs lists the directories searched, in order, for the server
 // binaries. It is a variable so tests can simulate a machine without them.
 var pgBinDirs = defaultPGBinDirs
 
-// LocalPostgres is a private PostgreSQL cluster managed by semcat. It is
+// Cluster is a private PostgreSQL cluster managed by semcat. It is
 // used when no DATABASE_URL is given: the cluster lives under the data
 // directory, listens only on a Unix socket and trusts local connections.
-type LocalPostgres struct {
+type Cluster struct {
 	dataDir    string // absolute, symlink-free data directory
 	dir        string // directory holding the cluster and (usually) the socket
 	clusterDir string // the PostgreSQL data directory, <dir>/data
@@ -81,8 +88,8 @@ type LocalPostgres struct {
 	stopped bool
 }
 
-// LocalOptions configure StartLocal.
-type LocalOptions struct {
+// Options configure Start.
+type Options struct {
 	// DataDir is semcat's data directory. The cluster is <DataDir>/pg: a
 	// directory when running as an ordinary user, or, when running as root,
 	// a symlink to /var/tmp/semcat-pg-<hash> that the postgres user can reach.
@@ -95,12 +102,12 @@ type LocalOptions struct {
 	Fast bool
 }
 
-// StartLocal initialises the cluster if needed, starts it unless a server is
+// Start initialises the cluster if needed, starts it unless a server is
 // already running on it (one left by a crashed run, or started by another
 // handle, is adopted), waits until it accepts connections and creates the
 // database "semcat" if missing. Concurrent calls for one data directory, in
 // this or other processes, are serialised by a lock file <DataDir>/pg.lock.
-func StartLocal(ctx context.Context, opts LocalOptions) (*LocalPostgres, error) {
+func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if opts.DataDir == "" {
 		return nil, errors.New("semcat: local PostgreSQL: no data directory given")
 	}
@@ -110,7 +117,7 @@ func StartLocal(ctx context.Context, opts LocalOptions) (*LocalPostgres, error) 
 	}
 	candidates := findPGBins()
 	if len(candidates) == 0 {
-		return nil, fmt.Errorf("%w; install them with: %s", ErrPostgresNotFound, pgInstallHint())
+		return nil, fmt.Errorf("%w; install them with: %s", ErrNotFound, pgInstallHint())
 	}
 	runAs, err := serverAccount()
 	if err != nil {
@@ -136,7 +143,7 @@ func StartLocal(ctx context.Context, opts LocalOptions) (*LocalPostgres, error) 
 	if err != nil {
 		return nil, err
 	}
-	p := &LocalPostgres{
+	p := &Cluster{
 		dataDir:    dataDir,
 		dir:        dir,
 		clusterDir: filepath.Join(dir, "data"),
@@ -164,7 +171,7 @@ func StartLocal(ctx context.Context, opts LocalOptions) (*LocalPostgres, error) 
 
 // URL returns a pgx connection string for database dbname on the managed
 // cluster: user semcat over the Unix socket, no TLS.
-func (p *LocalPostgres) URL(dbname string) string {
+func (p *Cluster) URL(dbname string) string {
 	return fmt.Sprintf("host=%s port=%d user=%s dbname=%s sslmode=disable",
 		quoteConnValue(p.socketDir), p.port, quoteConnValue(localUser), quoteConnValue(dbname))
 }
@@ -174,21 +181,21 @@ func (p *LocalPostgres) URL(dbname string) string {
 // /var/tmp/semcat-pg-<hash> directory that <DataDir>/pg links to. Removing
 // the data directory does not remove this one, so whoever discards a data
 // directory (tests, for example) must remove Dir too, after Stop.
-func (p *LocalPostgres) Dir() string { return p.dir }
+func (p *Cluster) Dir() string { return p.dir }
 
 // PID is the process ID of the cluster's postmaster, or 0 if it is not
 // running.
-func (p *LocalPostgres) PID() int {
+func (p *Cluster) PID() int {
 	if info, running := runningPostmaster(p.clusterDir); running {
 		return info.pid
 	}
 	return 0
 }
 
-// LocalServerPID is the pid of the postmaster running on dataDir's managed
+// ServerPID is the pid of the postmaster running on dataDir's managed
 // cluster, or 0 if none runs.
-func LocalServerPID(dataDir string) int {
-	dir, err := LocalClusterDir(dataDir)
+func ServerPID(dataDir string) int {
+	dir, err := ClusterDir(dataDir)
 	if err != nil {
 		return 0
 	}
@@ -201,7 +208,7 @@ func LocalServerPID(dataDir string) int {
 // MemoryBudget is about the most memory the cluster uses as semcat
 // configures it: its shared buffers, plus backendMemory for each of a
 // handful of busy backends (private memory, sort and hash work_mem).
-func (p *LocalPostgres) MemoryBudget() int64 {
+func (p *Cluster) MemoryBudget() int64 {
 	return sharedBuffers + busyBackends*backendMemory
 }
 
@@ -214,7 +221,7 @@ const (
 // Stop stops the cluster (pg_ctl stop -m fast) if this handle started it or
 // took it over from a crashed run; a handle that merely reused a server
 // another live handle started leaves it running. Safe to call twice.
-func (p *LocalPostgres) Stop(ctx context.Context) error {
+func (p *Cluster) Stop(ctx context.Context) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.stopped {
@@ -224,7 +231,7 @@ func (p *LocalPostgres) Stop(ctx context.Context) error {
 		p.stopped = true
 		return nil
 	}
-	// Serialise with a concurrent StartLocal, which would otherwise adopt a
+	// Serialise with a concurrent Start, which would otherwise adopt a
 	// server that is about to stop. Without the lock (data directory already
 	// gone), stopping is still right.
 	if unlock, err := flockPath(ctx, filepath.Join(p.dataDir, "pg.lock")); err == nil {
@@ -239,7 +246,7 @@ func (p *LocalPostgres) Stop(ctx context.Context) error {
 
 // stopLocked stops the server (its own child, or with pg_ctl stop one it
 // took over) and removes what this handle created.
-func (p *LocalPostgres) stopLocked(ctx context.Context) error {
+func (p *Cluster) stopLocked(ctx context.Context) error {
 	start := time.Now()
 	if p.child != nil {
 		if err := p.child.shutdown(); err != nil {
@@ -261,7 +268,7 @@ func (p *LocalPostgres) stopLocked(ctx context.Context) error {
 }
 
 // starterFile, in Dir, records the PID of the process whose handle started
-// the server. A later StartLocal that finds the server running takes over
+// the server. A later Start that finds the server running takes over
 // responsibility for stopping it only if that process is gone, i.e. crashed.
 const starterFile = "starter.pid"
 
@@ -272,7 +279,7 @@ const tempSocketPrefix = "semcat-sock-"
 // initCluster runs initdb unless the cluster exists. initdb writes to
 // data.init which is renamed into place only when fully configured, so an
 // interrupted initialisation is simply redone.
-func (p *LocalPostgres) initCluster(ctx context.Context, fast bool) error {
+func (p *Cluster) initCluster(ctx context.Context, fast bool) error {
 	if _, err := os.Stat(filepath.Join(p.clusterDir, "PG_VERSION")); err == nil {
 		return nil
 	}
@@ -315,7 +322,7 @@ func (p *LocalPostgres) initCluster(ctx context.Context, fast bool) error {
 }
 
 // startOrAdopt reuses a server already running on the cluster, or starts one.
-func (p *LocalPostgres) startOrAdopt(ctx context.Context, fast bool) error {
+func (p *Cluster) startOrAdopt(ctx context.Context, fast bool) error {
 	if info, running := runningPostmaster(p.clusterDir); running {
 		if why := checkPostmaster(info.pid, p.clusterDir); why != nil {
 			// A stale postmaster.pid whose pid another process now has:
@@ -373,7 +380,7 @@ func (p *LocalPostgres) startOrAdopt(ctx context.Context, fast bool) error {
 // adopt connects to a server that is already running on the cluster. The
 // handle takes responsibility for stopping it only when the process that
 // started it has died.
-func (p *LocalPostgres) adopt(ctx context.Context, info postmasterInfo) error {
+func (p *Cluster) adopt(ctx context.Context, info postmasterInfo) error {
 	p.socketDir, p.port = info.socketDir, info.port
 	if p.socketDir == "" {
 		return fmt.Errorf("semcat: PostgreSQL (pid %d) on %s has no Unix socket", info.pid, p.clusterDir)
@@ -402,7 +409,7 @@ func (p *LocalPostgres) adopt(ctx context.Context, info postmasterInfo) error {
 
 // chooseSocketDir returns Dir, or a fresh short temporary directory when the
 // socket path under Dir would exceed the platform limit.
-func (p *LocalPostgres) chooseSocketDir() (string, error) {
+func (p *Cluster) chooseSocketDir() (string, error) {
 	if socketPathFits(p.dir, p.port) {
 		return p.dir, nil
 	}
@@ -430,7 +437,7 @@ func socketPathFits(dir string, port int) bool {
 // writeSettings writes data/semcat.conf, included from postgresql.conf, with
 // the settings for this start. A file rather than pg_ctl -o avoids shell
 // quoting of the socket path.
-func (p *LocalPostgres) writeSettings(fast bool) error {
+func (p *Cluster) writeSettings(fast bool) error {
 	var b strings.Builder
 	b.WriteString("# Written by semcat at every start; edits are lost.\n")
 	fmt.Fprintf(&b, "listen_addresses = ''\n")
@@ -453,7 +460,7 @@ func (p *LocalPostgres) writeSettings(fast bool) error {
 }
 
 // ensureDatabase creates database name unless it exists.
-func (p *LocalPostgres) ensureDatabase(ctx context.Context, name string) error {
+func (p *Cluster) ensureDatabase(ctx context.Context, name string) error {
 	conn, err := connectLocalRetry(ctx, p.URL("postgres"), startTimeout)
 	if err != nil {
 		return fmt.Errorf("semcat: connecting to local PostgreSQL: %w", err)
@@ -502,7 +509,7 @@ func connectLocalRetry(ctx context.Context, connString string, wait time.Duratio
 // run executes a PostgreSQL program as the server account and returns its
 // combined output. PG* variables are removed from its environment so a
 // user's client settings cannot redirect it.
-func (p *LocalPostgres) run(ctx context.Context, prog string, args ...string) ([]byte, error) {
+func (p *Cluster) run(ctx context.Context, prog string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, prog, args...)
 	cmd.Dir = p.dir // the server account may not be allowed into our working directory
 	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "PG") })
@@ -520,7 +527,7 @@ func (p *LocalPostgres) run(ctx context.Context, prog string, args ...string) ([
 }
 
 // mkdirOwned creates dir (mode 0700) owned by the server account.
-func (p *LocalPostgres) mkdirOwned(dir string) error {
+func (p *Cluster) mkdirOwned(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("semcat: creating %s: %w", dir, err)
 	}
@@ -528,7 +535,7 @@ func (p *LocalPostgres) mkdirOwned(dir string) error {
 }
 
 // chown gives path to the server account when it differs from ours.
-func (p *LocalPostgres) chown(path string) error {
+func (p *Cluster) chown(path string) error {
 	if p.runAs == nil {
 		return nil
 	}
@@ -654,11 +661,11 @@ func ownClusterDir(dir string, runAs *serverAcct) error {
 	return fmt.Errorf("owned by uid %d, not by the user semcat runs as (uid %d)", st.Uid, euid)
 }
 
-// LocalClusterDir returns the directory StartLocal keeps dataDir's cluster
-// in (LocalPostgres.Dir): <dataDir>/pg, or as root the /var/tmp directory
+// ClusterDir returns the directory Start keeps dataDir's cluster
+// in (Cluster.Dir): <dataDir>/pg, or as root the /var/tmp directory
 // that link points to, which outlives a removed data directory. Whoever
 // throws a data directory away (tests) removes this one too, once stopped.
-func LocalClusterDir(dataDir string) (string, error) {
+func ClusterDir(dataDir string) (string, error) {
 	abs, err := filepath.Abs(dataDir)
 	if err != nil {
 		return "", err
@@ -938,7 +945,7 @@ func quotePGConfString(s string) string {
 	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(s) + "'"
 }
 
-// RemoveLocal removes the managed PostgreSQL cluster of dataDir, for
+// Remove removes the managed PostgreSQL cluster of dataDir, for
 // starting over: it stops a server still running there (one a killed
 // semcat left behind), fast then immediate, and deletes the cluster's
 // directory, which as root lives outside the data directory. The caller
@@ -950,8 +957,8 @@ func quotePGConfString(s string) string {
 // names but that is not a postgres whose data directory is this cluster
 // (a planted or stale file whose pid another process now has); each is
 // reported on out.
-func RemoveLocal(ctx context.Context, dataDir string, out io.Writer) error {
-	dir, err := LocalClusterDir(dataDir)
+func Remove(ctx context.Context, dataDir string, out io.Writer) error {
+	dir, err := ClusterDir(dataDir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	} else if err != nil {
