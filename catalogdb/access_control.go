@@ -423,17 +423,6 @@ const setOwnerSQL = `INSERT INTO owner_meta (metalake_id, object_type, object_id
 const ownerReplaces = `ON CONFLICT (object_type, object_id) DO UPDATE SET metalake_id = EXCLUDED.metalake_id,
 			owner_type = EXCLUDED.owner_type, owner_name = EXCLUDED.owner_name`
 
-// emitCreated ends every create: it makes user the owner of the new entity
-// and writes the entity's outbox row, in one statement.
-func (t *writeTx) emitCreated(ctx context.Context, metalakeID int64, kind semcat.EntityKind, id int64, user string) error {
-	return t.learnTxID(func(txid *uint64) error {
-		return t.QueryRow(ctx, `WITH owner AS (`+setOwnerSQL+`)
-			INSERT INTO outbox (entity_kind, entity_id, operation) VALUES ($2, $3, $6)
-			RETURNING txid::text::bigint`,
-			metalakeID, string(kind), id, ownerTypeUser, user, opUpsert).Scan(txid)
-	})
-}
-
 // SetOwner makes an existing user or group of the metalake the owner of the
 // metalake itself or of one of its catalogs, schemas, tables, semantic
 // models, tags or roles.

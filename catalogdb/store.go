@@ -107,55 +107,6 @@ func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 // Ping checks that PostgreSQL answers.
 func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
 
-// writeTx is a read-write transaction that records the outbox rows it
-// writes, so the caller can return the write's position.
-type writeTx struct {
-	pgx.Tx
-	txid  uint64
-	watch func(txid uint64) // Store.WatchWrites; nil if none
-}
-
-// learnTxID records the transaction's id, read by scan, and tells the
-// watcher.
-func (t *writeTx) learnTxID(scan func(*uint64) error) error {
-	known := t.txid != 0
-	if err := scan(&t.txid); err != nil {
-		return err
-	}
-	if !known && t.watch != nil {
-		t.watch(t.txid)
-	}
-	return nil
-}
-
-// emit writes one outbox row naming an entity that changed.
-func (t *writeTx) emit(ctx context.Context, kind semcat.EntityKind, id int64, op string) error {
-	return t.learnTxID(func(txid *uint64) error {
-		return t.QueryRow(ctx, `INSERT INTO outbox (entity_kind, entity_id, operation) VALUES ($1, $2, $3)
-			RETURNING txid::text::bigint`, string(kind), id, op).Scan(txid)
-	})
-}
-
-// emitQuery writes one outbox row per id returned by a query, all of the same
-// kind, in one statement.
-func (t *writeTx) emitQuery(ctx context.Context, kind semcat.EntityKind, op, idQuery string, args ...any) error {
-	n := len(args)
-	q := fmt.Sprintf(`WITH ids AS (%s)
-		INSERT INTO outbox (entity_kind, entity_id, operation) SELECT $%d, id, $%d FROM ids`, idQuery, n+1, n+2)
-	if _, err := t.Exec(ctx, q, append(args, string(kind), op)...); err != nil {
-		return err
-	}
-	return t.learnTxID(func(txid *uint64) error {
-		return t.QueryRow(ctx, `SELECT pg_current_xact_id()::text::bigint`).Scan(txid)
-	})
-}
-
-// Outbox operations.
-const (
-	opUpsert = "upsert"
-	opDelete = "delete"
-)
-
 // retryable reports whether a transaction failed for a reason that a fresh
 // attempt can cure: a serialization failure or a deadlock.
 func retryable(err error) bool {
