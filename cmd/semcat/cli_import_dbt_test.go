@@ -9,7 +9,7 @@ import (
 )
 
 // TestImportDBT runs `semcat import dbt` against a live server with the
-// real jaffle-shop artifacts: dry run, import, a repeat that writes
+// real dbt 1.8 artifacts of connectors/dbt/testdata: dry run, import, a repeat that writes
 // nothing, --json, and the exit codes of a partial import.
 func TestImportDBT(t *testing.T) {
 	t.Parallel()
@@ -17,15 +17,15 @@ func TestImportDBT(t *testing.T) {
 	env := map[string]string{"SEMCAT_URL": m.URL()}
 	rest := client{t: t, base: m.URL()}
 	rest.ok("POST", "/api/metalakes", `{"name":"lake"}`)
-	dir := filepath.Join("..", "..", "connectors", "dbt", "testdata", "jaffle-shop-1.9")
+	dir := filepath.Join("..", "..", "connectors", "dbt", "testdata", "dbt-metric-utils-1.8")
 
 	if code, _, errOut := runCLI(env, "import", "dbt", dir); code != exitUsage || !strings.Contains(errOut, "--catalog is required") {
 		t.Errorf("without --catalog: exit %d, %q", code, errOut)
 	}
 	out := mustCLI(t, env, "import", "dbt", dir, "--catalog", "wh", "--dry-run")
-	for _, want := range []string{"dbt project jaffle_shop (dbt 1.9.4, semantic layer: measures (dbt before 1.12)) into lake.wh",
-		"  would create catalog wh\n", "  would create table STREAMLIT_TEST.orders\n", "  would create semantic model STREAMLIT_TEST.order_item (9 metrics)\n",
-		"28 changes would be made (dry run: nothing written)", "skipped saved query revenue_metrics: semcat has no saved queries"} {
+	for _, want := range []string{"dbt project jaffle_shop (dbt 1.8.6, semantic layer: measures (dbt before 1.12)) into lake.wh",
+		"  would create catalog wh\n", "  would create table main.orders\n", "  would create semantic model main.order_item (9 metrics)\n",
+		"31 changes would be made (dry run: nothing written)", "skipped saved query revenue_metrics: semcat has no saved queries"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("dry run output lacks %q:\n%s", want, out)
 		}
@@ -35,11 +35,11 @@ func TestImportDBT(t *testing.T) {
 	}
 
 	out = mustCLI(t, env, "import", "dbt", dir, "--catalog", "wh", "--metalake", "lake")
-	if !strings.Contains(out, "  create semantic model STREAMLIT_TEST.orders (7 metrics)\n") ||
-		!strings.Contains(out, "19 tables, 6 semantic models, 19 metrics: 28 changes, 0 unchanged") {
+	if !strings.Contains(out, "  create semantic model main.orders (7 metrics)\n") ||
+		!strings.Contains(out, "22 tables, 6 semantic models, 19 metrics: 31 changes, 0 unchanged") {
 		t.Errorf("import output:\n%s", out)
 	}
-	_, body := rest.ok("GET", "/api/metalakes/lake/catalogs/wh/schemas/STREAMLIT_TEST/semantic-model-metrics", "")
+	_, body := rest.ok("GET", "/api/metalakes/lake/catalogs/wh/schemas/main/semantic-model-metrics", "")
 	if ms, _ := body["identifiers"].([]any); len(ms) != 19 {
 		t.Errorf("schema metrics after import: %v", body)
 	}
@@ -50,7 +50,7 @@ func TestImportDBT(t *testing.T) {
 		Unchanged int   `json:"unchanged"`
 		Metrics   int   `json:"metrics"`
 	}
-	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Actions) != 0 || res.Unchanged != 25 || res.Metrics != 19 {
+	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Actions) != 0 || res.Unchanged != 28 || res.Metrics != 19 {
 		t.Errorf("repeat --json: %v %+v\n%s", err, res, out)
 	}
 

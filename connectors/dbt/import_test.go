@@ -194,16 +194,21 @@ func metric(t *testing.T, def semcat.Definition, name string) semcat.Metric {
 
 func sql(m semcat.Metric) string { return m.Expression.Dialects[0].Expression }
 
-// TestImportMeasuresSpec imports the real jaffle-shop artifacts of dbt 1.9
-// (semantic models with measures) and checks every mapped field, then that
-// a repeat writes nothing.
+// measuresSpec is the testdata project of the spec before dbt 1.12
+// (semantic models with measures): real dbt 1.8.6 artifacts of the
+// jaffle-shop example on DuckDB (see its SOURCE.md).
+const measuresSpec = "dbt-metric-utils-1.8"
+
+// TestImportMeasuresSpec imports the real dbt 1.8 artifacts (semantic
+// models with measures) and checks every mapped field, then that a repeat
+// writes nothing.
 func TestImportMeasuresSpec(t *testing.T) {
 	s := newServer(t)
 	ctx := context.Background()
-	a := load(t, "jaffle-shop-1.9", nil)
+	a := load(t, measuresSpec, nil)
 
 	dry := s.run(t, a, dbt.Options{DryRun: true})
-	if dry.Writes("table") != 19 || dry.Writes("semantic_model") != 6 || dry.Writes("catalog") != 1 {
+	if dry.Writes("table") != 22 || dry.Writes("semantic_model") != 6 || dry.Writes("catalog") != 1 {
 		t.Fatalf("dry run: %d actions %v", len(dry.Actions), dry.Actions)
 	}
 	if _, err := s.c.GetCatalog(ctx, "m", "wh"); !errors.Is(err, apiclient.ErrNotFound) {
@@ -214,7 +219,7 @@ func TestImportMeasuresSpec(t *testing.T) {
 	if len(res.Issues) != 0 {
 		t.Fatalf("issues: %v", res.Issues)
 	}
-	if res.Tables != 19 || res.Models != 6 || res.Metrics != 19 || res.Spec != "measures (dbt before 1.12)" {
+	if res.Tables != 22 || res.Models != 6 || res.Metrics != 19 || res.Spec != "measures (dbt before 1.12)" {
 		t.Fatalf("result: %+v", res)
 	}
 	skipped := ""
@@ -229,7 +234,7 @@ func TestImportMeasuresSpec(t *testing.T) {
 
 	// A model: comment, columns in the warehouse's order with its types
 	// and dbt's descriptions and spelling, dbt's properties.
-	orders, err := s.c.GetTable(ctx, ns("STREAMLIT_TEST"), "orders")
+	orders, err := s.c.GetTable(ctx, ns("main"), "orders")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,17 +246,24 @@ func TestImportMeasuresSpec(t *testing.T) {
 		ty, _ := json.Marshal(c.Type)
 		cols = append(cols, c.Name+" "+strings.Trim(string(ty), `"`))
 	}
-	wantCols := []string{"order_id string", "location_id string", "customer_id string", "subtotal_cents decimal(38,0)",
-		"tax_paid_cents decimal(38,0)", "order_total_cents decimal(38,0)", "subtotal decimal(38,0)", "tax_paid decimal(38,0)",
-		"order_total decimal(38,0)", "ordered_at timestamp"}
-	if !slices.Equal(cols[:len(wantCols)], wantCols) {
-		t.Errorf("orders columns =\n%v\nwant them to start with\n%v", cols, wantCols)
+	wantCols := []string{"order_id string", "location_id string", "customer_id string", "subtotal_cents integer",
+		"tax_paid_cents integer", "order_total_cents integer", "subtotal decimal(16,2)", "tax_paid decimal(16,2)",
+		"order_total decimal(16,2)", "ordered_at timestamp", "order_cost decimal(38,2)", "order_items_subtotal decimal(38,2)",
+		"count_food_items string", "count_drink_items string", "count_order_items long", "is_food_order boolean",
+		"is_drink_order boolean", "customer_order_number long"}
+	if !slices.Equal(cols, wantCols) {
+		t.Errorf("orders columns =\n%v\nwant\n%v", cols, wantCols)
+	}
+	// DuckDB's HUGEINT has no Gravitino type: read as string, its source
+	// type kept.
+	if got := orders.Properties["dbt.column_types"]; got != `{"count_drink_items":"HUGEINT","count_food_items":"HUGEINT"}` {
+		t.Errorf("orders dbt.column_types = %q", got)
 	}
 	if c := orders.Columns[0].Comment; c == nil || *c != "The unique key of the orders mart." {
 		t.Errorf("orders.order_id comment = %v", c)
 	}
 	for k, v := range map[string]string{"dbt.project": "jaffle_shop", "dbt.unique_id": "model.jaffle_shop.orders",
-		"dbt.materialized": "table", "dbt.resource_type": "model", "dbt.database": "FY26_TASK_FORCE_ICHIKAWA",
+		"dbt.materialized": "table", "dbt.resource_type": "model", "dbt.database": "jaffle_shop",
 		"dbt.path": "models/marts/orders.sql"} {
 		if orders.Properties[k] != v {
 			t.Errorf("orders property %s = %q, want %q", k, orders.Properties[k], v)
@@ -271,13 +283,13 @@ func TestImportMeasuresSpec(t *testing.T) {
 
 	// A semantic model: dataset over its node, keys, fields, relationships,
 	// metrics with SQL, datatype, description, label and dbt's definition.
-	m, err := s.c.GetSemanticModel(ctx, ns("STREAMLIT_TEST"), "order_item")
+	m, err := s.c.GetSemanticModel(ctx, ns("main"), "order_item")
 	if err != nil {
 		t.Fatal(err)
 	}
 	def := m.Definition
 	ds := def.Datasets[0]
-	if ds.Name != "order_item" || !slices.Equal(ds.Source.Namespace, []string{"wh", "STREAMLIT_TEST"}) || ds.Source.Name != "order_items" ||
+	if ds.Name != "order_item" || !slices.Equal(ds.Source.Namespace, []string{"wh", "main"}) || ds.Source.Name != "order_items" ||
 		!slices.Equal(ds.PrimaryKey, []string{"order_item_id"}) {
 		t.Errorf("dataset = %+v %+v", ds, ds.Source)
 	}
@@ -323,8 +335,10 @@ func TestImportMeasuresSpec(t *testing.T) {
 		t.Errorf("food_revenue_pct = %s %s", sql(pct), *pct.Datatype)
 	}
 	cum := metric(t, def, "cumulative_revenue")
-	if cd := extData(t, cum.CustomExtensions); cd["type"] != "cumulative" || !strings.Contains(mustJSON(cd["type_params"]), `"period_agg":"first"`) {
-		t.Errorf("cumulative_revenue data = %v", cd)
+	// dbt 1.8's cumulative metric names its measure and no window.
+	if cd := extData(t, cum.CustomExtensions); sql(cum) != "SUM(order_item.product_price)" || cd["type"] != "cumulative" ||
+		!strings.Contains(mustJSON(cd["type_params"]), `"measure":{"alias":null,"fill_nulls_with":null,"filter":null,"join_to_timespine":false,"name":"revenue"}`) {
+		t.Errorf("cumulative_revenue = %s, data %v", sql(cum), cd)
 	}
 	// A metric over another model's measure joins that model's dataset.
 	profit := metric(t, def, "order_gross_profit")
@@ -335,25 +349,25 @@ func TestImportMeasuresSpec(t *testing.T) {
 	if sql(filtered) != "SUM(CASE WHEN orders.order_total >= 20 THEN 1 END)" {
 		t.Errorf("large_orders SQL = %s", sql(filtered))
 	}
-	listed, err := s.c.ListSchemaMetrics(ctx, ns("STREAMLIT_TEST"), false)
+	listed, err := s.c.ListSchemaMetrics(ctx, ns("main"), false)
 	if err != nil || len(listed) != 19 {
 		t.Errorf("schema metrics: %d, %v", len(listed), err)
 	}
 
 	// A repeat writes nothing: no action, no outbox row, same versions and
 	// metric identities.
-	ids, versions, seq := s.metricIDs(t), s.versions(t, res, "STREAMLIT_TEST"), s.outboxSeq(t)
+	ids, versions, seq := s.metricIDs(t), s.versions(t, res, "main"), s.outboxSeq(t)
 	if len(ids) != 19 {
 		t.Fatalf("%d metric identities, want 19", len(ids))
 	}
 	again := s.run(t, a, dbt.Options{})
-	if len(again.Actions) != 0 || again.Unchanged != 25 || len(again.Issues) != 0 {
+	if len(again.Actions) != 0 || again.Unchanged != 28 || len(again.Issues) != 0 {
 		t.Errorf("repeat: actions %v, unchanged %d, issues %v", again.Actions, again.Unchanged, again.Issues)
 	}
 	if got := s.outboxSeq(t); got != seq {
 		t.Errorf("repeat wrote %d outbox rows", got-seq)
 	}
-	if got := s.versions(t, again, "STREAMLIT_TEST"); !mapsEqual(got, versions) {
+	if got := s.versions(t, again, "main"); !mapsEqual(got, versions) {
 		t.Errorf("repeat changed model versions: %v, was %v", got, versions)
 	}
 	if got := s.metricIDs(t); !mapsEqual(got, ids) {
@@ -363,7 +377,7 @@ func TestImportMeasuresSpec(t *testing.T) {
 
 func mustModel(t *testing.T, c *apiclient.Client, name string) *semcat.SemanticModel {
 	t.Helper()
-	m, err := c.GetSemanticModel(context.Background(), ns("STREAMLIT_TEST"), name)
+	m, err := c.GetSemanticModel(context.Background(), ns("main"), name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -444,7 +458,7 @@ func TestImportAggregationSpec(t *testing.T) {
 	}
 }
 
-// TestImportChanges imports jaffle-shop, then changed artifacts: owners,
+// TestImportChanges imports the dbt 1.8 project, then changed artifacts: owners,
 // tags and meta; a metric edited, a model gone; prune; unmappable items.
 func TestImportChanges(t *testing.T) {
 	s := newServer(t)
@@ -452,22 +466,22 @@ func TestImportChanges(t *testing.T) {
 	if _, _, err := s.c.CreateUser(ctx, "m", semcat.UserCreate{Name: "alice"}); err != nil {
 		t.Fatal(err)
 	}
-	s.run(t, load(t, "jaffle-shop-1.9", nil), dbt.Options{})
+	s.run(t, load(t, measuresSpec, nil), dbt.Options{})
 	// Something of the catalog's that no dbt project imported, and a tag a
 	// person attached: prune and re-imports leave both alone.
-	if _, _, err := s.c.CreateTable(ctx, ns("STREAMLIT_TEST"), semcat.TableCreate{Name: "handmade", Columns: []semcat.Column{}}); err != nil {
+	if _, _, err := s.c.CreateTable(ctx, ns("main"), semcat.TableCreate{Name: "handmade", Columns: []semcat.Column{}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := s.c.CreateTag(ctx, "m", semcat.TagCreate{Name: "reviewed"}); err != nil {
 		t.Fatal(err)
 	}
-	ordersRef := semcat.ObjectRef{Type: semcat.KindTable, FullName: "wh.STREAMLIT_TEST.orders"}
+	ordersRef := semcat.ObjectRef{Type: semcat.KindTable, FullName: "wh.main.orders"}
 	if _, _, err := s.c.AssociateTags(ctx, "m", ordersRef, semcat.TagAssignments{Add: []semcat.TagValue{{Name: "reviewed"}}, Valued: true}); err != nil {
 		t.Fatal(err)
 	}
-	ids, versions := s.metricIDs(t), s.versions(t, nil, "STREAMLIT_TEST")
+	ids, versions := s.metricIDs(t), s.versions(t, nil, "main")
 
-	edited := load(t, "jaffle-shop-1.9", func(m map[string]any) {
+	edited := load(t, measuresSpec, func(m map[string]any) {
 		nodes := m["nodes"].(map[string]any)
 		orders := nodes["model.jaffle_shop.orders"].(map[string]any)
 		orders["meta"] = map[string]any{"owner": "alice", "team": "finance", "sla": map[string]any{"hours": 24}}
@@ -480,7 +494,7 @@ func TestImportChanges(t *testing.T) {
 	if len(res.Issues) != 0 {
 		t.Fatalf("issues: %v", res.Issues)
 	}
-	orders, err := s.c.GetTable(ctx, ns("STREAMLIT_TEST"), "orders")
+	orders, err := s.c.GetTable(ctx, ns("main"), "orders")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -499,11 +513,11 @@ func TestImportChanges(t *testing.T) {
 		t.Errorf("an owner who is not a user is not reported: %s", skipped)
 	}
 	// stg_supplies is gone from dbt but stays without --prune.
-	if _, err := s.c.GetTable(ctx, ns("STREAMLIT_TEST"), "stg_supplies"); err != nil {
+	if _, err := s.c.GetTable(ctx, ns("main"), "stg_supplies"); err != nil {
 		t.Errorf("stg_supplies without --prune: %v", err)
 	}
 	// Models did not change: same versions and metric identities.
-	if got := s.versions(t, nil, "STREAMLIT_TEST"); !mapsEqual(got, versions) {
+	if got := s.versions(t, nil, "main"); !mapsEqual(got, versions) {
 		t.Errorf("model versions changed: %v, was %v", got, versions)
 	}
 
@@ -516,19 +530,19 @@ func TestImportChanges(t *testing.T) {
 		nodes["model.jaffle_shop.stg_locations"].(map[string]any)["meta"] = map[string]any{"owner": "bob"}
 		delete(nodes, "model.jaffle_shop.stg_supplies")
 	}
-	retag := load(t, "jaffle-shop-1.9", retagManifest)
+	retag := load(t, measuresSpec, retagManifest)
 	dry := s.run(t, retag, dbt.Options{Prune: true, DryRun: true})
-	if got := mustJSON(dry.Actions); !strings.Contains(got, `"op":"delete","kind":"table","name":"STREAMLIT_TEST.stg_supplies"`) || strings.Contains(got, "handmade") {
+	if got := mustJSON(dry.Actions); !strings.Contains(got, `"op":"delete","kind":"table","name":"main.stg_supplies"`) || strings.Contains(got, "handmade") {
 		t.Errorf("prune dry run: %s", got)
 	}
-	if _, err := s.c.GetTable(ctx, ns("STREAMLIT_TEST"), "stg_supplies"); err != nil {
+	if _, err := s.c.GetTable(ctx, ns("main"), "stg_supplies"); err != nil {
 		t.Errorf("a dry run pruned stg_supplies: %v", err)
 	}
 	pruned := s.run(t, retag, dbt.Options{Prune: true})
-	if _, err := s.c.GetTable(ctx, ns("STREAMLIT_TEST"), "stg_supplies"); !errors.Is(err, apiclient.ErrNotFound) {
+	if _, err := s.c.GetTable(ctx, ns("main"), "stg_supplies"); !errors.Is(err, apiclient.ErrNotFound) {
 		t.Errorf("stg_supplies after --prune: %v", err)
 	}
-	if _, err := s.c.GetTable(ctx, ns("STREAMLIT_TEST"), "handmade"); err != nil {
+	if _, err := s.c.GetTable(ctx, ns("main"), "handmade"); err != nil {
 		t.Errorf("prune dropped a table no dbt project imported: %v", err)
 	}
 	// orders changes its dbt.tags property and loses a tag; stg_supplies goes.
@@ -542,7 +556,7 @@ func TestImportChanges(t *testing.T) {
 
 	// A metric's description and a filter change in place: new model
 	// version, same identities; a metric gone retires only its own.
-	changed := loadEdited(t, "jaffle-shop-1.9", retagManifest, func(sem map[string]any) {
+	changed := loadEdited(t, measuresSpec, retagManifest, func(sem map[string]any) {
 		var kept []any
 		for _, m := range sem["metrics"].([]any) {
 			mm := m.(map[string]any)
@@ -571,8 +585,8 @@ func TestImportChanges(t *testing.T) {
 			t.Errorf("metric %s: id %d, was %d", k, got[k], id)
 		}
 	}
-	if v := s.versions(t, nil, "STREAMLIT_TEST"); v["STREAMLIT_TEST.order_item"] == versions["STREAMLIT_TEST.order_item"] ||
-		v["STREAMLIT_TEST.orders"] != versions["STREAMLIT_TEST.orders"] {
+	if v := s.versions(t, nil, "main"); v["main.order_item"] == versions["main.order_item"] ||
+		v["main.orders"] != versions["main.orders"] {
 		t.Errorf("versions after a metric change: %v, was %v", v, versions)
 	}
 	if d := metric(t, mustModel(t, s.c, "order_item").Definition, "revenue").Description; d == nil || *d != "Revenue, before tax." {
@@ -586,7 +600,7 @@ func TestImportChanges(t *testing.T) {
 func TestImportUnmappable(t *testing.T) {
 	s := newServer(t)
 	ctx := context.Background()
-	a := loadEdited(t, "jaffle-shop-1.9", func(m map[string]any) {
+	a := loadEdited(t, measuresSpec, func(m map[string]any) {
 		nodes := m["nodes"].(map[string]any)
 		nodes["model.jaffle_shop.orders"].(map[string]any)["tags"] = []any{"needs review"}
 		products := nodes["model.jaffle_shop.products"].(map[string]any)
@@ -614,25 +628,25 @@ func TestImportUnmappable(t *testing.T) {
 		t.Errorf("issues = %s", got)
 	}
 	notes := mustJSON(res.Notes)
-	for _, want := range []string{`"item":"model.jaffle_shop.products","reason":"relation 'products.v2' imported as table STREAMLIT_TEST.products_v2`,
+	for _, want := range []string{`"item":"model.jaffle_shop.products","reason":"relation 'products.v2' imported as table main.products_v2`,
 		`"item":"tag needs review","reason":"imported as 'needs_review'"`,
 		`"item":"model.jaffle_shop.customers","reason":"1 column renamed to valid semcat names`} {
 		if !strings.Contains(notes, want) {
 			t.Errorf("notes lack %s:\n%s", want, notes)
 		}
 	}
-	p, err := s.c.GetTable(ctx, ns("STREAMLIT_TEST"), "products_v2")
+	p, err := s.c.GetTable(ctx, ns("main"), "products_v2")
 	if err != nil || p.Properties["dbt.alias"] != "products.v2" {
 		t.Errorf("products_v2: %v %v", err, p)
 	}
-	if m, err := s.c.GetSemanticModel(ctx, ns("STREAMLIT_TEST"), "products"); err != nil || m.Definition.Datasets[0].Source.Name != "products_v2" {
+	if m, err := s.c.GetSemanticModel(ctx, ns("main"), "products"); err != nil || m.Definition.Datasets[0].Source.Name != "products_v2" {
 		t.Errorf("model products over products_v2: %v", err)
 	}
-	c, err := s.c.GetTable(ctx, ns("STREAMLIT_TEST"), "customers")
+	c, err := s.c.GetTable(ctx, ns("main"), "customers")
 	if err != nil || c.Properties["dbt.column_names"] != `{"customer_name_2":"customer name"}` {
 		t.Errorf("customers: %v %v", err, c.Properties)
 	}
-	tags, _ := s.c.ListObjectTags(ctx, "m", semcat.ObjectRef{Type: semcat.KindTable, FullName: "wh.STREAMLIT_TEST.orders"})
+	tags, _ := s.c.ListObjectTags(ctx, "m", semcat.ObjectRef{Type: semcat.KindTable, FullName: "wh.main.orders"})
 	if !slices.Equal(tags, []string{"needs_review"}) {
 		t.Errorf("orders tags = %v", tags)
 	}
@@ -646,7 +660,7 @@ func TestImportUnmappable(t *testing.T) {
 func TestPruneSchema(t *testing.T) {
 	s := newServer(t)
 	ctx := context.Background()
-	s.run(t, load(t, "jaffle-shop-1.9", nil), dbt.Options{})
+	s.run(t, load(t, measuresSpec, nil), dbt.Options{})
 	noRaw := func(m map[string]any) {
 		for id := range m["nodes"].(map[string]any) {
 			if strings.HasPrefix(id, "seed.") {
@@ -655,7 +669,7 @@ func TestPruneSchema(t *testing.T) {
 		}
 		m["sources"] = map[string]any{}
 	}
-	res := s.run(t, load(t, "jaffle-shop-1.9", noRaw), dbt.Options{Prune: true})
+	res := s.run(t, load(t, measuresSpec, noRaw), dbt.Options{Prune: true})
 	if res.Writes("table") != 6 || res.Writes("schema") != 1 || len(res.Issues) != 0 {
 		t.Errorf("prune: actions %v, issues %v", res.Actions, res.Issues)
 	}
@@ -664,11 +678,11 @@ func TestPruneSchema(t *testing.T) {
 	}
 
 	// Import raw again, add a table of one's own to it: prune keeps it.
-	s.run(t, load(t, "jaffle-shop-1.9", nil), dbt.Options{})
+	s.run(t, load(t, measuresSpec, nil), dbt.Options{})
 	if _, _, err := s.c.CreateTable(ctx, ns("raw"), semcat.TableCreate{Name: "mine", Columns: []semcat.Column{}}); err != nil {
 		t.Fatal(err)
 	}
-	res = s.run(t, load(t, "jaffle-shop-1.9", noRaw), dbt.Options{Prune: true})
+	res = s.run(t, load(t, measuresSpec, noRaw), dbt.Options{Prune: true})
 	if res.Writes("table") != 6 || res.Writes("schema") != 0 {
 		t.Errorf("prune with a table of one's own: %v", res.Actions)
 	}
@@ -685,7 +699,7 @@ func TestModelOwner(t *testing.T) {
 	if _, _, err := s.c.CreateUser(ctx, "m", semcat.UserCreate{Name: "alice"}); err != nil {
 		t.Fatal(err)
 	}
-	a := loadEdited(t, "jaffle-shop-1.9", nil, func(sem map[string]any) {
+	a := loadEdited(t, measuresSpec, nil, func(sem map[string]any) {
 		for _, sm := range sem["semantic_models"].([]any) {
 			if sm := sm.(map[string]any); sm["name"] == "orders" {
 				sm["config"] = map[string]any{"meta": map[string]any{"owner": "alice"}}
@@ -693,7 +707,7 @@ func TestModelOwner(t *testing.T) {
 		}
 	})
 	s.run(t, a, dbt.Options{})
-	ref := semcat.ObjectRef{Type: semcat.KindSemanticModel, FullName: "wh.STREAMLIT_TEST.orders"}
+	ref := semcat.ObjectRef{Type: semcat.KindSemanticModel, FullName: "wh.main.orders"}
 	if o, err := s.c.GetOwner(ctx, "m", ref); err != nil || o == nil || o.Name != "alice" {
 		t.Errorf("owner of model orders = %+v, %v", o, err)
 	}
