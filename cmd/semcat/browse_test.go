@@ -219,7 +219,7 @@ func TestMatchesStayBrief(t *testing.T) {
 	}
 	pos := last.Get("X-Semcat-Position")
 
-	req, _ := http.NewRequest("GET", c.base+"/api/metalakes/m/search?"+url.Values{"query": {"customer email wide_3"}, "limit": {"10"}, "minPosition": {pos}}.Encode(), nil)
+	req, _ := http.NewRequest("GET", c.base+"/api/metalakes/m/search?"+url.Values{"query": {"customer email wide_3"}, "limit": {"10"}, "minPosition": {pos}, "waitMs": {"30000"}}.Encode(), nil)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

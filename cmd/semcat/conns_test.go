@@ -243,8 +243,12 @@ func TestFairConnections(t *testing.T) {
 		default:
 		}
 	}
-	if s := m.conns.Stats(); s.TurnedAway != cfg.MaxConnections-share || s.Refused != cfg.MaxConnections/2 {
-		t.Errorf("%+v; want %d turned away (the hog's excess), %d refused (the rotating names' excess)", s, cfg.MaxConnections-share, cfg.MaxConnections/2)
+	// Each of the hog's excess connections was turned away as it asked,
+	// or, still idle (its header not all there yet on a busy machine),
+	// evicted to make room: either way it was not served.
+	s := m.conns.Stats()
+	if s.TurnedAway+s.Evicted < cfg.MaxConnections-share || s.TurnedAway == 0 || s.Refused != cfg.MaxConnections/2 {
+		t.Errorf("%+v; want %d turned away or evicted (the hog's excess), %d refused (the rotating names' excess)", s, cfg.MaxConnections-share, cfg.MaxConnections/2)
 	}
 	resp, err := http.Get(m.URL() + "/metrics")
 	if err != nil {
@@ -252,7 +256,7 @@ func TestFairConnections(t *testing.T) {
 	}
 	metrics, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	for _, want := range []string{fmt.Sprintf("semcat_connections_turned_away_total %d\n", cfg.MaxConnections-share),
+	for _, want := range []string{fmt.Sprintf("semcat_connections_turned_away_total %d\n", s.TurnedAway),
 		fmt.Sprintf("semcat_connections_refused_total %d\n", cfg.MaxConnections/2)} {
 		if !strings.Contains(string(metrics), want) {
 			t.Errorf("/metrics lacks %q", want)
