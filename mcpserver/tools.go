@@ -77,24 +77,24 @@ type MetricInfos struct {
 // SearchArgs are the arguments of search: the query and the filters of SPEC
 // §2.6.
 type SearchArgs struct {
-	Metalake  string   `json:"metalake,omitempty" jsonschema:"the metalake; omit to use the server's default metalake"`
-	Query     string   `json:"query" jsonschema:"the query: words, \"phrases\", prefix*, key:value, tags:t, schema:field, field:type, schema:a.b, +required, -excluded, or * for everything"`
-	Type      []string `json:"type,omitempty" jsonschema:"only entities of these types (the REST parameter type)"`
-	Types     []string `json:"types,omitempty" jsonschema:"deprecated: the old name of type, still accepted"`
+	Metalake string   `json:"metalake,omitempty" jsonschema:"the metalake; omit to use the server's default metalake"`
+	Query    string   `json:"query" jsonschema:"the query: words, \"phrases\", prefix*, key:value, tags:t, schema:field, field:type, schema:a.b, +required, -excluded, or * for everything"`
+	Type     []string `json:"type,omitempty" jsonschema:"only entities of these types (the REST parameter type)"`
+	Types    []string `json:"types,omitempty" jsonschema:"deprecated: the old name of type, still accepted"`
 	// Catalog, Schema and Owner take one value or several, as the REST
 	// parameters repeat (SPEC §2.6).
 	Catalog   stringList `json:"catalog,omitempty" jsonschema:"only entities in this catalog, or in any of these catalogs"`
 	Schema    stringList `json:"schema,omitempty" jsonschema:"only entities in this schema, or in any of these schemas"`
 	Owner     stringList `json:"owner,omitempty" jsonschema:"only entities with this owner, or with any of these owners (a user or group name)"`
-	Tag       []string `json:"tag,omitempty" jsonschema:"only entities that have all these tags (the REST parameter tag)"`
-	Tags      []string `json:"tags,omitempty" jsonschema:"deprecated: the old name of tag, still accepted"`
-	Scope     string   `json:"scope,omitempty" jsonschema:"match only user metadata or only system metadata; default both"`
-	Sort      string   `json:"sort,omitempty" jsonschema:"the order of results; default relevance"`
-	Limit     int      `json:"limit,omitempty" jsonschema:"results per page"`
-	Offset    int      `json:"offset,omitempty" jsonschema:"results to skip; cannot be combined with cursor"`
-	Cursor    string   `json:"cursor,omitempty" jsonschema:"the cursor of the previous page, to get the next one"`
-	Facets    []string `json:"facets,omitempty" jsonschema:"facets to count"`
-	FacetSize int      `json:"facetSize,omitempty" jsonschema:"values per facet"`
+	Tag       []string   `json:"tag,omitempty" jsonschema:"only entities that have all these tags (the REST parameter tag)"`
+	Tags      []string   `json:"tags,omitempty" jsonschema:"deprecated: the old name of tag, still accepted"`
+	Scope     string     `json:"scope,omitempty" jsonschema:"match only user metadata or only system metadata; default both"`
+	Sort      string     `json:"sort,omitempty" jsonschema:"the order of results; default relevance"`
+	Limit     int        `json:"limit,omitempty" jsonschema:"results per page"`
+	Offset    int        `json:"offset,omitempty" jsonschema:"results to skip; cannot be combined with cursor"`
+	Cursor    string     `json:"cursor,omitempty" jsonschema:"the cursor of the previous page, to get the next one"`
+	Facets    []string   `json:"facets,omitempty" jsonschema:"facets to count"`
+	FacetSize int        `json:"facetSize,omitempty" jsonschema:"values per facet"`
 	// MinPosition and WaitMs are the REST API's (SPEC §5.6).
 	MinPosition string `json:"minPosition,omitempty" jsonschema:"a write's position (X-Semcat-Position): answer only once the search index covers that write"`
 	WaitMs      int    `json:"waitMs,omitempty" jsonschema:"how long to wait for minPosition, in milliseconds"`
