@@ -136,6 +136,7 @@ func TestHiddenCostsAsMissing(t *testing.T) {
 		{"load table, disabled catalog", "secret", "ghost", func(n string) error { _, err := svc.GetTable(alice, offNS, n); return err }, semcat.ENOTINUSE},
 		{"tags, disabled catalog", "secret", "ghost", func(n string) error { _, err := svc.ListObjectTags(alice, "m", offTable(n)); return err }, semcat.ENOTINUSE},
 		{"owner, disabled catalog", "secret", "ghost", func(n string) error { _, err := svc.GetOwner(alice, "m", offTable(n)); return err }, semcat.ENOTINUSE},
+		{"privileges, non-member", "m", "ghost", func(n string) error { _, err := svc.ObjectPrivileges(eve, n, table("orders")); return err }, ""},
 		{"privileges, disabled catalog", "secret", "ghost", func(n string) error { _, err := svc.ObjectPrivileges(alice, "m", offTable(n)); return err }, semcat.ENOTINUSE},
 		{"statistics, disabled catalog", "secret", "ghost", func(n string) error { _, err := svc.ListTableStatistics(alice, offNS, n); return err }, semcat.ENOTINUSE},
 	} {

@@ -79,12 +79,18 @@ var allLevels = []semcat.EntityKind{semcat.KindMetalake, semcat.KindCatalog, sem
 // alter rule AssociateTags and the Alter methods apply, the drop rule of
 // the Drop methods, SetOwner's rule). An object the caller may not see
 // answers as GetOwner does, exactly as one that does not exist (SPEC §6, no
-// existence oracles), with the same lookups. A rule that cannot be
+// existence oracles), with the same lookups; to a caller who is not a
+// member of the metalake, the metalake does not exist. A rule that cannot be
 // evaluated (a corrupt grant) counts as denied and is logged.
 func (s *Service) ObjectPrivileges(ctx context.Context, metalake string, obj semcat.ObjectRef) (*ObjectAccess, error) {
 	rules := privilegesOf(obj.Type)
 	if rules == nil {
 		return nil, semcat.Errorf(semcat.EINVALID, "type: unsupported object type '%s' (want catalog, schema, table or semantic_model)", obj.Type)
+	}
+	// A non-member is answered as for a metalake that does not exist (SPEC
+	// §6, revision 3), before anything about the object.
+	if err := s.member(ctx, metalake); err != nil {
+		return nil, err
 	}
 	if _, err := s.checkSee(ctx, metalake, obj); err != nil {
 		return nil, semcat.NoSuchMetadataObject(err)
