@@ -243,6 +243,7 @@ func (h *handler) routes() []route {
 		{"listObjectPolicies", get, metalake + "/objects/{type}/{fullName}/policies", h.listObjectPolicies},
 		{"associatePolicies", post, metalake + "/objects/{type}/{fullName}/policies", h.associatePolicies},
 		{"loadObjectPolicy", get, metalake + "/objects/{type}/{fullName}/policies/{policy}", h.loadObjectPolicy},
+		{"getObjectPrivileges", get, metalake + "/objects/{type}/{fullName}/privileges", h.getObjectPrivileges},
 	}, h.accessControlRoutes()...)
 }
 

@@ -1062,6 +1062,10 @@ func TestOpenAPIValidatesResponses(t *testing.T) {
 	admin.call(ok, "DELETE", ml+"/roles/tmp", nil)
 	bob.call(ok, "GET", sales+"/tables", nil)
 	bob.call(ok, "GET", sales+"/semantic-model-metrics", nil)
+	admin.call(ok, "GET", ml+"/objects/table/rel.sales.orders/privileges", nil)
+	bob.call(ok, "GET", ml+"/objects/table/rel.sales.orders/privileges", nil)
+	bob.call(http.StatusNotFound, "GET", ml+"/objects/semantic_model/rel.sales.sales/privileges", nil)
+	bob.call(http.StatusBadRequest, "GET", ml+"/objects/column/rel.sales.orders/privileges", nil)
 
 	// Search: read-your-writes, facets, cursors, filters; and as bob, who
 	// sees tables but no models.

@@ -243,3 +243,40 @@ func (c *Client) ObjectRoles(ctx context.Context, metalake string, obj semcat.Ob
 	}
 	return get[[]string](ctx, c, request{method: http.MethodGet, path: p + "/roles"}, "names")
 }
+
+// ObjectAccess is what the caller may do with an object (ObjectPrivileges).
+type ObjectAccess struct {
+	// User is the caller the answer is for.
+	User string `json:"user"`
+	// Privileges are the privileges in effect for the caller on the
+	// object, by a grant or by ownership, among those that apply to its
+	// type, in canonical (upper-case) form.
+	Privileges []semcat.Privilege `json:"privileges"`
+	// Alter: may alter the object and its tags; Drop: may drop it;
+	// SetOwner: may change its owner.
+	Alter    bool `json:"alter"`
+	Drop     bool `json:"drop"`
+	SetOwner bool `json:"setOwner"`
+}
+
+// Has reports whether p is among the privileges in effect.
+func (a *ObjectAccess) Has(p semcat.Privilege) bool {
+	for _, q := range a.Privileges {
+		if q == p {
+			return true
+		}
+	}
+	return false
+}
+
+// ObjectPrivileges answers what the caller may do with a catalog, schema,
+// table or semantic model (GET …/objects/{type}/{fullName}/privileges, a
+// semcat route). An object the caller may not see is not found, as one
+// that does not exist.
+func (c *Client) ObjectPrivileges(ctx context.Context, metalake string, obj semcat.ObjectRef) (*ObjectAccess, error) {
+	p, err := objectPath(metalake, "objects", obj)
+	if err != nil {
+		return nil, err
+	}
+	return get[*ObjectAccess](ctx, c, request{method: http.MethodGet, path: p + "/privileges"}, "access")
+}

@@ -115,14 +115,15 @@ var routeMethods = map[string]string{
 	"listObjectTags": "ListObjectTags",
 	"associateTags":  "AssociateTags",
 
-	"createUser":  "CreateUser",
-	"loadUser":    "GetUser",
-	"createRole":  "CreateRole",
-	"loadRole":    "GetRole",
-	"grantRoles":  "GrantRoles",
-	"revokeRoles": "RevokeRoles",
-	"setOwner":    "SetOwner",
-	"getOwner":    "GetOwner",
+	"createUser":          "CreateUser",
+	"loadUser":            "GetUser",
+	"createRole":          "CreateRole",
+	"loadRole":            "GetRole",
+	"grantRoles":          "GrantRoles",
+	"revokeRoles":         "RevokeRoles",
+	"setOwner":            "SetOwner",
+	"getOwner":            "GetOwner",
+	"getObjectPrivileges": "ObjectPrivileges",
 
 	"createPolicy":       "CreatePolicy",
 	"listPolicies":       "ListPolicies",
@@ -696,6 +697,31 @@ func TestSearch(t *testing.T) {
 	if !slices.Equal(all, []string{"customers", "employees", "orders"}) {
 		t.Errorf("pages of tables by name: %v", all)
 	}
+	// Owner, catalog and schema filters take several values, and owner is
+	// a facet (SPEC §2.6).
+	wrote(c.CreateUser(ctx, "m", semcat.UserCreate{Name: "bob"})).must(t)
+	customers := semcat.ObjectRef{Type: semcat.KindTable, FullName: "rel.sales.customers"}
+	pos, err = c.SetOwner(ctx, "m", customers, semcat.Owner{Name: "bob", Type: "USER"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err = c.SearchAfter(ctx, semcat.SearchRequest{Metalake: "m", Query: "*", Owners: []string{"bob", "nobody"},
+		Catalogs: []string{"rel", "other"}, Schemas: []string{"sales", "other"}, Facets: []string{"owner"}}, pos, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Total != 1 || res.Results[0].Entity.Name != "customers" {
+		t.Errorf("owner filter: %+v", res)
+	}
+	// A facet counts without its own filter, so that other values can be
+	// added to it.
+	if !slices.Contains(res.Facets["owner"], semcat.FacetValue{Value: "bob", Count: 1}) || len(res.Facets["owner"]) != 2 {
+		t.Errorf("owner facet: %+v", res.Facets)
+	}
+	res = read(c.Search(ctx, semcat.SearchRequest{Metalake: "m", Query: "*", Types: []string{"table"}, Owners: []string{"admin", "bob"}})).must(t)
+	if res.Total != 3 {
+		t.Errorf("two owners: %d tables, want 3", res.Total)
+	}
 	res = read(c.Search(ctx, semcat.SearchRequest{Metalake: "m", Query: "*", Tags: []string{"gold"}, Scope: "user"})).must(t)
 	if res.Total != 1 || res.Results[0].Entity.Name != "orders" {
 		t.Errorf("tag filter: %+v", res)
@@ -758,6 +784,16 @@ func TestAccessControl(t *testing.T) {
 	if got := read(bob.ListSchemaMetrics(ctx, sales, false)).must(t); len(got) != 2 {
 		t.Errorf("bob with the reader role sees %d metrics, want 2", len(got))
 	}
+	shopRef := semcat.ObjectRef{Type: semcat.KindSemanticModel, FullName: "rel.sales.shop"}
+	if a := read(bob.ObjectPrivileges(ctx, "m", shopRef)).must(t); a.User != "bob" || a.Alter || a.Drop || a.SetOwner ||
+		!slices.Equal(a.Privileges, []semcat.Privilege{semcat.UseCatalog, semcat.UseSchema, semcat.SelectSemanticModel}) || !a.Has(semcat.SelectSemanticModel) {
+		t.Errorf("ObjectPrivileges of a reader: %+v", a)
+	}
+	if a := read(c.ObjectPrivileges(ctx, "m", shopRef)).must(t); !a.Alter || !a.Drop || !a.SetOwner || !a.Has(semcat.ModifySemanticModel) || !a.Has(semcat.ManageGrants) {
+		t.Errorf("ObjectPrivileges of the metalake's owner: %+v", a)
+	}
+	_, err = bob.ObjectPrivileges(ctx, "m", semcat.ObjectRef{Type: semcat.KindTable, FullName: "rel.sales.orders"})
+	wantCode(t, "ObjectPrivileges of a table bob may not see", err, semcat.ENOTFOUND, client.ErrNotFound)
 	u = wrote(c.RevokeRoles(ctx, "m", "bob", []string{"reader"})).must(t)
 	if len(u.Roles) != 0 {
 		t.Errorf("RevokeRoles: %+v", u)

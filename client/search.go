@@ -44,8 +44,18 @@ func (c *Client) SearchAfter(ctx context.Context, req semcat.SearchRequest, minP
 		}
 	}
 	set("type", strings.Join(req.Types, ","))
+	// catalog, schema and owner repeat: any of their values (SPEC §2.6).
 	set("catalog", req.Catalog)
+	for _, v := range req.Catalogs {
+		q.Add("catalog", v)
+	}
 	set("schema", req.Schema)
+	for _, v := range req.Schemas {
+		q.Add("schema", v)
+	}
+	for _, v := range req.Owners {
+		q.Add("owner", v)
+	}
 	for _, t := range req.Tags {
 		q.Add("tag", t)
 	}

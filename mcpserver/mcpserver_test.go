@@ -353,7 +353,7 @@ func TestSession(t *testing.T) {
 				want = []string{"catalog", "schema"}
 			}
 			if tool.Name == "search" {
-				for _, p := range []string{"metalake", "types", "catalog", "schema", "tags", "scope", "sort", "limit", "offset", "cursor", "facets", "facetSize", "minPosition", "waitMs"} {
+				for _, p := range []string{"metalake", "types", "catalog", "schema", "owner", "tags", "scope", "sort", "limit", "offset", "cursor", "facets", "facetSize", "minPosition", "waitMs"} {
 					if s.Properties[p] == nil {
 						t.Errorf("search: no argument %s", p)
 					}
@@ -452,10 +452,26 @@ func TestSession(t *testing.T) {
 			"facets": []string{"type", "tags"}, "facetSize": 3,
 		}), wantSearch)
 		want := []searchCall{{semcat.SearchRequest{
-			Metalake: "lake", Query: "EmpTel +tags:pii", Types: []string{"table", "metric"}, Catalog: "rel", Schema: "hr",
+			Metalake: "lake", Query: "EmpTel +tags:pii", Types: []string{"table", "metric"}, Catalogs: []string{"rel"}, Schemas: []string{"hr"},
 			Tags: []string{"pii", "gold"}, Scope: "user", Sort: "-name", Limit: 5, Offset: 10,
 			Facets: []string{"type", "tags"}, FacetSize: 3,
 		}, "alice"}}
+		if diff := cmp.Diff(want, search.takeCalls()); diff != "" {
+			t.Errorf("search calls (-want +got):\n%s", diff)
+		}
+
+		// catalog, schema and owner take several values, as REST's repeated
+		// parameters; owner is a facet.
+		payload(t, call(t, cs, "search", map[string]any{
+			"query": "*", "catalog": []string{"rel", "files"}, "schema": []string{"hr", ""}, "owner": []string{"alice", "data_team"},
+			"facets": []string{"owner", "catalog"}, "facetSize": 1000,
+		}), wantSearch)
+		payload(t, call(t, cs, "search", map[string]any{"query": "*", "owner": "alice"}), wantSearch)
+		want = []searchCall{
+			{semcat.SearchRequest{Metalake: "lake", Query: "*", Catalogs: []string{"rel", "files"}, Schemas: []string{"hr"}, Owners: []string{"alice", "data_team"},
+				Facets: []string{"owner", "catalog"}, Limit: 20, FacetSize: 1000}, "alice"},
+			{semcat.SearchRequest{Metalake: "lake", Query: "*", Owners: []string{"alice"}, Limit: 20, FacetSize: 10}, "alice"},
+		}
 		if diff := cmp.Diff(want, search.takeCalls()); diff != "" {
 			t.Errorf("search calls (-want +got):\n%s", diff)
 		}
@@ -496,7 +512,10 @@ func TestSession(t *testing.T) {
 			{map[string]any{"query": "x", "offset": 10001}, "offset"},
 			{map[string]any{"query": "x", "offset": -1}, "offset"},
 			{map[string]any{"query": "x", "facetSize": 1001}, "facetSize"},
-			{map[string]any{"query": "x", "facets": []string{"owner"}}, "owner"},
+			{map[string]any{"query": "x", "facets": []string{"size"}}, "size"},
+			{map[string]any{"query": "x", "owner": []string{"ok", "not ok"}}, "owner: invalid name 'not ok'"},
+			{map[string]any{"query": "x", "catalog": []any{"rel", 3}}, "/properties/catalog"},
+			{map[string]any{"query": "x", "owner": 7}, "/properties/owner"},
 			{map[string]any{"query": "x", "offset": 20, "cursor": "c"}, "cursor: cannot be combined with offset"},
 			{map[string]any{"query": "x", "catalog": "no way"}, "catalog: invalid name 'no way'"},
 			{map[string]any{"query": "x", "schema": "a.b"}, "schema: invalid name 'a.b'"},

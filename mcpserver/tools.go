@@ -38,7 +38,7 @@ var (
 	searchTypes  = []string{"catalog", "schema", "table", "semantic_model", "metric"}
 	searchScopes = []string{"user", "system"}
 	searchSorts  = []string{"relevance", "name", "-name", "created", "-created"}
-	searchFacets = []string{"type", "catalog", "schema", "tags"}
+	searchFacets = []string{"type", "catalog", "schema", "tags", "owner"}
 )
 
 // SchemaArgs are the arguments of list_metrics and list_metric_infos: the
@@ -77,24 +77,44 @@ type MetricInfos struct {
 // SearchArgs are the arguments of search: the query and the filters of SPEC
 // §2.6.
 type SearchArgs struct {
-	Metalake  string   `json:"metalake,omitempty" jsonschema:"the metalake; omit to use the server's default metalake"`
-	Query     string   `json:"query" jsonschema:"the query: words, \"phrases\", prefix*, key:value, tags:t, schema:field, field:type, schema:a.b, +required, -excluded, or * for everything"`
-	Type      []string `json:"type,omitempty" jsonschema:"only entities of these types (the REST parameter type)"`
-	Types     []string `json:"types,omitempty" jsonschema:"deprecated: the old name of type, still accepted"`
-	Catalog   string   `json:"catalog,omitempty" jsonschema:"only entities in this catalog"`
-	Schema    string   `json:"schema,omitempty" jsonschema:"only entities in this schema"`
-	Tag       []string `json:"tag,omitempty" jsonschema:"only entities that have all these tags (the REST parameter tag)"`
-	Tags      []string `json:"tags,omitempty" jsonschema:"deprecated: the old name of tag, still accepted"`
-	Scope     string   `json:"scope,omitempty" jsonschema:"match only user metadata or only system metadata; default both"`
-	Sort      string   `json:"sort,omitempty" jsonschema:"the order of results; default relevance"`
-	Limit     int      `json:"limit,omitempty" jsonschema:"results per page"`
-	Offset    int      `json:"offset,omitempty" jsonschema:"results to skip; cannot be combined with cursor"`
-	Cursor    string   `json:"cursor,omitempty" jsonschema:"the cursor of the previous page, to get the next one"`
-	Facets    []string `json:"facets,omitempty" jsonschema:"facets to count"`
-	FacetSize int      `json:"facetSize,omitempty" jsonschema:"values per facet"`
+	Metalake string   `json:"metalake,omitempty" jsonschema:"the metalake; omit to use the server's default metalake"`
+	Query    string   `json:"query" jsonschema:"the query: words, \"phrases\", prefix*, key:value, tags:t, schema:field, field:type, schema:a.b, +required, -excluded, or * for everything"`
+	Type     []string `json:"type,omitempty" jsonschema:"only entities of these types (the REST parameter type)"`
+	Types    []string `json:"types,omitempty" jsonschema:"deprecated: the old name of type, still accepted"`
+	// Catalog, Schema and Owner take one value or several, as the REST
+	// parameters repeat (SPEC §2.6).
+	Catalog   stringList `json:"catalog,omitempty" jsonschema:"only entities in this catalog, or in any of these catalogs"`
+	Schema    stringList `json:"schema,omitempty" jsonschema:"only entities in this schema, or in any of these schemas"`
+	Owner     stringList `json:"owner,omitempty" jsonschema:"only entities with this owner, or with any of these owners (a user or group name)"`
+	Tag       []string   `json:"tag,omitempty" jsonschema:"only entities that have all these tags (the REST parameter tag)"`
+	Tags      []string   `json:"tags,omitempty" jsonschema:"deprecated: the old name of tag, still accepted"`
+	Scope     string     `json:"scope,omitempty" jsonschema:"match only user metadata or only system metadata; default both"`
+	Sort      string     `json:"sort,omitempty" jsonschema:"the order of results; default relevance"`
+	Limit     int        `json:"limit,omitempty" jsonschema:"results per page"`
+	Offset    int        `json:"offset,omitempty" jsonschema:"results to skip; cannot be combined with cursor"`
+	Cursor    string     `json:"cursor,omitempty" jsonschema:"the cursor of the previous page, to get the next one"`
+	Facets    []string   `json:"facets,omitempty" jsonschema:"facets to count"`
+	FacetSize int        `json:"facetSize,omitempty" jsonschema:"values per facet"`
 	// MinPosition and WaitMs are the REST API's (SPEC §5.6).
 	MinPosition string `json:"minPosition,omitempty" jsonschema:"a write's position (X-Semcat-Position): answer only once the search index covers that write"`
 	WaitMs      int    `json:"waitMs,omitempty" jsonschema:"how long to wait for minPosition, in milliseconds"`
+}
+
+// stringList is an argument that takes one string or a list of them.
+type stringList []string
+
+func (l *stringList) UnmarshalJSON(b []byte) error {
+	var one string
+	if err := json.Unmarshal(b, &one); err == nil {
+		*l = stringList{one}
+		return nil
+	}
+	var many []string
+	if err := json.Unmarshal(b, &many); err != nil {
+		return err
+	}
+	*l = many
+	return nil
 }
 
 // SearchOutput is the result of search: the shape of GET .../search without
@@ -150,7 +170,7 @@ func (t *toolset) register(server *mcp.Server) {
 	}, handle(t, ToolListMetricInfos, t.listMetricInfos))
 	mcp.AddTool(server, &mcp.Tool{
 		Name:         ToolSearch,
-		Description:  "Search the metadata of catalogs, schemas, tables, semantic models and metrics. Each result names the entity, why it matched (matches) and its system and user metadata (properties and tags). Filters narrow by type, namespace, tags and scope; facets count values; page with limit and offset or cursor; minPosition (a write's position) waits until that write is searchable.",
+		Description:  "Search the metadata of catalogs, schemas, tables, semantic models and metrics. Each result names the entity, why it matched (matches) and its system and user metadata (properties and tags). Filters narrow by type, catalog, schema, owner (each one value or a list of alternatives), tags and scope; facets count values (type, catalog, schema, tags, owner); page with limit and offset or cursor; minPosition (a write's position) waits until that write is searchable.",
 		Annotations:  readOnly("Search the catalog"),
 		InputSchema:  searchArgsSchema(need),
 		OutputSchema: outputSchema[SearchOutput](),
@@ -623,17 +643,22 @@ func (t *toolset) searchRequest(in SearchArgs) (semcat.SearchRequest, error) {
 	if req.Types, err = typesArg(append(slices.Clone(in.Type), in.Types...)); err != nil {
 		return req, err
 	}
-	if in.Catalog != "" {
-		if err := semcat.ValidateName("catalog", in.Catalog); err != nil {
-			return req, err
+	// catalog, schema and owner: any of their values, as REST reads its
+	// repeated parameters (an empty value is no filter).
+	for _, p := range []struct {
+		name string
+		in   stringList
+		dst  *[]string
+	}{{"catalog", in.Catalog, &req.Catalogs}, {"schema", in.Schema, &req.Schemas}, {"owner", in.Owner, &req.Owners}} {
+		for _, v := range p.in {
+			if v == "" {
+				continue
+			}
+			if err := semcat.ValidateName(p.name, v); err != nil {
+				return req, err
+			}
+			*p.dst = append(*p.dst, v)
 		}
-		req.Catalog = in.Catalog
-	}
-	if in.Schema != "" {
-		if err := semcat.ValidateName("schema", in.Schema); err != nil {
-			return req, err
-		}
-		req.Schema = in.Schema
 	}
 	for _, tag := range append(slices.Clone(in.Tag), in.Tags...) {
 		if err := semcat.ValidateName("tag", tag); err != nil {
@@ -660,7 +685,7 @@ func (t *toolset) searchRequest(in SearchArgs) (semcat.SearchRequest, error) {
 	}
 	for _, f := range in.Facets {
 		if !slices.Contains(searchFacets, f) {
-			return req, semcat.Errorf(semcat.EINVALID, "facets: unknown facet '%s' (want type, catalog, schema or tags)", f)
+			return req, semcat.Errorf(semcat.EINVALID, "facets: unknown facet '%s' (want type, catalog, schema, tags or owner)", f)
 		}
 		req.Facets = append(req.Facets, f)
 	}
@@ -746,6 +771,10 @@ func searchArgsSchema(required bool) *jsonschema.Schema {
 	p["scope"].Enum = anys(searchScopes)
 	p["sort"].Enum = anys(searchSorts)
 	p["facets"].Items.Enum = anys(searchFacets)
+	for _, name := range []string{"catalog", "schema", "owner"} {
+		p[name] = &jsonschema.Schema{Description: p[name].Description, AnyOf: []*jsonschema.Schema{
+			{Type: "string"}, {Type: "array", Items: &jsonschema.Schema{Type: "string"}}}}
+	}
 	setRange(p["limit"], 1, MaxSearchLimit, DefaultSearchLimit)
 	setRange(p["offset"], 0, MaxSearchOffset, 0)
 	setRange(p["facetSize"], 1, MaxFacetSize, DefaultFacetSize)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -33,6 +34,7 @@ func searchCommand(r *remote) *cobra.Command {
 		Long:  "search the metadata; quote a query with -terms, or put it after --",
 		Example: `  semcat search EmpTel --type table
   semcat search 'owner:finance revenue' --facets type,tags
+  semcat search revenue --owner alice --owner finance --catalog warehouse
   semcat search -- -deprecated orders`,
 		Args:              argsBetween(1, -1),
 		ValidArgsFunction: cobra.NoFileCompletions,
@@ -42,8 +44,9 @@ func searchCommand(r *remote) *cobra.Command {
 	}
 	fs := c.Flags()
 	typesFlag(c, &a.types)
-	fs.StringVar(&a.req.Catalog, "catalog", "", "only entities in this catalog")
-	fs.StringVar(&a.req.Schema, "schema", "", "only entities in this schema")
+	fs.Var(&a.catalogs, "catalog", "only entities in this catalog (repeatable: in any of them)")
+	fs.Var(&a.schemas, "schema", "only entities in this schema (repeatable: in any of them)")
+	fs.Var(&a.owners, "owner", "only entities with this owner, a user or group (repeatable: any of them)")
 	fs.Var(&a.tags, "tag", "only entities with this tag (repeatable; all must be present)")
 	fs.StringVar(&a.req.Scope, "scope", "", "match only user or only system metadata (default both)")
 	fs.StringVar(&a.req.Sort, "sort", "", "relevance (default), name, -name, created or -created")
@@ -58,15 +61,50 @@ func searchCommand(r *remote) *cobra.Command {
 	_ = c.RegisterFlagCompletionFunc("scope", completeValues("user", "system"))
 	_ = c.RegisterFlagCompletionFunc("facets", completeValues(searchFacets...))
 	_ = c.RegisterFlagCompletionFunc("tag", completeTags(r))
+	for _, f := range []string{"catalog", "schema", "owner"} {
+		_ = c.RegisterFlagCompletionFunc(f, completeFacet(r, f))
+	}
 	return c
 }
 
+// completeFacet completes a search filter's value from the values of its
+// facet: those of the entities the user may see, as the page offers them.
+func completeFacet(r *remote, facet string) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		c, err := r.client()
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveError
+		}
+		ctx, cancel := context.WithTimeout(cmd.Context(), completionTimeout)
+		defer cancel()
+		m, err := r.defaultMetalake(ctx, c)
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveError
+		}
+		res, err := c.Search(ctx, semcat.SearchRequest{Metalake: m, Query: "*", Limit: 1, Facets: []string{facet}, FacetSize: maxFacetSize})
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveError
+		}
+		var out []cobra.Completion
+		for _, v := range res.Facets[facet] {
+			if strings.HasPrefix(v.Value, toComplete) {
+				out = append(out, v.Value)
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// maxFacetSize is the most values a facet answers (SPEC §2.6).
+const maxFacetSize = 1000
+
 // searchArgs are the flags of semcat search.
 type searchArgs struct {
-	req                 semcat.SearchRequest
-	types, tags, facets listFlag
-	minPosition         string
-	wait                time.Duration
+	req                       semcat.SearchRequest
+	types, tags, facets       listFlag
+	catalogs, schemas, owners repeatedFlag
+	minPosition               string
+	wait                      time.Duration
 }
 
 func (a *searchArgs) run(cmd *command, words []string) error {
@@ -74,6 +112,7 @@ func (a *searchArgs) run(cmd *command, words []string) error {
 	var err error
 	req.Query = strings.Join(words, " ")
 	req.Types, req.Tags, req.Facets = a.types, a.tags, a.facets
+	req.Catalogs, req.Schemas, req.Owners = a.catalogs, a.schemas, a.owners
 	if err := checkTypes(req.Types); err != nil {
 		return err
 	}
@@ -158,7 +197,7 @@ func printSearch(w io.Writer, req semcat.SearchRequest, res *semcat.SearchResult
 var (
 	searchTypeNames = []string{"catalog", "schema", "table", "semantic_model", "metric"}
 	searchSorts     = []string{"relevance", "name", "-name", "created", "-created"}
-	searchFacets    = []string{"type", "catalog", "schema", "tags"}
+	searchFacets    = []string{"type", "catalog", "schema", "tags", "owner"}
 )
 
 // checkTypes fails with a usage error for a type that is no entity type.

@@ -56,6 +56,9 @@ func TestMCPToolsMatchREST(t *testing.T) {
 	hdr, _ := rest.ok("POST", "/api/metalakes/demo/catalogs/hr/schemas/people/tables",
 		`{"name":"freshly_made","columns":[{"name":"id","type":"long","comment":"the key"}]}`)
 	pos := hdr.Get("X-Semcat-Position")
+	// An owner of the demo's entities, for the owner filter.
+	_, owners := rest.ok("GET", "/api/metalakes/demo/search?"+url.Values{"query": {"*"}, "facets": {"owner"}, "minPosition": {pos}}.Encode(), "")
+	owner := owners["facets"].(map[string]any)["owner"].([]any)[0].(map[string]any)["value"].(string)
 
 	const ml = "/api/metalakes/demo"
 	type check struct {
@@ -74,6 +77,14 @@ func TestMCPToolsMatchREST(t *testing.T) {
 			ml + "/catalogs/warehouse/schemas/main/semantic-model-metrics?details=true&query=booking+value&limit=5", "metrics"},
 		{"search", map[string]any{"query": "freshly_made", "minPosition": pos, "waitMs": 10000}, "results", ml + "/search?" + url.Values{"query": {"freshly_made"}}.Encode(), "results"},
 		{"search", map[string]any{"query": "EmpTel", "facets": []string{"type"}}, "facets", ml + "/search?query=EmpTel&facets=type", "facets"},
+		// Matches as REST shows them: a column's comment, named by its path.
+		{"search", map[string]any{"query": "freshly_made key", "minPosition": pos, "waitMs": 10000}, "results",
+			ml + "/search?" + url.Values{"query": {"freshly_made key"}}.Encode(), "results"},
+		// owner, catalog and schema: one value or several, and the owner facet.
+		{"search", map[string]any{"query": "*", "facets": []string{"owner", "catalog"}}, "facets", ml + "/search?query=*&facets=owner&facets=catalog", "facets"},
+		{"search", map[string]any{"query": "*", "type": []string{"table", "schema"}, "catalog": []string{"hr", "warehouse"}, "schema": []string{"people", "main"}, "owner": []string{owner, "nobody"}, "limit": 100},
+			"results", ml + "/search?" + url.Values{"query": {"*"}, "type": {"table", "schema"}, "catalog": {"hr", "warehouse"}, "schema": {"people", "main"}, "owner": {owner, "nobody"}, "limit": {"100"}}.Encode(), "results"},
+		{"search", map[string]any{"query": "*", "owner": "nobody"}, "total", ml + "/search?query=*&owner=nobody", "total"},
 		{"get_entity", map[string]any{"type": "catalog", "fullName": "hr"}, "entity", ml + "/catalogs/hr", "catalog"},
 		{"get_entity", map[string]any{"type": "schema", "fullName": "hr.people"}, "entity", ml + "/catalogs/hr/schemas/people", "schema"},
 		{"get_entity", map[string]any{"type": "table", "fullName": "hr.people.employees"}, "entity", ml + "/catalogs/hr/schemas/people/tables/employees", "table"},
@@ -122,6 +133,24 @@ func TestMCPToolsMatchREST(t *testing.T) {
 			if got, w := mustJSON(t, out[c.key]), mustJSON(t, want[c.rkey]); got != w {
 				t.Errorf("%s: %s %v: %s differs from GET %s:\nmcp  %s\nrest %s", name, c.tool, c.args, c.key, c.path, got, w)
 			}
+		}
+
+		// The column comment's match is there, bounded and named, as SPEC
+		// §2.6 has it (the comparison above shows REST's is the same).
+		_, hit := call("search", map[string]any{"query": "freshly_made key"})
+		var found bool
+		for _, r := range hit["results"].([]any) {
+			r := r.(map[string]any)
+			if r["entity"].(map[string]any)["name"] != "freshly_made" {
+				continue
+			}
+			for _, m := range r["matches"].([]any) {
+				m := m.(map[string]any)
+				found = found || m["key"] == "column" && m["field"] == "id" && m["in"] == "comment" && m["value"] == "the key"
+			}
+		}
+		if !found {
+			t.Errorf("%s: search for a column's comment: no match {column, id, comment, the key} in %v", name, hit["results"])
 		}
 
 		// A metric is what its model defines; list_entities of a model's

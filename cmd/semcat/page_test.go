@@ -190,7 +190,7 @@ func TestPageInBrowser(t *testing.T) {
 			{"name":"headcount_growth","datatype":"Decimal","description":"Growth of the headcount over a month",
 			 "expression":{"dialects":[{"dialect":"ANSI_SQL","expression":"headcount / headcount_last_month - 1"}]},
 			 "customExtensions":[{"vendorName":"dbt","data":"{\"type\":\"derived\",\"type_params\":{\"expr\":\"headcount / headcount_last_month - 1\",\"metrics\":[{\"name\":\"headcount\"},{\"name\":\"headcount\",\"alias\":\"headcount_last_month\",\"offset_window\":\"1 month\"}],\"filter\":\"{{ Dimension('people__active') }} = true\",\"window\":\"28 days\"}}"}]}]}}`)
-	for _, u := range []string{"alice", "rita", "bob"} {
+	for _, u := range []string{"alice", "rita", "bob", "ed"} {
 		admin.ok("POST", "/api/metalakes/m/users", `{"name":"`+u+`"}`)
 	}
 	admin.ok("POST", "/api/metalakes/m/roles", `{"name":"reader","securableObjects":[{"fullName":"m","type":"METALAKE","privileges":[
@@ -199,6 +199,10 @@ func TestPageInBrowser(t *testing.T) {
 	for _, u := range []string{"alice", "rita"} {
 		admin.ok("PUT", "/api/metalakes/m/permissions/users/"+u+"/grant", `{"roleNames":["reader"]}`)
 	}
+	// ed owns nothing but may alter the tables of s05 through a role.
+	admin.ok("POST", "/api/metalakes/m/roles", `{"name":"s05_editor","securableObjects":[{"fullName":"rel.s05","type":"SCHEMA","privileges":[
+		{"name":"MODIFY_TABLE","condition":"ALLOW"}]}]}`)
+	admin.ok("PUT", "/api/metalakes/m/permissions/users/ed/grant", `{"roleNames":["reader","s05_editor"]}`)
 	hdr, _ := admin.ok("PUT", "/api/metalakes/m/owners/table/rel.s05.people", `{"name":"alice","type":"USER"}`)
 	// The page reads the index as it is: wait until it has every write.
 	admin.search("m", url.Values{"query": {"*"}, "minPosition": {hdr.Get("X-Semcat-Position")}})
@@ -432,4 +436,42 @@ func TestPageInBrowser(t *testing.T) {
 		t.Errorf("the reader sees the owner %q, want bob", got)
 	}
 	p.shot("page-table-reader")
+
+	// 9. A non-owner who may alter the table through a privilege
+	// (MODIFY_TABLE on its schema) edits its comment and tags, but may not
+	// change its owner: the page asks the API what the user may do.
+	p.signIn("ed", "/?metalake=m&open="+url.QueryEscape(peopleKey))
+	p.do("the editor's table page", chromedp.WaitVisible(chromedp.CSS(`#detail .entity-header[data-editable="yes"] .edit-comment`)),
+		chromedp.WaitVisible(chromedp.CSS(`#tag-input`)))
+	if n := pageEval[int](p, `document.querySelectorAll("#detail .edit-owner").length`); n != 0 {
+		t.Errorf("a non-owner with MODIFY_TABLE sees %d owner controls, want none", n)
+	}
+	p.do("the editor edits the comment",
+		chromedp.Click(chromedp.CSS(`.edit-comment`)),
+		chromedp.WaitVisible(chromedp.CSS(`#comment-input`)),
+		chromedp.Evaluate[chromedp.Void](`document.getElementById("comment-input").value = ""`),
+		chromedp.SendKeys(chromedp.CSS(`#comment-input`), "Edited by ed"),
+		chromedp.Click(chromedp.CSS(`.comment-form button[type="submit"]`)),
+		chromedp.WaitVisible(`//div[contains(@class,"entity-comment")]/p[text()="Edited by ed"]`))
+	p.do("the editor adds the tag pii",
+		chromedp.WaitVisible(chromedp.CSS(`#tag-input`)),
+		chromedp.WaitReady(chromedp.CSS(`#tag-names option[value="pii"]`)),
+		chromedp.SendKeys(chromedp.CSS(`#tag-input`), "pii"),
+		chromedp.Click(chromedp.CSS(`.tag-form button[type="submit"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#detail button[aria-label="Remove tag pii"]`)))
+	p.shot("page-table-editor")
+	_, tbl = admin.ok("GET", "/api/metalakes/m/catalogs/rel/schemas/s05/tables/people", "")
+	if c := tbl["table"].(map[string]any)["comment"]; c != "Edited by ed" {
+		t.Errorf("the table's comment after ed's edit = %v", c)
+	}
+	_, tags = admin.ok("GET", "/api/metalakes/m/objects/table/rel.s05.people/tags", "")
+	if got := fmt.Sprint(tags["names"]); got != "[gold pii]" {
+		t.Errorf("the table's tags after ed's edit = %s, want [gold pii]", got)
+	}
+	// On another schema's table ed holds no MODIFY_TABLE: no controls.
+	p.do("the editor on s11's table", chromedp.Navigate(p.base+"/?metalake=m&open="+url.QueryEscape("table:rel.s11.orders")),
+		chromedp.WaitVisible(chromedp.CSS(`#detail .entity-header[data-editable="no"]`)))
+	if n := pageEval[int](p, `document.querySelectorAll("#detail .edit-comment, #detail .edit-owner, #detail #tag-input, #detail .chip-x, #detail textarea").length`); n != 0 {
+		t.Errorf("ed sees %d edit controls on a table he may not alter", n)
+	}
 }

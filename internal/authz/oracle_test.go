@@ -125,12 +125,19 @@ func TestHiddenCostsAsMissing(t *testing.T) {
 		{"tags", "orders", "ghost", func(n string) error { _, err := svc.ListObjectTags(alice, "m", table(n)); return err }, ""},
 		{"metadata", "orders", "ghost", func(n string) error { _, err := svc.ObjectMetadata(alice, "m", table(n)); return err }, ""},
 		{"owner", "orders", "ghost", func(n string) error { _, err := svc.GetOwner(alice, "m", table(n)); return err }, ""},
+		{"privileges", "orders", "ghost", func(n string) error { _, err := svc.ObjectPrivileges(alice, "m", table(n)); return err }, ""},
+		{"privileges of a schema", "hid", "ghost", func(n string) error {
+			_, err := svc.ObjectPrivileges(alice, "m", semcat.ObjectRef{Type: semcat.KindSchema, FullName: "rel." + n})
+			return err
+		}, ""},
 		{"list catalogs, non-member", "m", "ghost", func(n string) error { _, err := svc.ListCatalogs(eve, n); return err }, ""},
 		{"own user, non-member", "m", "ghost", func(n string) error { _, err := svc.GetUser(eve, n, "eve"); return err }, ""},
 		// Under a disabled catalog, both answer that it is disabled.
 		{"load table, disabled catalog", "secret", "ghost", func(n string) error { _, err := svc.GetTable(alice, offNS, n); return err }, semcat.ENOTINUSE},
 		{"tags, disabled catalog", "secret", "ghost", func(n string) error { _, err := svc.ListObjectTags(alice, "m", offTable(n)); return err }, semcat.ENOTINUSE},
 		{"owner, disabled catalog", "secret", "ghost", func(n string) error { _, err := svc.GetOwner(alice, "m", offTable(n)); return err }, semcat.ENOTINUSE},
+		{"privileges, non-member", "m", "ghost", func(n string) error { _, err := svc.ObjectPrivileges(eve, n, table("orders")); return err }, ""},
+		{"privileges, disabled catalog", "secret", "ghost", func(n string) error { _, err := svc.ObjectPrivileges(alice, "m", offTable(n)); return err }, semcat.ENOTINUSE},
 		{"statistics, disabled catalog", "secret", "ghost", func(n string) error { _, err := svc.ListTableStatistics(alice, offNS, n); return err }, semcat.ENOTINUSE},
 	} {
 		if tc.code == "" {

@@ -115,20 +115,3 @@ async function call(method, url, body, signal) {
   }
   return parsed;
 }
-
-/**
- * The user the server takes the page's requests for, when the page can tell:
- * the HTTP Basic user name, or a bearer token's subject; "" otherwise.
- */
-export function currentUser() {
-  const a = getAuth();
-  if (!a) return "";
-  if (a.kind === "basic") return a.value;
-  try {
-    const part = a.value.split(".")[1].replace(/-/g, "+").replace(/_/g, "/");
-    const claims = JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(part), (c) => c.charCodeAt(0))));
-    return typeof claims.sub === "string" ? claims.sub : "";
-  } catch {
-    return "";
-  }
-}

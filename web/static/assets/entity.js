@@ -6,7 +6,7 @@
 // the user arrived (a link, a suggestion, a shared URL). Owners and holders
 // of the alter privilege edit the comment, tags and owner here.
 
-import {ApiError, apiPath, currentUser, get, send} from "./api.js";
+import {ApiError, apiPath, get, send} from "./api.js";
 import {badge, count, h, propertyList, time} from "./dom.js";
 
 const LIST_PAGE = 50;
@@ -135,7 +135,7 @@ function page(m, ent, ctx, p) {
   if (!p.readOnly) {
     mayEdit(m, ent, ctx).then((can) => {
       if (ctx.signal.aborted) return;
-      if (can) addEditors(m, ent, ctx, head, {comment: p.comment || "", tags: user.tags || [], ownerName: owner, changeOwner: can.owner, editComment: p.editComment});
+      if (can) addEditors(m, ent, ctx, head, {comment: p.comment || "", tags: user.tags || [], ownerName: owner, alter: can.alter, changeOwner: can.owner, editComment: p.editComment});
       head.dataset.editable = can ? "yes" : "no";
     }, () => {
       if (!ctx.signal.aborted) head.dataset.editable = "no";
@@ -516,57 +516,26 @@ function metricBody(ent, metric, ctx) {
 
 // ---- editing ----------------------------------------------------------------
 
-/** The privilege to alter an entity of a type, besides owning it or a parent. */
-const ALTER = {table: "MODIFY_TABLE", semantic_model: "MODIFY_SEMANTIC_MODEL"};
-
 /**
- * Whether the user may alter the entity, from the API's answers: owning it
- * or a parent (GET …/owners), or holding the alter privilege through a role
- * with no DENY on its path (GET …/users/{me}, …/roles/{role}). Returns null
- * (no edit controls) when it may not, or the API does not say;
- * {owner: bool} otherwise (only owners change the owner).
- * Without authentication (the server never asked for credentials) the
- * page's requests are the server's own user: it may edit.
+ * What the user may change of the entity, as the API says: GET
+ * …/objects/{type}/{fullName}/privileges applies the server's own rules
+ * (owning it or a parent, the alter privilege through a role, DENY), which
+ * the page could not read itself (roles are for MANAGE_GRANTS holders).
+ * Returns null (no edit controls) when it may change nothing, or the API
+ * does not say; {alter, owner} otherwise: alter the comment and tags,
+ * change the owner.
  */
 async function mayEdit(m, ent, ctx) {
-  const me = currentUser();
-  if (!me) return ctx.authRequired() ? null : {owner: true};
-  const opts = {signal: ctx.signal};
-  const path = ent.path;
-  const levels = [["metalake", m], ["catalog", path[0]]];
-  if (path.length > 1) levels.push(["schema", path.slice(0, 2).join(".")]);
-  if (path.length > 2) levels.push([ent.type, path.join(".")]);
-  const owners = await Promise.all(levels.map(([type, full]) =>
-    get(apiPath("metalakes", m, "owners", type, full), {}, opts).then((b) => b.owner?.name || "", () => "")));
-  if (owners.includes(me)) return {owner: true};
-  const priv = ALTER[ent.type];
-  if (!priv) return null;
-  let roles;
+  const [type, full] = objectRef(ent);
+  let access;
   try {
-    roles = (await get(apiPath("metalakes", m, "users", me), {}, opts)).user?.roles || [];
-  } catch {
+    access = (await get(apiPath("metalakes", m, "objects", type, full, "privileges"), {}, {signal: ctx.signal})).access;
+  } catch (e) {
+    if (e.name === "AbortError") throw e;
     return null;
   }
-  const names = new Set([m, ...levels.slice(1).map(([, full]) => full)].map((n) => n.toLowerCase()));
-  let allow = false;
-  let deny = false;
-  for (const r of roles) {
-    let role;
-    try {
-      role = (await get(apiPath("metalakes", m, "roles", r), {}, opts)).role;
-    } catch {
-      continue;
-    }
-    for (const so of role?.securableObjects || []) {
-      if (!names.has(String(so.fullName).toLowerCase())) continue;
-      for (const p of so.privileges || []) {
-        if (String(p.name).toUpperCase() !== priv) continue;
-        if (String(p.condition).toUpperCase() === "DENY") deny = true;
-        else allow = true;
-      }
-    }
-  }
-  return allow && !deny ? {owner: false} : null;
+  if (!access || (!access.alter && !access.setOwner)) return null;
+  return {alter: Boolean(access.alter), owner: Boolean(access.setOwner)};
 }
 
 function addEditors(m, ent, ctx, head, cur) {
@@ -578,7 +547,7 @@ function addEditors(m, ent, ctx, head, cur) {
   };
 
   // Comment.
-  if (cur.editComment) {
+  if (cur.alter && cur.editComment) {
     const box = head.querySelector(".entity-comment");
     const edit = h("button", {type: "button", class: "link-button edit-comment", "aria-label": "Edit the comment"}, "Edit comment");
     edit.addEventListener("click", () => {
@@ -602,7 +571,47 @@ function addEditors(m, ent, ctx, head, cur) {
     box.append(edit);
   }
 
-  // Tags: remove a chip, or add one (created first when it is new).
+  // Tags.
+  if (cur.alter) addTagEditor(m, ctx, head, cur, type, full, fail);
+
+  // Owner: its owners (of it or above it) and grant managers change it.
+  if (cur.changeOwner) {
+    const dd = head.querySelector(".fact.owner dd");
+    const edit = h("button", {type: "button", class: "link-button edit-owner", "aria-label": "Change the owner"}, "Change");
+    edit.addEventListener("click", () => {
+      const who = h("input", {id: "owner-input", list: "user-names", "aria-label": "New owner (a user)", spellcheck: "false"});
+      who.value = cur.ownerName;
+      const users = h("datalist", {id: "user-names"});
+      get(apiPath("metalakes", m, "users"), {}, {signal: ctx.signal}).then((b) => {
+        for (const n of b.names || []) users.append(h("option", {value: n}));
+      }, () => {});
+      const form = h("form", {class: "edit-form inline owner-form"}, who, users,
+        h("button", {type: "submit", class: "primary"}, "Save owner"),
+        h("button", {type: "button", class: "ghost", onclick: () => ctx.reload()}, "Cancel"));
+      form.addEventListener("submit", async (ev) => {
+        ev.preventDefault();
+        const name = who.value.trim();
+        if (!name) return;
+        try {
+          await send("PUT", apiPath("metalakes", m, "owners", type, full), {name, type: "USER"}, {signal: ctx.signal});
+          ctx.reload(`Owner set to ${name}.`);
+        } catch (e) {
+          fail(e);
+        }
+      });
+      dd.replaceChildren(form);
+      who.focus();
+    });
+    dd.append(" ", edit);
+  }
+  head.append(status);
+  if (ctx.message) {
+    status.textContent = ctx.message;
+  }
+}
+
+/** The tag editor of addEditors: remove a chip, or add a tag (created first when it is new). */
+function addTagEditor(m, ctx, head, cur, type, full, fail) {
   const tagsBox = head.querySelector(".entity-tags");
   const userTags = new Set(cur.tags);
   const tagEditor = h("div", {class: "tag-editor"});
@@ -645,39 +654,4 @@ function addEditors(m, ent, ctx, head, cur) {
   tagsBox.querySelectorAll(".chips > .chip.tag").forEach((c) => c.remove());
   tagsBox.querySelector(".tags-empty")?.remove();
   tagsBox.prepend(tagEditor);
-
-  // Owner: only owners change it.
-  if (cur.changeOwner) {
-    const dd = head.querySelector(".fact.owner dd");
-    const edit = h("button", {type: "button", class: "link-button edit-owner", "aria-label": "Change the owner"}, "Change");
-    edit.addEventListener("click", () => {
-      const who = h("input", {id: "owner-input", list: "user-names", "aria-label": "New owner (a user)", spellcheck: "false"});
-      who.value = cur.ownerName;
-      const users = h("datalist", {id: "user-names"});
-      get(apiPath("metalakes", m, "users"), {}, {signal: ctx.signal}).then((b) => {
-        for (const n of b.names || []) users.append(h("option", {value: n}));
-      }, () => {});
-      const form = h("form", {class: "edit-form inline owner-form"}, who, users,
-        h("button", {type: "submit", class: "primary"}, "Save owner"),
-        h("button", {type: "button", class: "ghost", onclick: () => ctx.reload()}, "Cancel"));
-      form.addEventListener("submit", async (ev) => {
-        ev.preventDefault();
-        const name = who.value.trim();
-        if (!name) return;
-        try {
-          await send("PUT", apiPath("metalakes", m, "owners", type, full), {name, type: "USER"}, {signal: ctx.signal});
-          ctx.reload(`Owner set to ${name}.`);
-        } catch (e) {
-          fail(e);
-        }
-      });
-      dd.replaceChildren(form);
-      who.focus();
-    });
-    dd.append(" ", edit);
-  }
-  head.append(status);
-  if (ctx.message) {
-    status.textContent = ctx.message;
-  }
 }
