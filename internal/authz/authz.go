@@ -84,15 +84,29 @@ func (s *Service) decide(ctx context.Context, ok bool, err error, what string) e
 
 // at loads the facts about ns itself.
 func (s *Service) at(ctx context.Context, ns semcat.Namespace) (*semcat.Access, error) {
-	a, _, err := s.src.Access(ctx, user(ctx), ns, "", nil)
+	a, _, err := s.access(ctx, ns, "", nil)
 	return a, err
+}
+
+// access loads the user's facts at ns and about its children of kind
+// (names, or all). To a non-member the metalake does not exist (SPEC §6):
+// every route under it answers so, before any other rule.
+func (s *Service) access(ctx context.Context, ns semcat.Namespace, kind semcat.EntityKind, names []string) (*semcat.Access, map[string]*semcat.Access, error) {
+	parent, children, err := s.src.Access(ctx, user(ctx), ns, kind, names)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := s.memberBy(ctx, ns.Metalake, parent); err != nil {
+		return nil, nil, err
+	}
+	return parent, children, nil
 }
 
 // object loads the facts about one child of ns; if it does not exist, the
 // facts about its ancestors (so owners above it still decide, and the
 // operation can answer not-found).
 func (s *Service) object(ctx context.Context, ns semcat.Namespace, kind semcat.EntityKind, name string) (*semcat.Access, error) {
-	parent, children, err := s.src.Access(ctx, user(ctx), ns, kind, []string{name})
+	parent, children, err := s.access(ctx, ns, kind, []string{name})
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +132,7 @@ func (s *Service) object(ctx context.Context, ns semcat.Namespace, kind semcat.E
 func (s *Service) seeObject(ctx context.Context, ns semcat.Namespace, kind semcat.EntityKind, name string,
 	parentRule func(*semcat.Access) (bool, error), parentWhat string,
 	rule func(*semcat.Access) (bool, error), missing func() error) (exists bool, err error) {
-	parent, children, err := s.src.Access(ctx, user(ctx), ns, kind, []string{name})
+	parent, children, err := s.access(ctx, ns, kind, []string{name})
 	if err != nil {
 		return false, err
 	}

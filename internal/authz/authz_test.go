@@ -143,19 +143,27 @@ func TestDiscoveryAuthorization(t *testing.T) {
 		{"alice", []string{"other_model.other_model_a", "other_model.other_model_b", "visible_model.visible_model_a", "visible_model.visible_model_b"}, false},
 		{"bob", nil, false}, // CREATE only: sees no model and no metric
 		{"dave", nil, true}, // no schema access: 403
-		{"stranger", nil, true},
+		{"stranger", nil, true}, // not a member: the metalake does not exist
 	}
 	for _, tt := range tests {
 		got, err := f.metrics(tt.user)
 		if tt.forbidden {
-			if semcat.ErrorCode(err) != semcat.EFORBIDDEN {
-				t.Errorf("%s: %v %v, want EFORBIDDEN", tt.user, got, err)
+			want := semcat.EFORBIDDEN
+			if tt.user == "stranger" {
+				want = semcat.ENOTFOUND // SPEC §6 revision 3
 			}
-			// Without schema access, loading any model is the same 403.
+			if semcat.ErrorCode(err) != want {
+				t.Errorf("%s: %v %v, want %s", tt.user, got, err, want)
+			}
+			// Without schema access, loading any model is the same error.
 			_, hidden := f.svc.GetSemanticModel(as(tt.user), salesNS, "visible_model")
 			_, missing := f.svc.GetSemanticModel(as(tt.user), salesNS, "no_such_model")
-			if semcat.ErrorCode(hidden) != semcat.EFORBIDDEN || semcat.ErrorCode(missing) != semcat.EFORBIDDEN {
-				t.Errorf("%s: load of an existing model %v, of a missing one %v; want both EFORBIDDEN", tt.user, hidden, missing)
+			if semcat.ErrorCode(hidden) != want || semcat.ErrorCode(missing) != want || semcat.ErrorMessage(hidden) != semcat.ErrorMessage(missing) {
+				t.Errorf("%s: load of an existing model %v, of a missing one %v; want both %s", tt.user, hidden, missing, want)
+			}
+			if _, missingML := f.svc.GetSemanticModel(as(tt.user), semcat.Namespace{Metalake: "nosuch", Catalog: salesNS.Catalog, Schema: salesNS.Schema}, "visible_model"); tt.user == "stranger" &&
+				strings.Replace(semcat.ErrorMessage(missingML), "nosuch", "m", 1) != semcat.ErrorMessage(hidden) {
+				t.Errorf("stranger: %v under its metalake, %v under a missing one; want the same", hidden, missingML)
 			}
 			continue
 		}

@@ -26,11 +26,15 @@ func (s *Service) check(ctx context.Context, ns semcat.Namespace, rule func(*sem
 
 // checkObject loads the facts about one child of ns and applies rule.
 func (s *Service) checkObject(ctx context.Context, ns semcat.Namespace, kind semcat.EntityKind, name string, rule func(*semcat.Access) (bool, error), what string) error {
-	a, err := s.object(ctx, ns, kind, name)
+	parent, children, err := s.access(ctx, ns, kind, []string{name})
 	if err != nil {
 		return err
 	}
-	ok, err := rule(a)
+	a, ok := children[name]
+	if !ok {
+		a = parent // so owners above it still decide, and the operation can answer not-found
+	}
+	ok, err = rule(a)
 	return s.decide(ctx, ok, err, what)
 }
 
@@ -149,7 +153,7 @@ func (s *Service) memberBy(ctx context.Context, metalake string, a *semcat.Acces
 // ListCatalogs lists the catalogs the user may use; to a non-member, the
 // metalake does not exist (member).
 func (s *Service) ListCatalogs(ctx context.Context, metalake string) ([]*semcat.Catalog, error) {
-	parent, children, err := s.src.Access(ctx, user(ctx), semcat.Namespace{Metalake: metalake}, semcat.KindCatalog, nil)
+	parent, children, err := s.access(ctx, semcat.Namespace{Metalake: metalake}, semcat.KindCatalog, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -235,7 +239,7 @@ func (s *Service) list(ctx context.Context, ns semcat.Namespace, kind semcat.Ent
 	parentRule func(*semcat.Access) (bool, error), what string,
 	childRule func(*semcat.Access) (bool, error),
 	inner func(context.Context, semcat.Namespace) ([]string, error)) ([]string, error) {
-	parent, children, err := s.src.Access(ctx, user(ctx), ns, kind, nil)
+	parent, children, err := s.access(ctx, ns, kind, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -176,7 +176,7 @@ func (s *Service) DropSemanticModel(ctx context.Context, ns semcat.Namespace, na
 // model is kept or dropped, with all its metrics, by the model list rule. A
 // model whose visibility cannot be evaluated is left out and logged.
 func (s *Service) ListSchemaMetrics(ctx context.Context, ns semcat.Namespace, details bool) ([]semcat.SchemaMetric, error) {
-	parent, children, err := s.src.Access(ctx, user(ctx), ns, semcat.KindSemanticModel, nil)
+	parent, children, err := s.access(ctx, ns, semcat.KindSemanticModel, nil)
 	if err != nil {
 		return nil, err
 	}

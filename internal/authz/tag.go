@@ -82,7 +82,7 @@ func (s *Service) checkSee(ctx context.Context, metalake string, obj semcat.Obje
 		if err != nil {
 			return false, err
 		}
-		return true, s.decide(ctx, a.IsMember(), nil, "see metalake '"+metalake+"'")
+		return true, s.memberBy(ctx, metalake, a)
 	}
 	_, ns, name, err := semcat.ParseObjectRef(metalake, string(obj.Type), obj.FullName)
 	if err != nil {

@@ -32,8 +32,22 @@ function append(el, children) {
 
 /** Replaces the children of el. */
 export function replace(el, ...children) {
+  // A text box being typed in that the new content has again (by id) keeps
+  // what was typed, its caret and the focus: a re-render that lands while
+  // someone types (an answer arriving) loses no keys.
+  const typing = document.activeElement;
+  const kept = typing && typing.id && el.contains(typing) && "value" in typing && typing.type !== "button" && typing.type !== "submit"
+    ? {id: typing.id, value: typing.value, start: typing.selectionStart, end: typing.selectionEnd} : null;
   el.replaceChildren();
   append(el, children);
+  if (kept) {
+    const again = document.getElementById(kept.id);
+    if (again && again !== typing && "value" in again) {
+      again.value = kept.value;
+      again.focus();
+      try { again.setSelectionRange(kept.start, kept.end); } catch { /* not a text box */ }
+    }
+  }
 }
 
 /** Entity type → label shown on badges and facets. */
