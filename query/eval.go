@@ -373,6 +373,10 @@ func (p *Plan) Eval(ctx context.Context, snap *scorch.IndexSnapshot, opts EvalOp
 			}
 		}
 	}
+	if err := addCoverage(ctx, out, scoring, idfs); err != nil {
+		out.Release()
+		return nil, err
+	}
 	return out, nil
 }
 
@@ -824,7 +828,7 @@ func (rd *segReader) clause(out *roaring.Bitmap, c Clause, leaves *leafSet) erro
 				return err
 			}
 			rd.reads.term(c.Field)
-			if e.Term == c.Word || analyzers.FormKey(e.Term) != c.Term {
+			if e.Term == c.Word || analyzers.StemKey(e.Term) != c.Term {
 				continue
 			}
 			leaves.add(c.Field, e.Term, false)
@@ -854,6 +858,9 @@ func (rd *segReader) clause(out *roaring.Bitmap, c Clause, leaves *leafSet) erro
 				return err
 			}
 			rd.reads.term(c.Field)
+			if strings.HasPrefix(e.Term, analyzers.AcronymMarker) {
+				continue // an acronym term, no word
+			}
 			leaves.add(c.Field, e.Term, false)
 			if _, err := rd.postings(out, d, c.Field, e.Term); err != nil {
 				return err
@@ -963,7 +970,7 @@ func (a partsAutomaton) Accept(s int, b byte) int {
 
 // formAutomaton accepts the terms that can be forms of a word whose form
 // key starts with prefix (analyzers.FormPrefix): prefix, then at most
-// analyzers.MaxFormTail letters a–z. FormKey leaves any other term as it
+// analyzers.MaxStemTail letters a–z. StemKey leaves any other term as it
 // is, so no other term has the key but the key itself, which starts with
 // prefix and is all letters. The iteration then skips the terms that merely
 // start with the word ("sezu_birema_26" for "sezu", thousands of them in a
@@ -988,7 +995,7 @@ func (a formAutomaton) Accept(s int, b byte) int {
 			return s + 1
 		}
 		return -1
-	case b < 'a' || b > 'z' || s-len(a) >= analyzers.MaxFormTail:
+	case b < 'a' || b > 'z' || s-len(a) >= analyzers.MaxStemTail:
 		return -1
 	}
 	return s + 1

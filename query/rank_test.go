@@ -1,0 +1,87 @@
+package query
+
+import (
+	"slices"
+	"testing"
+)
+
+
+// TestRevision3Ranking checks the forms of SPEC §5.2 and the properties of
+// §5.4 added in revision 3, each on a small catalog.
+func TestRevision3Ranking(t *testing.T) {
+	idx := mustOpenRanked(t, []ranked{
+		// How much matched: a table named by one word of the query, and
+		// tables that match every word elsewhere.
+		{id: "orders", name: "orders"},
+		{id: "refunds", name: "fct_refund_lines", description: "Orders that were refunded to the customer"},
+		// Together: zip and code as one identifier, and scattered.
+		{id: "zip_column", name: "addresses", columns: []string{"zip_code"}},
+		{id: "zip_camel", name: "locations", columns: []string{"ZipCode"}},
+		{id: "scattered", name: "postal", description: "The zip area and the code of the region"},
+		// Compounds.
+		{id: "signups", name: "user_signups"},
+		{id: "email", name: "contacts", columns: []string{"email"}},
+		// Derived forms.
+		{id: "cancellations", name: "order_events", description: "Order cancellations per day"},
+		{id: "delivery", name: "shipments", columns: []string{"delivery_date"}},
+		// Acronyms, learned from the catalog's text.
+		{id: "engagement", name: "engagement", description: "Monthly active users by product"},
+		{id: "mau_table", name: "mau_daily"},
+		{id: "users", name: "users", description: "Every user"},
+		// Synonyms.
+		{id: "glacier", name: "glacier_events"},
+	})
+	found := func(q string, opts Options) []string {
+		t.Helper()
+		return ids(find(t, idx, q, opts))
+	}
+	before := func(q string, opts Options, a, b string) {
+		t.Helper()
+		got := found(q, opts)
+		i, j := slices.Index(got, a), slices.Index(got, b)
+		if i < 0 || j < 0 || i > j {
+			t.Errorf("%q: %v, want %s before %s", q, got, a, b)
+		}
+	}
+	has := func(q string, opts Options, want ...string) {
+		t.Helper()
+		got := found(q, opts)
+		for _, w := range want {
+			if !slices.Contains(got, w) {
+				t.Errorf("%q: %v, want %s among them", q, got, w)
+			}
+		}
+	}
+	t.Run("coverage over a whole-name match", func(t *testing.T) {
+		before("refunded orders", Options{}, "refunds", "orders")
+	})
+	t.Run("words together", func(t *testing.T) {
+		before("zip code", Options{}, "zip_column", "scattered")
+		before("zip code", Options{}, "zip_camel", "scattered")
+	})
+	t.Run("compounds", func(t *testing.T) {
+		has("sign up", Options{}, "signups")
+		has("e-mail", Options{}, "email")
+	})
+	t.Run("derived forms", func(t *testing.T) {
+		has("cancelled", Options{}, "cancellations")
+		has("delivered", Options{}, "delivery")
+	})
+	t.Run("acronyms", func(t *testing.T) {
+		has("mau", Options{}, "engagement", "mau_table")
+		// The phrase finds the acronym, above what matches one word.
+		before("monthly active users", Options{}, "mau_table", "users")
+		if got := found("mau", Options{}); got[0] != "mau_table" {
+			t.Errorf("mau: %v, want the name holding the word first", got)
+		}
+	})
+	t.Run("synonyms", func(t *testing.T) {
+		if got := found("ios", Options{}); len(got) != 0 {
+			t.Errorf("ios without synonyms: %v, want nothing", got)
+		}
+		syn := NewSynonyms([][]string{{"iOS", "glacier"}, {"MAU", "monthly active users"}})
+		has("ios", Options{Synonyms: syn}, "glacier")
+		has("ios events", Options{Synonyms: syn}, "glacier")
+		before("ios events", Options{Synonyms: syn}, "glacier", "cancellations")
+	})
+}
