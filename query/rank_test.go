@@ -5,7 +5,6 @@ import (
 	"testing"
 )
 
-
 // TestRevision3Ranking checks the forms of SPEC §5.2 and the properties of
 // §5.4 added in revision 3, each on a small catalog.
 func TestRevision3Ranking(t *testing.T) {
