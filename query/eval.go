@@ -245,7 +245,7 @@ func (p *Plan) Eval(ctx context.Context, snap *scorch.IndexSnapshot, opts EvalOp
 			return nil, err
 		}
 		if len(t.Typos) == 0 || r.df > maxMisspelledDF {
-			return r, nil
+			return r, r.addContext(readers, collect)
 		}
 		var typoLeaves *leafSet
 		if collect {
@@ -258,7 +258,7 @@ func (p *Plan) Eval(ctx context.Context, snap *scorch.IndexSnapshot, opts EvalOp
 		// A word the index does not hold is looked for by its typos; so
 		// is one it holds only as a rare misspelling of a common word.
 		if r.df > 0 && typos.df < max(minCorrectedDF, misspelledRatio*r.df) {
-			return r, nil
+			return r, r.addContext(readers, collect)
 		}
 		if typoLeaves != nil {
 			for _, l := range typoLeaves.list {
@@ -266,10 +266,10 @@ func (p *Plan) Eval(ctx context.Context, snap *scorch.IndexSnapshot, opts EvalOp
 			}
 		}
 		if r.df == 0 {
-			return typos, nil
+			return typos, typos.addContext(readers, collect)
 		}
 		r.merge(typos)
-		return r, nil
+		return r, r.addContext(readers, collect)
 	}
 	var required, optional, excluded []*termRun
 	for _, part := range []struct {
@@ -695,6 +695,10 @@ func (r *termRun) increments(gi int, idf float64, haveParts bool) *groupIncremen
 	g := r.groups[gi]
 	w := g.Weight * idf
 	inc := &groupIncrements{haveParts: haveParts, normed: g.Where == InName && g.Weight != wWholeName && haveParts}
+	alsoW := w * alsoShare
+	if g.Where == InContext {
+		alsoW = idf * wContextAlso
+	}
 	n := 1
 	if inc.normed {
 		n = len(nameNorms)
@@ -705,7 +709,7 @@ func (r *termRun) increments(gi int, idf float64, haveParts bool) *groupIncremen
 			norm = nameNorms[p]
 		}
 		inc.best[p] = float32(w * (1 - alsoShare) * norm)
-		inc.also[p] = float32(w * alsoShare * norm)
+		inc.also[p] = float32(alsoW * norm)
 	}
 	r.incs[gi] = inc
 	return inc

@@ -52,9 +52,12 @@ const (
 	InDescription
 	InColumns
 	InOther
+	// InContext: in a parent's description, which a document carries at
+	// a low weight (context.go).
+	InContext
 )
 
-var whereNames = [...]string{InName: "name", InDescription: "description", InColumns: "columns", InOther: "other"}
+var whereNames = [...]string{InName: "name", InDescription: "description", InColumns: "columns", InOther: "other", InContext: "context"}
 
 func (w Where) String() string { return whereNames[w] }
 

@@ -84,3 +84,39 @@ func TestRevision3Ranking(t *testing.T) {
 		before("ios events", Options{Synonyms: syn}, "glacier", "cancellations")
 	})
 }
+
+// TestContext: a table carries its schema's description at a low weight
+// (SPEC §5.4, revision 3): it finds the tables, decides between tables
+// that match equally by their own text, and never outranks a table's own
+// match.
+func TestContext(t *testing.T) {
+	idx := mustOpenRanked(t, []ranked{
+		{id: "pos", typ: TypeSchema, name: "retail", description: "The point of sale system", schemaID: "1"},
+		{id: "web", typ: TypeSchema, name: "web", description: "The web shop", schemaID: "2"},
+		{id: "a_web_tx", name: "transactions", description: "One row per sale", schemaID: "2"},
+		{id: "z_pos_tx", name: "transactions", description: "One row per sale", schemaID: "1"},
+		{id: "pos_items", name: "items", schemaID: "1"},
+		{id: "own_column", name: "amounts", columns: []string{"sale_amount"}, schemaID: "2"},
+	})
+	got := ids(find(t, idx, "point of sale", Options{}))
+	if !slices.Contains(got, "pos_items") {
+		t.Errorf("point of sale: %v, want the tables of the schema described so (pos_items)", got)
+	}
+	// A tie of their own text, decided by the schema's description.
+	got = ids(find(t, idx, "transactions", Options{}))
+	if !slices.Equal(got, []string{"a_web_tx", "z_pos_tx"}) {
+		t.Errorf("transactions: %v, want the two tables tied, by id", got)
+	}
+	got = ids(find(t, idx, "sale transactions", Options{}))
+	if i, j := slices.Index(got, "z_pos_tx"), slices.Index(got, "a_web_tx"); i < 0 || j < 0 || i > j {
+		t.Errorf("sale transactions: %v, want z_pos_tx (its schema is about sales) before a_web_tx", got)
+	}
+	// Never above a table's own match, even its weakest.
+	got = ids(find(t, idx, "sale", Options{}))
+	if i, j := slices.Index(got, "own_column"), slices.Index(got, "pos_items"); i < 0 || j < 0 || i > j {
+		t.Errorf("sale: %v, want own_column (a column says sale) before pos_items (only its schema does)", got)
+	}
+	if i, j := slices.Index(got, "a_web_tx"), slices.Index(got, "own_column"); i > j {
+		t.Errorf("sale: %v, want a description's match before a column's", got)
+	}
+}
