@@ -4,8 +4,8 @@ import (
 	"slices"
 
 	"github.com/RoaringBitmap/roaring/v2"
-	segment "github.com/blevesearch/scorch_segment_api/v2"
 	index "github.com/blevesearch/bleve_index_api"
+	segment "github.com/blevesearch/scorch_segment_api/v2"
 )
 
 // Context from parents (SPEC §5.4, revision 3): a table also carries its
