@@ -28,7 +28,7 @@ const (
 	// maxContextParents: a word found in more parents' descriptions
 	// than this is too common to tell their children apart, and is not
 	// looked for as context.
-	maxContextParents = 1000
+	maxContextParents = 64
 )
 
 // parentKinds are the parents whose descriptions are context: the field

@@ -13,8 +13,10 @@ import (
 // orders` puts the tables that match both words above the table named
 // orders. A word counts as matched when any term covering it (Term.Covers:
 // the word itself in any of its forms or typos, or a compound, acronym or
-// synonym standing for it with others) matched the document. Stop words
-// and an identifier's parts cover nothing.
+// synonym standing for it with others) matched the document; a word found
+// only among a table's columns counts once the table matches some word
+// outside its columns (coveredWords). Stop words and an identifier's
+// parts cover nothing.
 //
 // The rule is a bucket sort folded into the one score that the order is
 // sorted by (SPEC §5.4: "score is the value the order is sorted by"): each
@@ -54,15 +56,8 @@ func addCoverage(ctx context.Context, out *Evaluation, scoring []*termRun, idfs 
 		if sr.Scores == nil || sr.Hits.IsEmpty() {
 			continue
 		}
-		for _, w := range words {
-			var covering []*roaring.Bitmap
-			for _, r := range scoring {
-				if slices.Contains(r.term.Covers, w) && r.hits[i] != nil {
-					covering = append(covering, r.hits[i])
-				}
-			}
-			matched := roaring.FastOr(covering...)
-			matched.And(sr.Hits)
+		covered := coveredWords(i, words, scoring, sr.Hits)
+		for _, matched := range covered {
 			it := matched.ManyIterator()
 			for n := it.NextMany(buf); n > 0; n = it.NextMany(buf) {
 				if err := ctx.Err(); err != nil {
@@ -75,4 +70,49 @@ func addCoverage(ctx context.Context, out *Evaluation, scoring []*termRun, idfs 
 		}
 	}
 	return nil
+}
+
+// coveredWords returns, for each word, the hits of segment i that count
+// it as matched: those that match it outside their columns (name,
+// description, tags, values, context), or together with another word
+// (a compound, an acronym or a synonym of several words), and those that
+// match it only among their columns when they match some word of the
+// query outside their columns too. A wide table (hundreds of columns)
+// holds most words of a sentence somewhere among its columns; what a
+// table holds counts once the table is about the query at all.
+func coveredWords(i int, words []int, scoring []*termRun, hits *roaring.Bitmap) []*roaring.Bitmap {
+	outside := make([]*roaring.Bitmap, len(words)) // outside the columns, or together
+	inColumns := make([]*roaring.Bitmap, len(words))
+	anchored := roaring.New()
+	for wi, w := range words {
+		var out, cols []*roaring.Bitmap
+		for _, r := range scoring {
+			if !slices.Contains(r.term.Covers, w) || r.hits[i] == nil {
+				continue
+			}
+			if len(r.term.Covers) > 1 {
+				out = append(out, r.hits[i])
+				continue
+			}
+			for k, g := range r.groups {
+				if bm := r.bms[i][k]; bm != nil {
+					if g.Where == InColumns {
+						cols = append(cols, bm)
+					} else {
+						out = append(out, bm)
+					}
+				}
+			}
+		}
+		outside[wi] = roaring.FastOr(out...)
+		outside[wi].And(hits)
+		inColumns[wi] = roaring.FastOr(cols...)
+		inColumns[wi].And(hits)
+		anchored.Or(outside[wi])
+	}
+	for wi := range words {
+		inColumns[wi].And(anchored)
+		outside[wi].Or(inColumns[wi])
+	}
+	return outside
 }
