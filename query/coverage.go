@@ -13,10 +13,9 @@ import (
 // orders` puts the tables that match both words above the table named
 // orders. A word counts as matched when any term covering it (Term.Covers:
 // the word itself in any of its forms or typos, or a compound, acronym or
-// synonym standing for it with others) matched the document; a word found
-// only among a table's columns counts once the table matches some word
-// outside its columns (coveredWords). Stop words and an identifier's
-// parts cover nothing.
+// synonym standing for it with others) matched the document outside its
+// columns, or together with other words anywhere (coveredWords). Stop
+// words and an identifier's parts cover nothing.
 //
 // The rule is a bucket sort folded into the one score that the order is
 // sorted by (SPEC §5.4: "score is the value the order is sorted by"): each
@@ -73,46 +72,36 @@ func addCoverage(ctx context.Context, out *Evaluation, scoring []*termRun, idfs 
 }
 
 // coveredWords returns, for each word, the hits of segment i that count
-// it as matched: those that match it outside their columns (name,
-// description, tags, values, context), or together with another word
-// (a compound, an acronym or a synonym of several words), and those that
-// match it only among their columns when they match some word of the
-// query outside their columns too. A wide table (hundreds of columns)
-// holds most words of a sentence somewhere among its columns; what a
-// table holds counts once the table is about the query at all.
+// it as matched: those that match it outside their columns (in the name,
+// the description, a tag or value, or the context), or together with
+// other words of the query (a compound such as a column zip_code, an
+// acronym, a synonym of several words) anywhere. A word found only among
+// a table's columns adds to its score, not to its coverage: what a table
+// holds says less of what it is than its own description, and a wide
+// table (hundreds of columns) holds most words of a sentence somewhere
+// among them. (Counting column words for tables that match some word
+// outside their columns ranked such tables first for most sentences of
+// the GitLab catalog: nDCG@10 0.801 against 0.819.)
 func coveredWords(i int, words []int, scoring []*termRun, hits *roaring.Bitmap) []*roaring.Bitmap {
-	outside := make([]*roaring.Bitmap, len(words)) // outside the columns, or together
-	inColumns := make([]*roaring.Bitmap, len(words))
-	anchored := roaring.New()
+	out := make([]*roaring.Bitmap, len(words))
 	for wi, w := range words {
-		var out, cols []*roaring.Bitmap
+		var found []*roaring.Bitmap
 		for _, r := range scoring {
 			if !slices.Contains(r.term.Covers, w) || r.hits[i] == nil {
 				continue
 			}
 			if len(r.term.Covers) > 1 {
-				out = append(out, r.hits[i])
+				found = append(found, r.hits[i])
 				continue
 			}
 			for k, g := range r.groups {
-				if bm := r.bms[i][k]; bm != nil {
-					if g.Where == InColumns {
-						cols = append(cols, bm)
-					} else {
-						out = append(out, bm)
-					}
+				if bm := r.bms[i][k]; bm != nil && g.Where != InColumns {
+					found = append(found, bm)
 				}
 			}
 		}
-		outside[wi] = roaring.FastOr(out...)
-		outside[wi].And(hits)
-		inColumns[wi] = roaring.FastOr(cols...)
-		inColumns[wi].And(hits)
-		anchored.Or(outside[wi])
+		out[wi] = roaring.FastOr(found...)
+		out[wi].And(hits)
 	}
-	for wi := range words {
-		inColumns[wi].And(anchored)
-		outside[wi].Or(inColumns[wi])
-	}
-	return outside
+	return out
 }
