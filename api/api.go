@@ -44,6 +44,7 @@ type Services struct {
 	Access    semcat.AccessControlService
 	Search    semcat.SearchService
 	Metadata  semcat.MetadataService
+	Synonyms  semcat.SynonymService
 }
 
 // Middleware wraps a handler. Middlewares listed in Config.Middleware run
@@ -233,6 +234,9 @@ func (h *handler) routes() []route {
 		{"listObjectPolicies", get, metalake + "/objects/{type}/{fullName}/policies", h.listObjectPolicies},
 		{"associatePolicies", post, metalake + "/objects/{type}/{fullName}/policies", h.associatePolicies},
 		{"loadObjectPolicy", get, metalake + "/objects/{type}/{fullName}/policies/{policy}", h.loadObjectPolicy},
+
+		{"getSynonyms", get, metalake + "/synonyms", h.getSynonyms},
+		{"setSynonyms", put, metalake + "/synonyms", h.setSynonyms},
 	}, h.accessControlRoutes()...)
 }
 

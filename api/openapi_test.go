@@ -1187,6 +1187,10 @@ func TestOpenAPIValidatesResponses(t *testing.T) {
 	admin.call(http.StatusMethodNotAllowed, "GET", sales+"/tables/orders/partitions/p1", nil)
 	admin.call(http.StatusMethodNotAllowed, "DELETE", sales+"/tables/orders/partitions/p1", nil)
 	admin.call(http.StatusNotFound, "GET", sales+"/tables/nope/partitions", nil)
+	// Synonyms.
+	admin.call(ok, "PUT", ml+"/synonyms", `{"synonyms":[["mau","monthly active users"]]}`)
+	admin.call(ok, "GET", ml+"/synonyms", nil)
+	admin.call(http.StatusBadRequest, "PUT", ml+"/synonyms", `{"synonyms":[[]]}`)
 	// Type-ahead.
 	admin.call(ok, "GET", ml+"/suggest?prefix=ord&type=table&limit=5", nil)
 	admin.call(http.StatusBadRequest, "GET", ml+"/suggest?prefix=", nil)

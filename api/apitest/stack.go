@@ -51,5 +51,6 @@ func NewStackServer(tb testing.TB, url string, cfg api.Config) *Client {
 	return NewServerWithConfig(tb, api.Services{
 		Metalakes: svc, Catalogs: svc, Schemas: svc, Tables: svc, Models: svc, Tags: svc, Metrics: svc, Access: svc,
 		Metadata: svc, Policies: svc, Search: &search.Service{Index: x, Store: s, Authorization: true, Admin: cfg.IsAdmin},
+		Synonyms: svc,
 	}, cfg)
 }

@@ -375,8 +375,10 @@ func (m *Main) services() api.Services {
 		svc = authz.New(m.Store, m.Store, admins, m.Logger)
 	}
 	searches := &search.Service{Index: m.Indexer, Store: m.Store, Authorization: m.Config.Authorization, Admin: m.isAdmin}
+	searches.Synonyms = &search.SynonymCache{Load: m.Store.GetSynonyms}
+	m.Store.WatchSynonyms(searches.Synonyms.Invalidate)
 	return api.Services{Metalakes: svc, Catalogs: svc, Schemas: svc, Tables: svc, Models: svc, Tags: svc, Metrics: svc, Access: svc,
-		Search: searches, Metadata: svc, Policies: svc}
+		Search: searches, Metadata: svc, Policies: svc, Synonyms: svc}
 }
 
 // startIndexer opens (or builds) the search index under <data-dir>/index

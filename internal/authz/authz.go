@@ -31,6 +31,7 @@ type Inner interface {
 	semcat.MetricDiscoveryService
 	semcat.AccessControlService
 	semcat.MetadataService
+	semcat.SynonymService
 }
 
 // Service implements the catalog services with authorization.
