@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -91,5 +92,40 @@ func TestSynonymsEndToEnd(t *testing.T) {
 	}
 	if events := auditEvents(t, cfg1.DataDir, "setSynonyms"); len(events) < 2 {
 		t.Errorf("audited changes of the synonyms: %v", events)
+	}
+}
+
+// TestSynonymsCommandLine drives semcat synonyms get|set.
+func TestSynonymsCommandLine(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(t)
+	cfg.Demo = true
+	m := startMain(t, cfg)
+	env := map[string]string{"SEMCAT_URL": m.URL()}
+	if out := mustCLI(t, env, "synonyms", "get"); out != "no synonyms in metalake demo\n" {
+		t.Errorf("synonyms get before:\n%s", out)
+	}
+	if out := mustCLI(t, env, "synonyms", "set", "--set", "mau, monthly active users", "--set", "staff,employees"); out != "set 2 synonym sets in metalake demo\n" {
+		t.Errorf("synonyms set:\n%s", out)
+	}
+	if out := mustCLI(t, env, "synonyms", "get", "demo"); out != "mau, monthly active users\nstaff, employees\n" {
+		t.Errorf("synonyms get:\n%s", out)
+	}
+	file := t.TempDir() + "/synonyms.txt"
+	if err := os.WriteFile(file, []byte("# sets\nios, glacier\n\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mustCLI(t, env, "synonyms", "set", "--file", file)
+	sameJSON(t, "synonyms get --json", mustCLI(t, env, "synonyms", "get", "--json"), map[string]any{"synonyms": []any{[]any{"ios", "glacier"}}})
+	code, _, errOut := runCLI(env, "synonyms", "set", "--set", strings.Repeat("x", 129))
+	if code == 0 || !strings.Contains(errOut, "synonyms[0][0]") {
+		t.Errorf("an entry too long: exit %d, %q", code, errOut)
+	}
+	if code, _, _ := runCLI(env, "synonyms", "set"); code == 0 {
+		t.Error("synonyms set without sets succeeded")
+	}
+	mustCLI(t, env, "synonyms", "set", "--clear")
+	if out := mustCLI(t, env, "synonyms", "get"); out != "no synonyms in metalake demo\n" {
+		t.Errorf("synonyms get after --clear:\n%s", out)
 	}
 }
