@@ -53,7 +53,7 @@ type parentID struct {
 // descriptions it matched (nothing when collect is false: an excluded
 // term excludes by a document's own text).
 func (r *termRun) addContext(readers []*segReader, collect bool) error {
-	if !collect {
+	if !collect || r.term.BoostOnly {
 		return nil
 	}
 	var desc []int

@@ -319,7 +319,9 @@ func (p *Plan) Eval(ctx context.Context, snap *scorch.IndexSnapshot, opts EvalOp
 		default:
 			hits = roaring.New()
 			for _, r := range optional {
-				hits.Or(r.hits[i])
+				if !r.term.BoostOnly {
+					hits.Or(r.hits[i])
+				}
 			}
 		}
 		for _, r := range excluded {

@@ -169,6 +169,28 @@ func (c *planner) runs(seq, kept []Q, syn *Synonyms) []*Term {
 			emit(strings.Join(words[i:i+n], " ")+" ("+ini+")", covers(i, i+n), g)
 		}
 	}
+	// Together: a run of 2 to 6 adjacent words of letters, the first and
+	// last no stop words, is looked up as the acronym term of its
+	// initials, which the analyzers index for every run of words of a
+	// name, description or column (analyzers/acronyms.go): among the
+	// documents that match the words, those that hold them next to each
+	// other in one field rank above those that hold them scattered
+	// (SPEC §5.4). The term only adds to the score of documents found
+	// otherwise (Term.BoostOnly): another phrase with the same initials
+	// finds nothing by itself.
+	for n := analyzers.MinAcronym; n <= analyzers.MaxAcronym; n++ {
+		for i := 0; i+n <= len(seq); i++ {
+			if !plain(i, i+n, letters) || analyzers.IsStopWord(words[i]) || analyzers.IsStopWord(words[i+n-1]) {
+				continue
+			}
+			a := analyzers.AcronymTerm(analyzers.Initials(words[i : i+n]))
+			g := &groups{}
+			g.add(InName, Exact, wName, Clause{Field: FieldName, Term: a})
+			g.add(InDescription, Exact, wDescription, Clause{Field: FieldDescription, Term: a})
+			g.add(InColumns, Exact, wColumn, Clause{Field: FieldColumns, Term: a})
+			out = append(out, &Term{Text: strings.Join(words[i:i+n], " ") + " (together)", Groups: g.sorted(), Scale: 1, BoostOnly: true})
+		}
+	}
 	if syn.Len() > 0 {
 		for n := 1; n <= syn.maxWords; n++ {
 			for i := 0; i+n <= len(seq); i++ {

@@ -40,7 +40,10 @@ type Term struct {
 	// synonym the run of words it replaces; none for an identifier's
 	// parts. A document ranks first by how many words its terms cover.
 	Covers []int
-	word   *Word // the term's word, if it is one
+	// BoostOnly: the term adds to the score of documents that other
+	// terms found, and finds none itself (expand.go, together).
+	BoostOnly bool
+	word      *Word // the term's word, if it is one
 }
 
 // Where says where a match is, for ranking: the name counts most, then the

@@ -17,6 +17,8 @@ func TestRevision3Ranking(t *testing.T) {
 		{id: "zip_column", name: "addresses", columns: []string{"zip_code"}},
 		{id: "zip_camel", name: "locations", columns: []string{"ZipCode"}},
 		{id: "scattered", name: "postal", description: "The zip area and the code of the region"},
+		{id: "z_adjacent", name: "mailing", description: "The zip code of the customer"},
+		{id: "zone", name: "zones", description: "Zone control"},
 		// Compounds.
 		{id: "signups", name: "user_signups"},
 		{id: "email", name: "contacts", columns: []string{"email"}},
@@ -57,6 +59,12 @@ func TestRevision3Ranking(t *testing.T) {
 	t.Run("words together", func(t *testing.T) {
 		before("zip code", Options{}, "zip_column", "scattered")
 		before("zip code", Options{}, "zip_camel", "scattered")
+		// Next to each other in a description, above scattered.
+		before("zip code", Options{}, "z_adjacent", "scattered")
+		// A phrase with the same initials finds nothing by itself.
+		if got := found("zebra crossing", Options{}); len(got) != 0 {
+			t.Errorf("zebra crossing: %v, want nothing (zone control only shares the initials)", got)
+		}
 	})
 	t.Run("compounds", func(t *testing.T) {
 		has("sign up", Options{}, "signups")
