@@ -105,3 +105,50 @@ func coveredWords(i int, words []int, scoring []*termRun, hits *roaring.Bitmap) 
 	}
 	return out
 }
+
+// restrictTogether keeps, of each boost-only term of words together, the
+// documents that match every word of its run (by any term covering it):
+// a document with the words' initials side by side but not the words
+// holds another phrase.
+func restrictTogether(scoring []*termRun) {
+	for _, t := range scoring {
+		if !t.term.BoostOnly || len(t.term.Together) == 0 {
+			continue
+		}
+		t.df = 0
+		for i := range t.hits {
+			var all *roaring.Bitmap
+			for _, w := range t.term.Together {
+				var found []*roaring.Bitmap
+				for _, r := range scoring {
+					if slices.Contains(r.term.Covers, w) && r.hits[i] != nil {
+						found = append(found, r.hits[i])
+					}
+				}
+				if len(found) == 0 {
+					continue // a stop word, which nothing covers
+				}
+				bm := roaring.FastOr(found...)
+				if all == nil {
+					all = bm
+				} else {
+					all.And(bm)
+				}
+			}
+			if all == nil {
+				all = roaring.New()
+			}
+			for k, bm := range t.bms[i] {
+				if bm != nil {
+					bm = roaring.And(bm, all)
+					if bm.IsEmpty() {
+						bm = nil
+					}
+					t.bms[i][k] = bm
+				}
+			}
+			t.hits[i] = roaring.And(t.hits[i], all)
+			t.df += t.hits[i].GetCardinality()
+		}
+	}
+}

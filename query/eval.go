@@ -290,6 +290,7 @@ func (p *Plan) Eval(ctx context.Context, snap *scorch.IndexSnapshot, opts EvalOp
 		return nil, err
 	}
 	scoring := append(slices.Clip(required), optional...)
+	restrictTogether(scoring)
 	idfs := make([]float64, len(scoring))
 	for i, r := range scoring {
 		idfs[i] = idf(r.df, docs) * r.term.Scale

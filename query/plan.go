@@ -41,8 +41,10 @@ type Term struct {
 	// parts. A document ranks first by how many words its terms cover.
 	Covers []int
 	// BoostOnly: the term adds to the score of documents that other
-	// terms found, and finds none itself (expand.go, together).
+	// terms found, and finds none itself (expand.go, together): those
+	// that match every word of Together.
 	BoostOnly bool
+	Together  []int
 	word      *Word // the term's word, if it is one
 }
 
