@@ -482,6 +482,7 @@ type ranked struct {
 	comments              []string // column comments
 	tags                  []string
 	typ, schemaID         string // the type (a table when empty) and FieldSchemaID
+	modelID               string // FieldModelID
 }
 
 func (r ranked) doc() map[string]any {
@@ -504,6 +505,9 @@ func (r ranked) doc() map[string]any {
 	}
 	if r.schemaID != "" {
 		d[FieldSchemaID] = r.schemaID
+	}
+	if r.modelID != "" {
+		d[FieldModelID] = r.modelID
 	}
 	return d
 }

@@ -105,7 +105,14 @@ func TestContext(t *testing.T) {
 		{id: "z_pos_tx", name: "transactions", description: "One row per sale", schemaID: "1"},
 		{id: "pos_items", name: "items", schemaID: "1"},
 		{id: "own_column", name: "amounts", columns: []string{"sale_amount"}, schemaID: "2"},
+		{id: "shop_model", typ: TypeSemanticModel, name: "shop", description: "Subscriptions of the storefront", schemaID: "2", modelID: "7"},
+		{id: "revenue", typ: TypeMetric, name: "revenue", schemaID: "2", modelID: "7"},
+		{id: "other_metric", typ: TypeMetric, name: "margin", schemaID: "2", modelID: "8"},
 	})
+	// A metric carries its model's description.
+	if got := ids(find(t, idx, "storefront", Options{})); !slices.Equal(got, []string{"shop_model", "revenue"}) {
+		t.Errorf("storefront: %v, want the model, then its metric (by its model's description)", got)
+	}
 	got := ids(find(t, idx, "point of sale", Options{}))
 	if !slices.Contains(got, "pos_items") {
 		t.Errorf("point of sale: %v, want the tables of the schema described so (pos_items)", got)
