@@ -183,13 +183,15 @@ func (nameTokenizer) Tokenize(input []byte) analysis.TokenStream {
 			s.emit([]byte(p), start, end)
 		}
 	})
+	emitAcronyms(s, input)
 	return s.tokens
 }
 
 // textTokenizer is AnalyzerText's tokenizer: for every whitespace-separated
 // word of prose, the word whole (TextWord) when it is a compound, then its
 // IdentifierParts. So "`dim_crm_account_id`," yields dim_crm_account_id,
-// dim, crm, account, id; "GitLab's" yields gitlab, git, lab.
+// dim, crm, account, id; "GitLab's" yields gitlab, git, lab. Both
+// tokenizers then add the input's acronym terms (acronyms.go).
 type textTokenizer struct{}
 
 func (textTokenizer) Tokenize(input []byte) analysis.TokenStream {
@@ -204,6 +206,7 @@ func (textTokenizer) Tokenize(input []byte) analysis.TokenStream {
 			s.emit([]byte(p), start, end)
 		}
 	})
+	emitAcronyms(s, input)
 	return s.tokens
 }
 

@@ -47,6 +47,7 @@ type Services struct {
 	// Connections tests catalogs' sources (testConnection); nil tests
 	// none: every catalog is taken to have no external source.
 	Connections semcat.ConnectionService
+	Synonyms    semcat.SynonymService
 }
 
 // Middleware wraps a handler. Middlewares listed in Config.Middleware run
@@ -244,6 +245,9 @@ func (h *handler) routes() []route {
 		{"associatePolicies", post, metalake + "/objects/{type}/{fullName}/policies", h.associatePolicies},
 		{"loadObjectPolicy", get, metalake + "/objects/{type}/{fullName}/policies/{policy}", h.loadObjectPolicy},
 		{"getObjectPrivileges", get, metalake + "/objects/{type}/{fullName}/privileges", h.getObjectPrivileges},
+
+		{"getSynonyms", get, metalake + "/synonyms", h.getSynonyms},
+		{"setSynonyms", put, metalake + "/synonyms", h.setSynonyms},
 	}, h.accessControlRoutes()...)
 }
 

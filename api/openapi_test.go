@@ -1197,6 +1197,10 @@ func TestOpenAPIValidatesResponses(t *testing.T) {
 	// Connection tests.
 	admin.call(ok, "POST", ml+"/catalogs/testConnection", `{"name":"new","type":"relational","provider":null,"comment":null,"properties":null}`)
 	admin.call(ok, "POST", rel+"/testConnection", nil)
+	// Synonyms.
+	admin.call(ok, "PUT", ml+"/synonyms", `{"synonyms":[["mau","monthly active users"]]}`)
+	admin.call(ok, "GET", ml+"/synonyms", nil)
+	admin.call(http.StatusBadRequest, "PUT", ml+"/synonyms", `{"synonyms":[[]]}`)
 	// Type-ahead.
 	admin.call(ok, "GET", ml+"/suggest?prefix=ord&type=table&limit=5", nil)
 	admin.call(http.StatusBadRequest, "GET", ml+"/suggest?prefix=", nil)

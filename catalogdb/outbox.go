@@ -182,6 +182,9 @@ func (s *Store) PollOutbox(ctx context.Context, after OutboxCursor, limit, chunk
 			}
 			b.Rows++
 			ref.Kind = semcat.EntityKind(kind)
+			if ref.Kind == KindSynonyms || ref.Kind == semcat.KindMetalake {
+				s.synonymsChanged() // another server's write, or a metalake made or dropped
+			}
 			switch ref.Kind {
 			case semcat.KindMetalake, semcat.KindCatalog, semcat.KindSchema, semcat.KindSemanticModel:
 				containers = append(containers, ref)

@@ -34,6 +34,9 @@ type Store struct {
 	// watch, if set, is told each write's transaction id while the
 	// transaction is still open (WatchWrites).
 	watch atomic.Pointer[func(txid uint64)]
+	// synonyms is told when a metalake's synonym sets may have changed
+	// (WatchSynonyms).
+	synonyms atomic.Pointer[func()]
 }
 
 var (

@@ -39,7 +39,7 @@ var (
 // changed) would answer some queries wrongly without failing, so it is
 // rebuilt at start instead. Change it whenever the mapping or the fields a
 // document carries change.
-const layout = "18"
+const layout = "19"
 
 // checkpoint is how far an index has durably followed the outbox.
 type checkpoint struct {

@@ -245,7 +245,7 @@ func (p *Plan) Eval(ctx context.Context, snap *scorch.IndexSnapshot, opts EvalOp
 			return nil, err
 		}
 		if len(t.Typos) == 0 || r.df > maxMisspelledDF {
-			return r, nil
+			return r, r.addContext(readers, collect)
 		}
 		var typoLeaves *leafSet
 		if collect {
@@ -258,7 +258,7 @@ func (p *Plan) Eval(ctx context.Context, snap *scorch.IndexSnapshot, opts EvalOp
 		// A word the index does not hold is looked for by its typos; so
 		// is one it holds only as a rare misspelling of a common word.
 		if r.df > 0 && typos.df < max(minCorrectedDF, misspelledRatio*r.df) {
-			return r, nil
+			return r, r.addContext(readers, collect)
 		}
 		if typoLeaves != nil {
 			for _, l := range typoLeaves.list {
@@ -266,10 +266,10 @@ func (p *Plan) Eval(ctx context.Context, snap *scorch.IndexSnapshot, opts EvalOp
 			}
 		}
 		if r.df == 0 {
-			return typos, nil
+			return typos, typos.addContext(readers, collect)
 		}
 		r.merge(typos)
-		return r, nil
+		return r, r.addContext(readers, collect)
 	}
 	var required, optional, excluded []*termRun
 	for _, part := range []struct {
@@ -290,6 +290,7 @@ func (p *Plan) Eval(ctx context.Context, snap *scorch.IndexSnapshot, opts EvalOp
 		return nil, err
 	}
 	scoring := append(slices.Clip(required), optional...)
+	restrictTogether(scoring)
 	idfs := make([]float64, len(scoring))
 	for i, r := range scoring {
 		idfs[i] = idf(r.df, docs) * r.term.Scale
@@ -319,7 +320,9 @@ func (p *Plan) Eval(ctx context.Context, snap *scorch.IndexSnapshot, opts EvalOp
 		default:
 			hits = roaring.New()
 			for _, r := range optional {
-				hits.Or(r.hits[i])
+				if !r.term.BoostOnly {
+					hits.Or(r.hits[i])
+				}
 			}
 		}
 		for _, r := range excluded {
@@ -372,6 +375,10 @@ func (p *Plan) Eval(ctx context.Context, snap *scorch.IndexSnapshot, opts EvalOp
 				return nil, err
 			}
 		}
+	}
+	if err := addCoverage(ctx, out, scoring, idfs); err != nil {
+		out.Release()
+		return nil, err
 	}
 	return out, nil
 }
@@ -691,6 +698,10 @@ func (r *termRun) increments(gi int, idf float64, haveParts bool) *groupIncremen
 	g := r.groups[gi]
 	w := g.Weight * idf
 	inc := &groupIncrements{haveParts: haveParts, normed: g.Where == InName && g.Weight != wWholeName && haveParts}
+	alsoW := w * alsoShare
+	if g.Where == InContext {
+		alsoW = idf * wContextAlso
+	}
 	n := 1
 	if inc.normed {
 		n = len(nameNorms)
@@ -701,7 +712,7 @@ func (r *termRun) increments(gi int, idf float64, haveParts bool) *groupIncremen
 			norm = nameNorms[p]
 		}
 		inc.best[p] = float32(w * (1 - alsoShare) * norm)
-		inc.also[p] = float32(w * alsoShare * norm)
+		inc.also[p] = float32(alsoW * norm)
 	}
 	r.incs[gi] = inc
 	return inc
@@ -824,7 +835,7 @@ func (rd *segReader) clause(out *roaring.Bitmap, c Clause, leaves *leafSet) erro
 				return err
 			}
 			rd.reads.term(c.Field)
-			if e.Term == c.Word || analyzers.FormKey(e.Term) != c.Term {
+			if e.Term == c.Word || analyzers.StemKey(e.Term) != c.Term {
 				continue
 			}
 			leaves.add(c.Field, e.Term, false)
@@ -854,6 +865,9 @@ func (rd *segReader) clause(out *roaring.Bitmap, c Clause, leaves *leafSet) erro
 				return err
 			}
 			rd.reads.term(c.Field)
+			if strings.HasPrefix(e.Term, analyzers.AcronymMarker) {
+				continue // an acronym term, no word
+			}
 			leaves.add(c.Field, e.Term, false)
 			if _, err := rd.postings(out, d, c.Field, e.Term); err != nil {
 				return err
@@ -963,7 +977,7 @@ func (a partsAutomaton) Accept(s int, b byte) int {
 
 // formAutomaton accepts the terms that can be forms of a word whose form
 // key starts with prefix (analyzers.FormPrefix): prefix, then at most
-// analyzers.MaxFormTail letters a–z. FormKey leaves any other term as it
+// analyzers.MaxStemTail letters a–z. StemKey leaves any other term as it
 // is, so no other term has the key but the key itself, which starts with
 // prefix and is all letters. The iteration then skips the terms that merely
 // start with the word ("sezu_birema_26" for "sezu", thousands of them in a
@@ -988,7 +1002,7 @@ func (a formAutomaton) Accept(s int, b byte) int {
 			return s + 1
 		}
 		return -1
-	case b < 'a' || b > 'z' || s-len(a) >= analyzers.MaxFormTail:
+	case b < 'a' || b > 'z' || s-len(a) >= analyzers.MaxStemTail:
 		return -1
 	}
 	return s + 1

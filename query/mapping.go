@@ -42,7 +42,12 @@ func NewMapping() mapping.IndexMapping {
 	for _, name := range []string{FieldType, FieldCatalog, FieldSchema, FieldOwner, FieldTags, FieldSystemTags, FieldSortKey, FieldCreated} {
 		doc.AddFieldMappingsAt(name, keywordField(true))
 	}
-	for _, name := range []string{FieldMetalake, FieldMetalakeID, FieldCatalogID, FieldSchemaID, FieldTableID, FieldModelID, FieldHas} {
+	// The parents' ids also say, of a parent matched, which documents
+	// carry its description as context (context.go).
+	for _, name := range contextFields {
+		doc.AddFieldMappingsAt(name, keywordField(true))
+	}
+	for _, name := range []string{FieldMetalake, FieldMetalakeID, FieldTableID, FieldHas} {
 		doc.AddFieldMappingsAt(name, keywordField(false))
 	}
 

@@ -35,7 +35,17 @@ type Term struct {
 	// Scale multiplies the term's score: 1, or kPart for a part of an
 	// identifier word (identifierParts).
 	Scale float64
-	word  *Word // the term's word, if it is one
+	// Covers are the query words the term stands for, by their place in
+	// the query (coverage.go): a word its own, a compound, acronym or
+	// synonym the run of words it replaces; none for an identifier's
+	// parts. A document ranks first by how many words its terms cover.
+	Covers []int
+	// BoostOnly: the term adds to the score of documents that other
+	// terms found, and finds none itself (expand.go, together): those
+	// that match every word of Together.
+	BoostOnly bool
+	Together  []int
+	word      *Word // the term's word, if it is one
 }
 
 // Where says where a match is, for ranking: the name counts most, then the
@@ -47,9 +57,12 @@ const (
 	InDescription
 	InColumns
 	InOther
+	// InContext: in a parent's description, which a document carries at
+	// a low weight (context.go).
+	InContext
 )
 
-var whereNames = [...]string{InName: "name", InDescription: "description", InColumns: "columns", InOther: "other"}
+var whereNames = [...]string{InName: "name", InDescription: "description", InColumns: "columns", InOther: "other", InContext: "context"}
 
 func (w Where) String() string { return whereNames[w] }
 
@@ -85,7 +98,8 @@ const (
 	MatchTerm MatchMode = iota
 	// MatchPrefix is every term that starts with Term.
 	MatchPrefix
-	// MatchForm is every term whose analyzers.FormKey is Term.
+	// MatchForm is every term whose analyzers.StemKey is Term: its
+	// inflections and derived forms.
 	MatchForm
 	// MatchTypo is every term within Distance edits of Term
 	// (insertions, deletions, substitutions and transpositions).
@@ -174,6 +188,8 @@ type Options struct {
 	// descriptions, columns and schemas. Scope narrows tags:, the tag
 	// filter and the tags facet alike: user tags, system tags.
 	Scope string
+	// Synonyms are the metalake's synonym sets (SPEC §2.6), nil for none.
+	Synonyms *Synonyms
 }
 
 // NewPlan turns a parsed query into a plan over the fields in fields.go. It
@@ -270,12 +286,23 @@ func NewPlan(q Q, opts Options) (*Plan, error) {
 			return nil, err
 		}
 	}
+	seq := optional // the query's optional terms in order, stop words included
+	c.words = len(seq) + len(p.Required)
 	optional = withoutStopWords(optional, len(p.Required))
+	place := map[Q]int{}
+	for i, l := range seq {
+		place[l] = i
+	}
 	for _, l := range optional {
+		n := len(p.Optional)
 		if err := add(&p.Optional, l); err != nil {
 			return nil, err
 		}
+		if len(p.Optional) > n {
+			p.Optional[n].Covers = []int{place[l]}
+		}
 	}
+	p.Optional = append(p.Optional, c.runs(seq, optional, opts.Synonyms)...)
 	p.Optional = append(p.Optional, c.identifierParts(append(slices.Clip(p.Required), p.Optional...))...)
 	for _, t := range p.Excluded {
 		t.Typos = nil // -word excludes the word, not its neighbours
@@ -355,6 +382,9 @@ func withoutStopWords(optional []Q, required int) []Q {
 // planner builds the terms of one query for one scope.
 type planner struct {
 	user, system bool
+	// words is the number of terms of the query, stop words included: a
+	// two-letter word is looked for as an acronym only in a query of one.
+	words int
 }
 
 // term returns the term of a leaf, or nil for one that matches nothing.
@@ -365,8 +395,12 @@ func (c *planner) term(q Q) (*Term, error) {
 	case *Word:
 		t.word = q
 		c.word(g, q)
+		if joined := joinedWord(q.Text); joined != "" {
+			c.word(g, &Word{Text: joined, Prefix: q.Prefix}) // e-mail → email
+		}
 		if !q.Prefix {
 			t.Typos = c.typos(q.Text)
+			c.acronym(g, analyzers.TextWord(q.Text))
 		}
 	case *Phrase:
 		c.phrase(g, q)
@@ -493,7 +527,7 @@ func prefixClause(field, text string) Clause {
 // form is the clause of the word forms of a word on field, or false when
 // the word has none worth looking for (short, or not a plain word).
 func form(field, word string) (Clause, bool) {
-	key := analyzers.FormKey(word)
+	key := analyzers.StemKey(word)
 	if len(key) < minFormKey || strings.IndexFunc(word, func(r rune) bool { return r < 'a' || r > 'z' }) >= 0 {
 		return Clause{}, false
 	}

@@ -481,6 +481,8 @@ type ranked struct {
 	columns               []string // column names
 	comments              []string // column comments
 	tags                  []string
+	typ, schemaID         string // the type (a table when empty) and FieldSchemaID
+	modelID               string // FieldModelID
 }
 
 func (r ranked) doc() map[string]any {
@@ -498,6 +500,15 @@ func (r ranked) doc() map[string]any {
 		d[FieldDescription] = r.description
 	}
 	d[FieldColumns] = append(slices.Clone(r.columns), r.comments...)
+	if r.typ != "" {
+		d[FieldType] = r.typ
+	}
+	if r.schemaID != "" {
+		d[FieldSchemaID] = r.schemaID
+	}
+	if r.modelID != "" {
+		d[FieldModelID] = r.modelID
+	}
 	return d
 }
 

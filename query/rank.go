@@ -2,8 +2,9 @@ package query
 
 import "math"
 
-// Ranking (SPEC §5.4). A document's score is the sum, over the query's
-// terms that it matches, of
+// Ranking (SPEC §5.4). How many of the query's words a document matches
+// comes first (coverage.go); within that, a document's score is the sum,
+// over the query's terms that it matches, of
 //
 //	idf(term) × ((1 - alsoShare) × best + alsoShare × sum)
 //

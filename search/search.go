@@ -104,7 +104,7 @@ func search(ctx context.Context, x Index, req semcat.SearchRequest, visible bq.Q
 	if err != nil {
 		return nil, semcat.Errorf(semcat.EINVALID, "query: %s", strings.TrimPrefix(err.Error(), "query: "))
 	}
-	plan, err := q.NewPlan(parsed, q.Options{Scope: req.Scope})
+	plan, err := q.NewPlan(parsed, q.Options{Scope: req.Scope, Synonyms: synonymsFrom(ctx)})
 	if err != nil {
 		return nil, semcat.Errorf(semcat.EINVALID, "query: %s", strings.TrimPrefix(err.Error(), "query: "))
 	}

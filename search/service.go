@@ -45,6 +45,8 @@ type Service struct {
 	// Admin says who may see every metalake (the service admins), when
 	// Authorization is on; nil: nobody.
 	Admin func(user string) bool
+	// Synonyms, when set, gives each search its metalake's synonym sets.
+	Synonyms *SynonymCache
 }
 
 var _ semcat.SearchService = (*Service)(nil)
@@ -62,7 +64,7 @@ func (s *Service) Search(ctx context.Context, req semcat.SearchRequest) (*semcat
 		}
 		defer release()
 	}
-	res, err := search(ctx, s.Index, req, visible)
+	res, err := search(withSynonyms(ctx, s.Synonyms.Get(ctx, req.Metalake)), s.Index, req, visible)
 	if err != nil || res.Total > 0 {
 		return res, err
 	}

@@ -48,8 +48,11 @@ func NewStackServer(tb testing.TB, url string, cfg api.Config) *Client {
 	cfg.Reindex, cfg.ReindexProgress = x.Rebuild, x.RebuildProgress
 	cfg.IsAdmin = func(user string) bool { return user == "admin" }
 	svc := authz.New(s, s, []string{"admin"}, cfg.Logger)
+	synonyms := &search.SynonymCache{Load: s.GetSynonyms}
+	s.WatchSynonyms(synonyms.Invalidate)
 	return NewServerWithConfig(tb, api.Services{
 		Metalakes: svc, Catalogs: svc, Schemas: svc, Tables: svc, Models: svc, Tags: svc, Metrics: svc, Access: svc,
-		Metadata: svc, Policies: svc, Search: &search.Service{Index: x, Store: s, Authorization: true, Admin: cfg.IsAdmin},
+		Metadata: svc, Policies: svc, Search: &search.Service{Index: x, Store: s, Authorization: true, Admin: cfg.IsAdmin, Synonyms: synonyms},
+		Synonyms: svc,
 	}, cfg)
 }

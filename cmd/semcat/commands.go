@@ -84,7 +84,7 @@ func newRootCommand(getenv func(string) string, stdout, stderr io.Writer) *cobra
 		searchCommand(r), suggestCommand(r), metricsCommand(r),
 		metalakesCommand.command(r), catalogsCommand.command(r), schemasCommand.command(r),
 		tablesCommand.command(r), modelsCommand.command(r),
-		tagsCommand(r), policiesCommand(r), metadataCommand(r), reindexCommand(r), importCommand(r), statusCommand(r), mcpCommand(r),
+		tagsCommand(r), policiesCommand(r), synonymsCommand(r), metadataCommand(r), reindexCommand(r), importCommand(r), statusCommand(r), mcpCommand(r),
 		serveCommand(getenv), resetCommand(getenv), versionCommand(), completionCommand(root),
 	)
 	for _, c := range root.Commands() {

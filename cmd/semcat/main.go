@@ -423,8 +423,10 @@ func (m *Main) services() api.Services {
 	}
 	connections.Metalakes, connections.Catalogs = svc, svc
 	searches := &search.Service{Index: m.Indexer, Store: m.Store, Authorization: m.Config.Authorization, Admin: m.isAdmin}
+	searches.Synonyms = &search.SynonymCache{Load: m.Store.GetSynonyms}
+	m.Store.WatchSynonyms(searches.Synonyms.Invalidate)
 	return api.Services{Metalakes: svc, Catalogs: svc, Schemas: svc, Tables: svc, Models: svc, Tags: svc, Metrics: svc, Access: svc,
-		Search: searches, Metadata: svc, Policies: svc, Connections: connections}
+		Search: searches, Metadata: svc, Policies: svc, Connections: connections, Synonyms: svc}
 }
 
 // startIndexer opens (or builds) the search index under <data-dir>/index

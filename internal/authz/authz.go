@@ -38,6 +38,7 @@ type Inner interface {
 	semcat.MetricDiscoveryService
 	semcat.AccessControlService
 	semcat.MetadataService
+	semcat.SynonymService
 }
 
 // Service implements the catalog services with authorization.

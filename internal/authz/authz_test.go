@@ -141,8 +141,8 @@ func TestDiscoveryAuthorization(t *testing.T) {
 		{"admin", all, false}, // owner of the metalake
 		{"carol", all, false}, // owner of the schema
 		{"alice", []string{"other_model.other_model_a", "other_model.other_model_b", "visible_model.visible_model_a", "visible_model.visible_model_b"}, false},
-		{"bob", nil, false}, // CREATE only: sees no model and no metric
-		{"dave", nil, true}, // no schema access: 403
+		{"bob", nil, false},     // CREATE only: sees no model and no metric
+		{"dave", nil, true},     // no schema access: 403
 		{"stranger", nil, true}, // not a member: the metalake does not exist
 	}
 	for _, tt := range tests {

@@ -13,6 +13,7 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tupl
 from .errors import SemcatConnectionError, SemcatError, error_from_response
 from .models import MetricInfo, NameIdentifier, SearchHit, SearchResult
 from .policies import PolicyMethods
+from .synonyms import SynonymMethods
 
 __all__ = ["Client", "DEFAULT_BASE_URL", "Namespace", "Identifier"]
 
@@ -90,7 +91,7 @@ def _names(value: Union[None, str, Iterable[str]], arg: str) -> List[str]:
     return out
 
 
-class Client(PolicyMethods):
+class Client(PolicyMethods, SynonymMethods):
     """A client of one semcat server.
 
     Args:
