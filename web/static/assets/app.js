@@ -150,14 +150,20 @@ function showMetalake(s, signal) {
     listing(s.metalake, ctx, "Catalogs", {type: "catalog"}, "No catalogs."));
 }
 
+let shownEntity = ""; // the key of the entity the detail pane shows
+
 async function showEntity(s, signal, {focus = false, message = ""} = {}) {
   const ent = parseEntityKey(s.open);
   if (!ent) {
     replace(els.detailBody, h("h1", {id: "detail-title"}, "Not found"), h("p", {class: "error", role: "alert"}, `Cannot open “${s.open}”.`));
+    shownEntity = "";
     return;
   }
   els.detail.setAttribute("aria-busy", "true");
-  replace(els.detailBody, h("p", {class: "muted"}, "Loading…"));
+  // The same entity shown again (after an edit) stays on screen until its
+  // new state is there: no flash, and a box being typed in is kept.
+  if (shownEntity !== s.open) replace(els.detailBody, h("p", {class: "muted"}, "Loading…"));
+  shownEntity = s.open;
   // Columns that matched the search the user came from are marked.
   const hits = new Map();
   for (const mt of resultsByKey.get(s.open)?.matches || []) {
@@ -176,6 +182,7 @@ async function showEntity(s, signal, {focus = false, message = ""} = {}) {
     document.title = `${ent.path[ent.path.length - 1]} · ${typeLabel(ent.type)} · semcat`;
   } catch (e) {
     if (e.name === "AbortError" || signal.aborted) return;
+    shownEntity = "";
     replace(els.detailBody,
       h("h1", {id: "detail-title", tabindex: "-1"}, ent.path.join(".")),
       h("p", {class: "error", role: "alert"}, e instanceof ApiError && e.status === 401 ? `${e.message} — sign in to continue.` : e.message));

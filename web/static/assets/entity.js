@@ -617,9 +617,13 @@ function addTagEditor(m, ctx, head, cur, type, full, fail) {
   const tagEditor = h("div", {class: "tag-editor"});
   const input = h("input", {id: "tag-input", list: "tag-names", placeholder: "add a tag", "aria-label": "Add a tag", spellcheck: "false"});
   const datalist = h("datalist", {id: "tag-names"});
-  get(apiPath("metalakes", m, "tags"), {}, {signal: ctx.signal}).then((b) => {
+  // The metalake's tags: offered as the box is typed in, and what tells a
+  // new tag (to create first) from an existing one. A submit waits for
+  // them (on a slow day they may come after the user typed).
+  const known = get(apiPath("metalakes", m, "tags"), {}, {signal: ctx.signal}).then((b) => {
     for (const n of b.names || []) datalist.append(h("option", {value: n}));
-  }, () => {});
+    return new Set(b.names || []);
+  }, () => null);
   const associate = async (add, remove) => {
     try {
       await send("POST", apiPath("metalakes", m, "objects", type, full, "tags"), {tagsToAdd: add, tagsToRemove: remove}, {signal: ctx.signal});
@@ -633,7 +637,8 @@ function addTagEditor(m, ctx, head, cur, type, full, fail) {
     ev.preventDefault();
     const name = input.value.trim();
     if (!name || userTags.has(name)) return;
-    if (![...datalist.options].some((o) => o.value === name)) {
+    const names = await known;
+    if (names && !names.has(name)) {
       try {
         await send("POST", apiPath("metalakes", m, "tags"), {name}, {signal: ctx.signal});
       } catch (e) {
