@@ -757,7 +757,7 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 					t.Errorf("%s takes a body but does not document %d", op.id, status)
 				}
 			}
-		} else if op.method == http.MethodPost && op.id != "reindex" && op.id != "testCatalogConnection" || op.method == http.MethodPut {
+		} else if op.method == http.MethodPost && op.id != "reindex" && op.id != "testCatalogConnection" && op.id != "refreshCatalog" || op.method == http.MethodPut {
 			t.Errorf("%s %s documents no JSON request body", op.method, op.path)
 		}
 	}
@@ -1193,6 +1193,7 @@ func TestOpenAPIValidatesResponses(t *testing.T) {
 	// Connection tests.
 	admin.call(ok, "POST", ml+"/catalogs/testConnection", `{"name":"new","type":"relational","provider":null,"comment":null,"properties":null}`)
 	admin.call(ok, "POST", rel+"/testConnection", nil)
+	admin.call(ok, "POST", rel+"/refresh", nil)
 	// Type-ahead.
 	admin.call(ok, "GET", ml+"/suggest?prefix=ord&type=table&limit=5", nil)
 	admin.call(http.StatusBadRequest, "GET", ml+"/suggest?prefix=", nil)

@@ -1,0 +1,23 @@
+-- Catalogs mirrored from an external source (SPEC §2.12, DESIGN §8.2): a
+-- jdbc-postgresql catalog keeps its secret here, never among the catalog's
+-- properties (which are returned, indexed and put in events), with the state
+-- of its last refresh.
+CREATE TABLE source_catalog (
+    catalog_id     bigint PRIMARY KEY REFERENCES catalog_meta,
+    secret         text   NOT NULL DEFAULT '',
+    last_refresh   bigint NOT NULL DEFAULT 0,
+    last_error     text   NOT NULL DEFAULT '',
+    refresh_errors bigint NOT NULL DEFAULT 0
+);
+
+-- Each mirrored table by the source's object id: the semcat table it is
+-- (kept across renames in the source) and the fingerprint of what was
+-- mirrored last, so that a refresh writes only the differences.
+CREATE TABLE source_table (
+    catalog_id  bigint NOT NULL REFERENCES catalog_meta,
+    source_oid  bigint NOT NULL,
+    table_id    bigint NOT NULL REFERENCES table_meta,
+    fingerprint text   NOT NULL,
+    PRIMARY KEY (catalog_id, source_oid)
+);
+CREATE INDEX source_table_table ON source_table (table_id);
