@@ -165,4 +165,220 @@ func (h *harness) noPassword() {
 	}
 }
 
-var _ = time.Second
+// TestRefreshFollowsSource: a refresh that finds nothing changed writes
+// nothing (no outbox row); one that finds changes writes only those — a
+// table renamed in the source keeps its identity (tags, statistics,
+// semantic-model sources follow, by object id), a dropped one is dropped,
+// an added column is searchable; the refresh state and /metrics show it.
+func TestRefreshFollowsSource(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.loadPagila()
+	h.ok("POST", "/api/metalakes/m/catalogs", h.catalogBody("pg", ""))
+	h.ok("POST", "/api/metalakes/m/tags", `{"name":"pii"}`)
+	h.ok("POST", "/api/metalakes/m/objects/table/pg.public.customer/tags", `{"tagsToAdd":["pii"]}`)
+	h.ok("PUT", "/api/metalakes/m/objects/table/pg.public.customer/statistics", `{"updates":{"custom-rows":42}}`)
+	h.ok("POST", pg+"/schemas/public/semantic-models", `{"name":"customers","definition":{"datasets":[{"name":"c",
+		"source":{"namespace":["pg","public"],"name":"customer"},"primaryKey":["customer_id"]}]}}`)
+
+	before := h.outboxRows()
+	var tableXmin string
+	h.store.Pool().QueryRow(context.Background(), `SELECT string_agg(xmin::text, ',' ORDER BY table_id) FROM table_meta`).Scan(&tableXmin)
+	hdr, _ := h.ok("POST", pg+"/refresh", nil)
+	if after := h.outboxRows(); after != before || hdr.Get("X-Semcat-Position") != "" {
+		t.Errorf("a refresh that found nothing changed wrote %d outbox rows (position %q)", after-before, hdr.Get("X-Semcat-Position"))
+	}
+	var xmin2 string
+	h.store.Pool().QueryRow(context.Background(), `SELECT string_agg(xmin::text, ',' ORDER BY table_id) FROM table_meta`).Scan(&xmin2)
+	if xmin2 != tableXmin {
+		t.Errorf("a refresh that found nothing changed rewrote tables")
+	}
+
+	h.exec(`ALTER TABLE public.customer RENAME TO client`,
+		`ALTER TABLE public.film ADD COLUMN subtitle_language text`,
+		`COMMENT ON COLUMN public.film.subtitle_language IS 'Language of the zanzibarian subtitles'`,
+		`DROP VIEW public.actor_info`)
+	before = h.outboxRows()
+	hdr, _ = h.ok("POST", pg+"/refresh", nil)
+	if n := h.outboxRows() - before; n != 3 {
+		t.Errorf("the refresh wrote %d outbox rows, want 3 (client, film, actor_info)", n)
+	}
+	if status, _, _ := h.do("GET", pg+"/schemas/public/tables/customer", nil); status != 404 {
+		t.Errorf("the old name still answers: %d", status)
+	}
+	_, resp := h.ok("GET", "/api/metalakes/m/objects/table/pg.public.client/tags", nil)
+	if got := asJSON(resp["names"]); got != `["pii"]` {
+		t.Errorf("tags of the renamed table: %v", resp)
+	}
+	_, resp = h.ok("GET", "/api/metalakes/m/objects/table/pg.public.client/statistics", nil)
+	if !strings.Contains(asJSON(resp), "custom-rows") {
+		t.Errorf("statistics of the renamed table: %v", resp)
+	}
+	_, resp = h.ok("GET", "/api/metalakes/m/tags/pii/objects", nil)
+	if !strings.Contains(asJSON(resp), "client") {
+		t.Errorf("the tag's objects: %v", resp)
+	}
+	if status, _, _ := h.do("GET", pg+"/schemas/public/tables/actor_info", nil); status != 404 {
+		t.Errorf("a table dropped in the source still answers: %d", status)
+	}
+	if got := h.search("zanzibarian", hdr.Get("X-Semcat-Position")); !slices.Equal(got, []string{"table:film"}) {
+		t.Errorf("search for the added column's comment: %v", got)
+	}
+	_, resp = h.ok("GET", pg, nil)
+	props := resp["catalog"].(map[string]any)["properties"].(map[string]any)
+	if props["semcat.last-error"] != "" || props["semcat.last-refresh"] == nil {
+		t.Errorf("refresh state: %v", props)
+	}
+	mfs, err := h.metrics.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, mf := range mfs {
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "catalog" && l.GetValue() == "pg" {
+					seen[mf.GetName()] = true
+				}
+			}
+		}
+	}
+	if !seen["semcat_source_refresh_age_seconds"] || !seen["semcat_source_refresh_errors_total"] {
+		t.Errorf("metrics of catalog pg: %v", seen)
+	}
+	h.noPassword()
+}
+
+// TestSemanticModelOverMirror: a semantic model's dataset sources in a
+// PostgreSQL catalog are checked against the mirrored columns.
+func TestSemanticModelOverMirror(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.loadPagila()
+	h.ok("POST", "/api/metalakes/m/catalogs", h.catalogBody("pg", ""))
+	h.ok("POST", pg+"/schemas/public/semantic-models", `{"name":"films","definition":{"datasets":[{"name":"f",
+		"source":{"namespace":["pg","public"],"name":"film"},"primaryKey":["film_id"]}]}}`)
+	status, _, resp := h.do("POST", pg+"/schemas/public/semantic-models", `{"name":"bad","definition":{"datasets":[{"name":"f",
+		"source":{"namespace":["pg","public"],"name":"film"},"primaryKey":["film_no"]}]}}`)
+	if status != 400 || resp["type"] != "IllegalSemanticModelException" || !strings.Contains(resp["message"].(string), "'film_no' is not a top-level column") {
+		t.Errorf("a key that is not a mirrored column: %d %v", status, resp)
+	}
+	h.exec(`ALTER TABLE public.film ADD COLUMN film_no integer`)
+	h.ok("POST", pg+"/refresh", nil)
+	h.ok("POST", pg+"/schemas/public/semantic-models", `{"name":"bad","definition":{"datasets":[{"name":"f",
+		"source":{"namespace":["pg","public"],"name":"film"},"primaryKey":["film_no"]}]}}`)
+}
+
+// TestCreateFailsWithoutSource: a catalog whose source cannot be reached
+// is not created: 502/1007 with the source's reason and no password;
+// testConnection of a PostgreSQL catalog uses its (hidden) password.
+func TestCreateFailsWithoutSource(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.proxy.stop()
+	status, _, resp := h.do("POST", "/api/metalakes/m/catalogs", h.catalogBody("pg", ""))
+	msg, _ := resp["message"].(string)
+	if status != 502 || resp["code"] != 1007.0 || resp["type"] != "ConnectionFailedException" || !strings.Contains(msg, "refused") {
+		t.Errorf("create over a closed port: %d %v", status, resp)
+	}
+	if status, _, _ := h.do("GET", pg, nil); status != 404 {
+		t.Errorf("the catalog was stored: %d", status)
+	}
+	status, _, resp = h.do("POST", "/api/metalakes/m/catalogs", `{"name":"x","type":"relational","provider":"jdbc-postgresql","properties":{"jdbc-url":"jdbc:mysql://h/d"}}`)
+	if status != 400 || !strings.HasPrefix(resp["message"].(string), "properties.jdbc-url:") {
+		t.Errorf("a MySQL URL: %d %v", status, resp)
+	}
+	status, _, resp = h.do("POST", "/api/metalakes/m/catalogs", h.catalogBody("pg", `, "semcat.refresh-interval": "every now and then"`))
+	if status != 400 || !strings.HasPrefix(resp["message"].(string), "properties.semcat.refresh-interval:") {
+		t.Errorf("a bad schedule: %d %v", status, resp)
+	}
+	h.proxy.start()
+	h.ok("POST", "/api/metalakes/m/catalogs", h.catalogBody("pg", ""))
+	if _, resp := h.ok("POST", pg+"/testConnection", nil); resp["code"] != 0.0 {
+		t.Errorf("testConnection: %v", resp)
+	}
+	if _, resp := h.ok("POST", "/api/metalakes/m/catalogs/testConnection", h.catalogBody("pg2", "")); resp["code"] != 0.0 {
+		t.Errorf("testConnection of a creation: %v", resp)
+	}
+	status, _, resp = h.do("PUT", pg, `{"updates":[{"@type":"setProperty","property":"jdbc-password","value":"x"}]}`)
+	if status != 400 {
+		t.Errorf("setting the password as a property: %d %v", status, resp)
+	}
+	h.noPassword()
+}
+
+// TestSourceOutage: with the source down, reads and search answer from the
+// mirror, writes and refreshes are 502/1007 (shown in semcat.last-error
+// and /metrics); once it is back, the next refresh catches up.
+func TestSourceOutage(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.loadPagila()
+	hdr, _ := h.ok("POST", "/api/metalakes/m/catalogs", h.catalogBody("pg", ""))
+	pos := hdr.Get("X-Semcat-Position")
+	h.proxy.stop()
+	h.ok("GET", pg+"/schemas/public/tables/film", nil)
+	h.ok("GET", pg+"/schemas/public/tables", nil)
+	if got := h.search("rental catalogue", pos); !slices.Contains(got, "table:film") {
+		t.Errorf("search with the source down: %v", got)
+	}
+	for _, w := range []struct{ method, path, body string }{
+		{"POST", pg + "/refresh", ""},
+		{"POST", pg + "/schemas", `{"name":"sales"}`},
+		{"POST", pg + "/schemas/public/tables", `{"name":"t","columns":[{"name":"a","type":"integer"}]}`},
+		{"PUT", pg + "/schemas/public/tables/film", `{"updates":[{"@type":"updateComment","newComment":"x"}]}`},
+		{"DELETE", pg + "/schemas/public/tables/actor", ""},
+		{"POST", pg + "/testConnection", ""},
+	} {
+		var body any
+		if w.body != "" {
+			body = w.body
+		}
+		status, _, resp := h.do(w.method, w.path, body)
+		if status != 502 || resp["code"] != 1007.0 {
+			t.Errorf("%s %s with the source down: %d %v", w.method, w.path, status, resp)
+		}
+	}
+	_, resp := h.ok("GET", pg, nil)
+	if e := resp["catalog"].(map[string]any)["properties"].(map[string]any)["semcat.last-error"].(string); !strings.Contains(e, "refused") {
+		t.Errorf("semcat.last-error: %q", e)
+	}
+	// The source changes while semcat cannot see it.
+	h.exec(`CREATE TABLE public.late_arrival (id integer)`)
+	h.proxy.start()
+	hdr, _ = h.ok("POST", pg+"/refresh", nil)
+	h.ok("GET", pg+"/schemas/public/tables/late_arrival", nil)
+	_, resp = h.ok("GET", pg, nil)
+	if e := resp["catalog"].(map[string]any)["properties"].(map[string]any)["semcat.last-error"]; e != "" {
+		t.Errorf("semcat.last-error after catching up: %q", e)
+	}
+	if got := h.search("late_arrival", hdr.Get("X-Semcat-Position")); !slices.Contains(got, "table:late_arrival") {
+		t.Errorf("search after catching up: %v", got)
+	}
+	h.noPassword()
+}
+
+// TestScheduledRefresh: the catalog's semcat.refresh-interval schedules
+// its refreshes.
+func TestScheduledRefresh(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.exec(`CREATE TABLE public.first (id integer)`)
+	h.ok("POST", "/api/metalakes/m/catalogs", h.catalogBody("pg", `, "semcat.refresh-interval": "@every 1s"`))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); h.conn.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	h.exec(`CREATE TABLE public.second (id integer)`)
+	deadline := time.Now().Add(time.Minute)
+	for {
+		status, _, _ := h.do("GET", pg+"/schemas/public/tables/second", nil)
+		if status == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the scheduled refresh never mirrored the new table")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
