@@ -268,7 +268,11 @@ func refused(err error, password string) error {
 	msg := "PostgreSQL refused the change: " + redact(err, password)
 	code := pgErr.Code
 	switch {
-	case code == "42P04" || code == "42P06" || code == "42P07" || code == "42710" || code == "42701" || code == "42723":
+	case code == "42P06":
+		return semcat.AlreadyExists(semcat.KindSchema, "%s", msg)
+	case code == "42P07":
+		return semcat.AlreadyExists(semcat.KindTable, "%s", msg)
+	case code == "42P04" || code == "42710" || code == "42701" || code == "42723":
 		return semcat.Errorf(semcat.EEXISTS, "%s", msg)
 	case code == "2BP01":
 		return semcat.Errorf(semcat.ENOTEMPTY, "%s", msg)
