@@ -82,7 +82,7 @@ func PostgreSQLConfig(properties map[string]string) (*pgx.ConnConfig, error) {
 			return nil, semcat.Errorf(semcat.EINVALID, "properties.%s: socketFactoryArg '%s' is not a PostgreSQL socket (/dir/.s.PGSQL.port)", PropertyJDBCURL, socket)
 		}
 		cfg.Host, cfg.Port = strings.TrimSuffix(dir, "/"), uint16(port)
-		cfg.Fallbacks = nil
+		cfg.TLSConfig, cfg.Fallbacks = nil, nil // no TLS on a socket
 	}
 	cfg.User = properties[PropertyJDBCUser]
 	cfg.Password = properties[PropertyJDBCPassword]
