@@ -3,7 +3,7 @@
 -- properties (which are returned, indexed and put in events), with the state
 -- of its last refresh.
 CREATE TABLE source_catalog (
-    catalog_id     bigint PRIMARY KEY REFERENCES catalog_meta,
+    catalog_id     bigint PRIMARY KEY REFERENCES catalog_meta ON DELETE CASCADE,
     secret         text   NOT NULL DEFAULT '',
     last_refresh   bigint NOT NULL DEFAULT 0,
     last_error     text   NOT NULL DEFAULT '',
@@ -14,10 +14,12 @@ CREATE TABLE source_catalog (
 -- (kept across renames in the source) and the fingerprint of what was
 -- mirrored last, so that a refresh writes only the differences.
 CREATE TABLE source_table (
-    catalog_id  bigint NOT NULL REFERENCES catalog_meta,
+    catalog_id  bigint NOT NULL REFERENCES catalog_meta ON DELETE CASCADE,
     source_oid  bigint NOT NULL,
-    table_id    bigint NOT NULL REFERENCES table_meta,
+    table_id    bigint NOT NULL REFERENCES table_meta ON DELETE CASCADE,
     fingerprint text   NOT NULL,
     PRIMARY KEY (catalog_id, source_oid)
 );
 CREATE INDEX source_table_table ON source_table (table_id);
+-- (ON DELETE CASCADE: the retention job's purge of dropped catalogs and
+-- tables takes their rows here with them.)

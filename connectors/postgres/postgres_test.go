@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/semcat/semcat/catalogdb"
 )
 
 const pg = "/api/metalakes/m/catalogs/pg"
@@ -380,5 +382,27 @@ func TestScheduledRefresh(t *testing.T) {
 			t.Fatalf("the scheduled refresh never mirrored the new table")
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestRetentionPurgesMirror: the retention job hard-deletes a dropped
+// PostgreSQL catalog and the tables it mirrored, their mirror state with
+// them.
+func TestRetentionPurgesMirror(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.exec(`CREATE TABLE public.gone_soon (id integer)`)
+	h.ok("POST", "/api/metalakes/m/catalogs", h.catalogBody("pg", ""))
+	h.exec(`DROP TABLE public.gone_soon`)
+	h.ok("POST", pg+"/refresh", nil)
+	h.ok("DELETE", pg+"?force=true", nil)
+	h.store.Now = func() time.Time { return time.Now().Add(30 * 24 * time.Hour) }
+	if _, err := h.store.Purge(context.Background(), catalogdb.RetentionPolicy{DeletedAfter: time.Hour}); err != nil {
+		t.Fatalf("purge: %v", err)
+	}
+	var n int
+	h.store.Pool().QueryRow(context.Background(), `SELECT (SELECT count(*) FROM source_catalog) + (SELECT count(*) FROM source_table) + (SELECT count(*) FROM catalog_meta)`).Scan(&n)
+	if n != 0 {
+		t.Errorf("%d rows left after the purge", n)
 	}
 }
