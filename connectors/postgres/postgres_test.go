@@ -105,10 +105,10 @@ func TestMirrorPagila(t *testing.T) {
 		"release_year":     `{"name":"release_year","type":"integer","nullable":true}`,
 		"rental_duration":  `{"name":"rental_duration","type":"short","nullable":false,"defaultValue":{"dataType":"short","type":"literal","value":"3"}}`,
 		"rental_rate":      `{"name":"rental_rate","type":"decimal(4,2)","comment":"Price of one rental","nullable":false,"defaultValue":{"dataType":"decimal(4,2)","type":"literal","value":"4.99"}}`,
-		"rating":           `{"name":"rating","type":"unparsed","nullable":true,"defaultValue":{"type":"unparsed","unparsedExpression":"'G'::mpaa_rating"}}`,
+		"rating":           `{"name":"rating","type":{"type":"unparsed","unparsedType":"mpaa_rating"},"nullable":true,"defaultValue":{"type":"unparsed","unparsedExpression":"'G'::mpaa_rating"}}`,
 		"last_update":      `{"name":"last_update","type":"timestamp_tz","nullable":false,"defaultValue":{"type":"unparsed","unparsedExpression":"now()"}}`,
 		"special_features": `{"name":"special_features","type":{"type":"list","elementType":"string","containsNull":false},"nullable":true}`,
-		"fulltext":         `{"name":"fulltext","type":"unparsed","nullable":false}`,
+		"fulltext":         `{"name":"fulltext","type":{"type":"unparsed","unparsedType":"tsvector"},"nullable":false}`,
 	}
 	for i := range cols {
 		if want, ok := wantCols[order[i]]; ok {
@@ -127,6 +127,11 @@ func TestMirrorPagila(t *testing.T) {
 	}
 	if got := asJSON(ledger["columns"].([]any)[2]); got != canonical(`{"name":"currency","type":"char(3)","nullable":false,"defaultValue":{"dataType":"char(3)","type":"literal","value":"EUR"}}`) {
 		t.Errorf("ledger.currency: %s", got)
+	}
+	// semcat's own properties on a table with unparsed columns.
+	_, resp = h.ok("PUT", pg+"/schemas/public/tables/film", `{"updates":[{"@type":"setProperty","property":"steward","value":"ana"}]}`)
+	if resp["table"].(map[string]any)["properties"].(map[string]any)["steward"] != "ana" {
+		t.Errorf("a semcat property on film: %v", resp)
 	}
 	// Search answers from the mirror, at the creation's position.
 	pos := hdr.Get("X-Semcat-Position")

@@ -88,7 +88,7 @@ func mapType(pg string) *semcat.Type {
 	case timestampTZ.MatchString(pg):
 		return &semcat.Type{Name: "timestamp_tz"}
 	}
-	return &semcat.Type{Name: UnparsedType}
+	return &semcat.Type{Name: UnparsedType, UnparsedType: pg}
 }
 
 func atoi(s string) int {
@@ -160,6 +160,8 @@ func sqlType(field string, t *semcat.Type) (string, error) {
 		return "uuid", nil
 	case "binary":
 		return "bytea", nil
+	case UnparsedType:
+		return t.UnparsedType, nil // validated: one type name
 	case "list":
 		elem, err := sqlType(field+".elementType", t.ElementType)
 		if err != nil {
