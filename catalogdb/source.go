@@ -162,6 +162,8 @@ type MirroredTable struct {
 	Schema      string
 	Name        string
 	Fingerprint string
+	// Stamp identifies the source's catalog rows the table was read from.
+	Stamp string
 }
 
 // MirrorState reads the mirror of a catalog in one snapshot.
@@ -179,7 +181,7 @@ func (s *Store) MirrorState(ctx context.Context, catalogID int64) (*MirrorState,
 		}); err != nil {
 			return err
 		}
-		rows, err = tx.Query(ctx, `SELECT st.source_oid, t.table_id, sm.schema_name, t.table_name, st.fingerprint
+		rows, err = tx.Query(ctx, `SELECT st.source_oid, t.table_id, sm.schema_name, t.table_name, st.fingerprint, st.stamp
 			FROM source_table st JOIN table_meta t ON t.table_id = st.table_id AND t.deleted_at = 0
 			JOIN schema_meta sm ON sm.schema_id = t.schema_id
 			WHERE st.catalog_id = $1`, catalogID)
@@ -190,7 +192,7 @@ func (s *Store) MirrorState(ctx context.Context, catalogID int64) (*MirrorState,
 			oid int64
 			mt  MirroredTable
 		)
-		_, err = pgx.ForEachRow(rows, []any{&oid, &mt.TableID, &mt.Schema, &mt.Name, &mt.Fingerprint}, func() error {
+		_, err = pgx.ForEachRow(rows, []any{&oid, &mt.TableID, &mt.Schema, &mt.Name, &mt.Fingerprint, &mt.Stamp}, func() error {
 			st.Tables[oid] = mt
 			return nil
 		})
@@ -214,6 +216,7 @@ type MirrorTable struct {
 	SourceProperties map[string]string
 	Indexes          []semcat.Index
 	Fingerprint      string
+	Stamp            string
 }
 
 // MirrorDiff is what a refresh found changed in the source.
@@ -224,11 +227,14 @@ type MirrorDiff struct {
 	Tables        []MirrorTable
 	// DropTables are the ids of mirrored tables gone from the source.
 	DropTables []int64
+	// Stamps are new stamps of tables (by id) whose catalog rows were
+	// written without changing what the mirror holds: no outbox row.
+	Stamps map[int64]string
 }
 
 // Empty reports whether the diff changes nothing.
 func (d *MirrorDiff) Empty() bool {
-	return len(d.CreateSchemas)+len(d.UpdateSchemas)+len(d.DropSchemas)+len(d.Tables)+len(d.DropTables) == 0
+	return len(d.CreateSchemas)+len(d.UpdateSchemas)+len(d.DropSchemas)+len(d.Tables)+len(d.DropTables)+len(d.Stamps) == 0
 }
 
 // ApplyMirror writes a refresh's differences to the mirror of catalog in
@@ -319,14 +325,14 @@ func (s *Store) ApplyMirror(ctx context.Context, catalogID int64, d MirrorDiff) 
 						INSERT INTO owner_meta (metalake_id, object_type, object_id, owner_type, owner_name)
 						SELECT $2, 'table', table_id, $9, $10 FROM t `+ownerReplaces+`),
 					src AS (
-						INSERT INTO source_table (catalog_id, source_oid, table_id, fingerprint)
-						SELECT $3, $11, table_id, $13 FROM t),
+						INSERT INTO source_table (catalog_id, source_oid, table_id, fingerprint, stamp)
+						SELECT $3, $11, table_id, $13, $14 FROM t),
 					event AS (
 						INSERT INTO outbox (entity_kind, entity_id, operation)
 						SELECT 'table', table_id, 'upsert' FROM t RETURNING txid)
 					SELECT t.table_id, event.txid::text::bigint FROM t, event`,
 					t.Name, mid, catalogID, sid, t.Comment, t.Columns, p, semcat.NewAudit(user, now),
-					ownerTypeUser, user, t.OID, layout, t.Fingerprint)
+					ownerTypeUser, user, t.OID, layout, t.Fingerprint, t.Stamp)
 				continue
 			}
 			// The source's properties replace what the source gave before;
@@ -337,13 +343,13 @@ func (s *Store) ApplyMirror(ctx context.Context, catalogID int64, d MirrorDiff) 
 						audit_info = audit_info || jsonb_build_object('lastModifier', $8::text, 'lastModifiedTime', $9::text)
 					WHERE table_id = $1 RETURNING table_id),
 				src AS (
-					UPDATE source_table SET fingerprint = $10 WHERE table_id = $1),
+					UPDATE source_table SET fingerprint = $10, stamp = $11 WHERE table_id = $1),
 				event AS (
 					INSERT INTO outbox (entity_kind, entity_id, operation)
 					SELECT 'table', table_id, 'upsert' FROM t RETURNING txid)
 				SELECT t.table_id, event.txid::text::bigint FROM t, event`,
 				t.TableID, t.Name, sid, t.Comment, t.Columns, props(t.SourceProperties), layout,
-				user, auditTime(now), t.Fingerprint)
+				user, auditTime(now), t.Fingerprint, t.Stamp)
 		}
 		if batch.Len() > 0 {
 			results := tx.SendBatch(ctx, batch)
@@ -358,6 +364,16 @@ func (s *Store) ApplyMirror(ctx context.Context, catalogID int64, d MirrorDiff) 
 				}
 			}
 			if err := results.Close(); err != nil {
+				return err
+			}
+		}
+		if len(d.Stamps) > 0 {
+			ids, stamps := make([]int64, 0, len(d.Stamps)), make([]string, 0, len(d.Stamps))
+			for id, st := range d.Stamps {
+				ids, stamps = append(ids, id), append(stamps, st)
+			}
+			if _, err := tx.Exec(ctx, `UPDATE source_table s SET stamp = u.stamp FROM unnest($1::bigint[], $2::text[]) u(id, stamp)
+				WHERE s.table_id = u.id`, ids, stamps); err != nil {
 				return err
 			}
 		}

@@ -11,13 +11,16 @@ CREATE TABLE source_catalog (
 );
 
 -- Each mirrored table by the source's object id: the semcat table it is
--- (kept across renames in the source) and the fingerprint of what was
--- mirrored last, so that a refresh writes only the differences.
+-- (kept across renames in the source), the fingerprint of what was
+-- mirrored last, so that a refresh writes only the differences, and the
+-- stamp of the source's catalog rows it was read from, so that a refresh
+-- reads again only the tables whose rows changed.
 CREATE TABLE source_table (
     catalog_id  bigint NOT NULL REFERENCES catalog_meta ON DELETE CASCADE,
     source_oid  bigint NOT NULL,
     table_id    bigint NOT NULL REFERENCES table_meta ON DELETE CASCADE,
     fingerprint text   NOT NULL,
+    stamp       text   NOT NULL DEFAULT '',
     PRIMARY KEY (catalog_id, source_oid)
 );
 CREATE INDEX source_table_table ON source_table (table_id);

@@ -172,13 +172,17 @@ func (c *Connector) refreshLocked(ctx context.Context, sc *catalogdb.SourceCatal
 		return semcat.Position{}, err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	snap, err := ReadSnapshot(ctx, conn)
-	if err != nil {
-		return semcat.Position{}, semcat.ConnectionFailed("failed to read the catalog of PostgreSQL database '%s': %s", conn.Config().Database, redact(err, sc.Secret))
-	}
 	state, err := c.store.MirrorState(ctx, sc.ID)
 	if err != nil {
 		return semcat.Position{}, err
+	}
+	known := make(map[int64]string, len(state.Tables))
+	for oid, t := range state.Tables {
+		known[oid] = t.Stamp
+	}
+	snap, err := Read(ctx, conn, known)
+	if err != nil {
+		return semcat.Position{}, semcat.ConnectionFailed("failed to read the catalog of PostgreSQL database '%s': %s", conn.Config().Database, redact(err, sc.Secret))
 	}
 	d := Diff(snap, state)
 	if d.Empty() {
@@ -193,7 +197,8 @@ func (c *Connector) refreshLocked(ctx context.Context, sc *catalogdb.SourceCatal
 // Diff is what the mirror must write to hold snap: schemas created,
 // commented and dropped; tables new, changed (by fingerprint; renamed or
 // moved ones keep their identity, followed by the source's object id) and
-// dropped.
+// dropped; and the new stamps of tables read again that had not changed.
+// A table snap has a stamp of but did not read is unchanged.
 func Diff(snap *Snapshot, state *catalogdb.MirrorState) catalogdb.MirrorDiff {
 	var d catalogdb.MirrorDiff
 	for name, s := range snap.Schemas {
@@ -211,20 +216,26 @@ func Diff(snap *Snapshot, state *catalogdb.MirrorState) catalogdb.MirrorDiff {
 		}
 	}
 	for oid, t := range snap.Tables {
-		fp := t.Fingerprint()
+		fp, stamp := t.Fingerprint(), snap.Stamps[oid]
 		old, ok := state.Tables[oid]
 		if ok && old.Fingerprint == fp {
+			if old.Stamp != stamp {
+				if d.Stamps == nil {
+					d.Stamps = map[int64]string{}
+				}
+				d.Stamps[old.TableID] = stamp
+			}
 			continue
 		}
 		mt := catalogdb.MirrorTable{OID: oid, Schema: t.Schema, Name: t.Name, Comment: t.Comment, Columns: t.Columns,
-			SourceProperties: map[string]string{PropertyTableType: t.Type}, Indexes: t.Indexes, Fingerprint: fp}
+			SourceProperties: map[string]string{PropertyTableType: t.Type}, Indexes: t.Indexes, Fingerprint: fp, Stamp: stamp}
 		if ok {
 			mt.TableID = old.TableID
 		}
 		d.Tables = append(d.Tables, mt)
 	}
 	for oid, old := range state.Tables {
-		if _, ok := snap.Tables[oid]; !ok {
+		if _, ok := snap.Stamps[oid]; !ok {
 			d.DropTables = append(d.DropTables, old.TableID)
 		}
 	}

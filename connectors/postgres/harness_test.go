@@ -40,7 +40,7 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 // socket, or its TCP address with DATABASE_URL); stopping it is the
 // source going down, starting it again on the same port its return.
 type proxy struct {
-	t      *testing.T
+	t      testing.TB
 	addr   string
 	dial   func() (net.Conn, error)
 	mu     sync.Mutex
@@ -50,7 +50,7 @@ type proxy struct {
 	closed bool
 }
 
-func newProxy(t *testing.T, host string, port uint16) *proxy {
+func newProxy(t testing.TB, host string, port uint16) *proxy {
 	p := &proxy{t: t, conns: map[net.Conn]bool{}}
 	if strings.HasPrefix(host, "/") {
 		socket := filepath.Join(host, fmt.Sprintf(".s.PGSQL.%d", port))
@@ -144,7 +144,7 @@ func (s *syncBuffer) String() string {
 // follows the outbox, events into an audit log, the log into a buffer —
 // and a source database on the test's PostgreSQL, reached over TCP.
 type harness struct {
-	t         *testing.T
+	t         testing.TB
 	store     *catalogdb.Store
 	conn      *postgres.Connector
 	api       *apitest.Client
@@ -161,7 +161,7 @@ type harness struct {
 
 const password = "pw-Zq81-never-shown"
 
-func newHarness(t *testing.T) *harness {
+func newHarness(t testing.TB) *harness {
 	t.Helper()
 	ctx := context.Background()
 	h := &harness{t: t, log: &syncBuffer{}}

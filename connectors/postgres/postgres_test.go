@@ -411,3 +411,35 @@ func TestRetentionPurgesMirror(t *testing.T) {
 		t.Errorf("%d rows left after the purge", n)
 	}
 }
+
+// TestRefreshSeesEveryChange: each kind of change in the source reaches
+// the mirror at the next refresh (the stamps of the catalog rows notice
+// it), and a refresh after it writes nothing more.
+func TestRefreshSeesEveryChange(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.exec(`CREATE TYPE public.mood AS ENUM ('ok', 'sad')`,
+		`CREATE TABLE public.w (id integer NOT NULL, note text, feeling public.mood)`)
+	h.ok("POST", "/api/metalakes/m/catalogs", h.catalogBody("pg", ""))
+	for _, c := range []struct{ ddl, want string }{
+		{`COMMENT ON COLUMN public.w.note IS 'A note'`, `"comment":"A note"`},
+		{`ALTER TABLE public.w ALTER COLUMN note SET DEFAULT 'none'`, `"value":"none"`},
+		{`ALTER TABLE public.w ALTER COLUMN id DROP NOT NULL`, `{"name":"id","nullable":true,"type":"integer"}`},
+		{`ALTER TABLE public.w ADD CONSTRAINT w_id UNIQUE (id)`, `"name":"w_id"`},
+		{`ALTER TYPE public.mood RENAME TO feeling_kind`, `"unparsedType":"feeling_kind"`},
+		{`COMMENT ON TABLE public.w IS 'Weather'`, `"comment":"Weather"`},
+		{`ALTER TABLE public.w RENAME COLUMN note TO remark`, `"name":"remark"`},
+	} {
+		h.exec(c.ddl)
+		h.ok("POST", pg+"/refresh", nil)
+		_, resp := h.ok("GET", pg+"/schemas/public/tables/w", nil)
+		if got := asJSON(resp["table"]); !strings.Contains(got, c.want) {
+			t.Errorf("after %s: %s", c.ddl, got)
+		}
+		before := h.outboxRows()
+		h.ok("POST", pg+"/refresh", nil)
+		if n := h.outboxRows() - before; n != 0 {
+			t.Errorf("after %s, a second refresh wrote %d outbox rows", c.ddl, n)
+		}
+	}
+}

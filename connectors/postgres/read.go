@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"sort"
 
 	"github.com/jackc/pgx/v5"
 
@@ -15,7 +14,10 @@ import (
 // Snapshot is a source database's catalog as one transaction saw it.
 type Snapshot struct {
 	Schemas map[string]*Schema
-	Tables  map[int64]*Table
+	// Tables are the relations read (those whose stamp changed), Stamps
+	// every relation's stamp (see stampSQL), by object id.
+	Tables map[int64]*Table
+	Stamps map[int64]string
 }
 
 // Schema is a schema of the source.
@@ -73,12 +75,45 @@ const userNamespaces = `n.nspname NOT IN ('pg_catalog', 'information_schema')
 // parent is the table.
 const mirroredRelations = userNamespaces + ` AND c.relkind IN ('r', 'p', 'v', 'm', 'f') AND NOT c.relispartition`
 
-// ReadSnapshot reads the source's catalog (pg_namespace, pg_class,
-// pg_attribute, pg_attrdef, pg_constraint, pg_description) in one
-// repeatable-read, read-only transaction: a few queries, however many
-// tables there are.
+// stampSQL gives each mirrored relation a stamp of the catalog rows that
+// describe it: the transaction ids (xmin) that last wrote its pg_class
+// row, its columns' pg_attribute rows and their types' pg_type rows, its
+// defaults, comments and keys. DDL on a table writes one of them, so an
+// unchanged stamp means an unchanged table; a changed one (which VACUUM
+// FREEZE also makes) means its description is read again and compared.
+// One query, with none of format_type's or pg_get_expr's work.
+const stampSQL = `WITH rel AS (
+		SELECT c.oid, n.nspname || '/' || c.relname || '/' || c.xmin::text AS s
+		FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE ` + mirroredRelations + `),
+	att AS (
+		SELECT a.attrelid AS oid, string_agg(a.xmin::text || '.' || t.xmin::text, ',' ORDER BY a.attnum) AS s
+		FROM pg_attribute a JOIN rel ON rel.oid = a.attrelid JOIN pg_type t ON t.oid = a.atttypid
+		WHERE a.attnum > 0 GROUP BY a.attrelid),
+	des AS (
+		SELECT d.objoid AS oid, string_agg(d.xmin::text || '.' || d.objsubid, ',' ORDER BY d.objsubid) AS s
+		FROM pg_description d JOIN rel ON rel.oid = d.objoid WHERE d.classoid = 'pg_class'::regclass GROUP BY d.objoid),
+	def AS (
+		SELECT ad.adrelid AS oid, string_agg(ad.xmin::text, ',' ORDER BY ad.adnum) AS s
+		FROM pg_attrdef ad JOIN rel ON rel.oid = ad.adrelid GROUP BY ad.adrelid),
+	con AS (
+		SELECT con.conrelid AS oid, string_agg(con.xmin::text, ',' ORDER BY con.oid) AS s
+		FROM pg_constraint con JOIN rel ON rel.oid = con.conrelid WHERE con.contype IN ('p', 'u') GROUP BY con.conrelid)
+	SELECT rel.oid::bigint, md5(rel.s || '/' || coalesce(att.s, '') || '/' || coalesce(des.s, '') || '/' || coalesce(def.s, '') || '/' || coalesce(con.s, ''))
+	FROM rel LEFT JOIN att ON att.oid = rel.oid LEFT JOIN des ON des.oid = rel.oid LEFT JOIN def ON def.oid = rel.oid LEFT JOIN con ON con.oid = rel.oid`
+
+// ReadSnapshot reads the source's whole catalog (see Read).
 func ReadSnapshot(ctx context.Context, conn *pgx.Conn) (*Snapshot, error) {
-	snap := &Snapshot{Schemas: map[string]*Schema{}, Tables: map[int64]*Table{}}
+	return Read(ctx, conn, nil)
+}
+
+// Read reads the source's catalog (pg_namespace, pg_class, pg_attribute,
+// pg_attrdef, pg_constraint, pg_description) in one repeatable-read,
+// read-only transaction: its schemas, every relation's stamp, and the
+// description of each relation whose stamp is not the one in known (all
+// of them when known is nil). A few queries, however many tables there
+// are; when nothing changed, only the schemas and the stamps.
+func Read(ctx context.Context, conn *pgx.Conn, known map[int64]string) (*Snapshot, error) {
+	snap := &Snapshot{Schemas: map[string]*Schema{}, Tables: map[int64]*Table{}, Stamps: map[int64]string{}}
 	err := pgx.BeginTxFunc(ctx, conn, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `SELECT n.nspname, d.description FROM pg_namespace n
 			LEFT JOIN pg_description d ON d.objoid = n.oid AND d.classoid = 'pg_namespace'::regclass AND d.objsubid = 0
@@ -94,95 +129,119 @@ func ReadSnapshot(ctx context.Context, conn *pgx.Conn) (*Snapshot, error) {
 		}); err != nil {
 			return err
 		}
-		rows, err = tx.Query(ctx, `SELECT c.oid::bigint, n.nspname, c.relname, c.relkind::text, d.description
-			FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-			LEFT JOIN pg_description d ON d.objoid = c.oid AND d.classoid = 'pg_class'::regclass AND d.objsubid = 0
-			WHERE `+mirroredRelations)
+		rows, err = tx.Query(ctx, stampSQL)
 		if err != nil {
 			return err
 		}
 		var (
-			t    Table
-			kind string
+			oid   int64
+			stamp string
+			read  []int64
 		)
-		if _, err := pgx.ForEachRow(rows, []any{&t.OID, &t.Schema, &t.Name, &kind, &t.Comment}, func() error {
-			tt := t
-			tt.Type = tableTypes[kind]
-			tt.Columns, tt.Indexes = []semcat.Column{}, nil
-			snap.Tables[tt.OID] = &tt
+		if _, err := pgx.ForEachRow(rows, []any{&oid, &stamp}, func() error {
+			snap.Stamps[oid] = stamp
+			if known == nil || known[oid] != stamp {
+				read = append(read, oid)
+			}
 			return nil
 		}); err != nil {
 			return err
 		}
-		// Columns in order; a domain's type is its base type's.
-		rows, err = tx.Query(ctx, `SELECT a.attrelid::bigint, a.attname,
-				CASE WHEN ty.typtype = 'd' THEN format_type(ty.typbasetype, ty.typtypmod) ELSE format_type(a.atttypid, a.atttypmod) END,
-				a.attnotnull, a.attidentity::text, a.attgenerated::text, pg_get_expr(ad.adbin, ad.adrelid), d.description
-			FROM pg_attribute a
-			JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-			JOIN pg_type ty ON ty.oid = a.atttypid
-			LEFT JOIN pg_attrdef ad ON ad.adrelid = a.attrelid AND ad.adnum = a.attnum
-			LEFT JOIN pg_description d ON d.objoid = a.attrelid AND d.classoid = 'pg_class'::regclass AND d.objsubid = a.attnum
-			WHERE a.attnum > 0 AND NOT a.attisdropped AND `+mirroredRelations+`
-			ORDER BY a.attrelid, a.attnum`)
-		if err != nil {
-			return err
-		}
-		var (
-			rel                 int64
-			col                 sourceColumn
-			identity, generated string
-		)
-		if _, err := pgx.ForEachRow(rows, []any{&rel, &col.name, &col.typ, &col.notNull, &identity, &generated, &col.def, &col.comment}, func() error {
-			tbl := snap.Tables[rel]
-			if tbl == nil {
-				return nil
-			}
-			col.identity = identity != ""
-			col.generated = generated != ""
-			tbl.Columns = append(tbl.Columns, col.column())
+		if len(read) == 0 {
 			return nil
-		}); err != nil {
-			return err
 		}
-		// Primary and unique keys, their columns in key order.
-		rows, err = tx.Query(ctx, `SELECT con.conrelid::bigint, con.conname, con.contype::text,
-				array(SELECT a.attname FROM unnest(con.conkey) WITH ORDINALITY k(num, ord)
-					JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.num ORDER BY k.ord)
-			FROM pg_constraint con JOIN pg_class c ON c.oid = con.conrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-			WHERE con.contype IN ('p', 'u') AND `+mirroredRelations+`
-			ORDER BY con.conrelid, con.contype, con.conname`)
-		if err != nil {
-			return err
-		}
-		var (
-			name, ctype string
-			cols        []string
-		)
-		_, err = pgx.ForEachRow(rows, []any{&rel, &name, &ctype, &cols}, func() error {
-			tbl := snap.Tables[rel]
-			if tbl == nil {
-				return nil
-			}
-			idx := semcat.Index{IndexType: "UNIQUE_KEY", Name: &name}
-			if ctype == "p" {
-				idx.IndexType = "PRIMARY_KEY"
-			}
-			n := name
-			idx.Name = &n
-			for _, c := range cols {
-				idx.FieldNames = append(idx.FieldNames, []string{c})
-			}
-			tbl.Indexes = append(tbl.Indexes, idx)
-			return nil
-		})
-		return err
+		return readTables(ctx, tx, snap, read)
 	})
 	if err != nil {
 		return nil, err
 	}
-	for _, t := range snap.Tables {
-		sort.SliceStable(t.Indexes, func(i, j int) bool { return t.Indexes[i].IndexType < t.Indexes[j].IndexType })
-	}
 	return snap, nil
+}
+
+// readTables reads the description of the relations oids.
+func readTables(ctx context.Context, tx pgx.Tx, snap *Snapshot, oids []int64) error {
+	rows, err := tx.Query(ctx, `SELECT c.oid::bigint, n.nspname, c.relname, c.relkind::text, d.description
+		FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		LEFT JOIN pg_description d ON d.objoid = c.oid AND d.classoid = 'pg_class'::regclass AND d.objsubid = 0
+		WHERE c.oid = ANY($1::bigint[]::oid[])`, oids)
+	if err != nil {
+		return err
+	}
+	var (
+		t    Table
+		kind string
+	)
+	if _, err := pgx.ForEachRow(rows, []any{&t.OID, &t.Schema, &t.Name, &kind, &t.Comment}, func() error {
+		tt := t
+		tt.Type = tableTypes[kind]
+		tt.Columns, tt.Indexes = []semcat.Column{}, nil
+		snap.Tables[tt.OID] = &tt
+		return nil
+	}); err != nil {
+		return err
+	}
+	// Columns in order; a domain's type is its base type's.
+	rows, err = tx.Query(ctx, `SELECT a.attrelid::bigint, a.attnum, a.attname,
+			CASE WHEN ty.typtype = 'd' THEN format_type(ty.typbasetype, ty.typtypmod) ELSE format_type(a.atttypid, a.atttypmod) END,
+			a.attnotnull, a.attidentity::text, a.attgenerated::text, pg_get_expr(ad.adbin, ad.adrelid), d.description
+		FROM pg_attribute a
+		JOIN pg_type ty ON ty.oid = a.atttypid
+		LEFT JOIN pg_attrdef ad ON ad.adrelid = a.attrelid AND ad.adnum = a.attnum
+		LEFT JOIN pg_description d ON d.objoid = a.attrelid AND d.classoid = 'pg_class'::regclass AND d.objsubid = a.attnum
+		WHERE a.attrelid = ANY($1::bigint[]::oid[]) AND a.attnum > 0 AND NOT a.attisdropped
+		ORDER BY a.attrelid, a.attnum`, oids)
+	if err != nil {
+		return err
+	}
+	var (
+		rel                 int64
+		num                 int16
+		col                 sourceColumn
+		identity, generated string
+	)
+	names := map[int64]map[int16]string{}
+	if _, err := pgx.ForEachRow(rows, []any{&rel, &num, &col.name, &col.typ, &col.notNull, &identity, &generated, &col.def, &col.comment}, func() error {
+		tbl := snap.Tables[rel]
+		if tbl == nil {
+			return nil
+		}
+		if names[rel] == nil {
+			names[rel] = map[int16]string{}
+		}
+		names[rel][num] = col.name
+		col.identity = identity != ""
+		col.generated = generated != ""
+		tbl.Columns = append(tbl.Columns, col.column())
+		return nil
+	}); err != nil {
+		return err
+	}
+	// Primary and unique keys, their columns in key order.
+	rows, err = tx.Query(ctx, `SELECT conrelid::bigint, conname, contype::text, conkey FROM pg_constraint
+		WHERE conrelid = ANY($1::bigint[]::oid[]) AND contype IN ('p', 'u')
+		ORDER BY conrelid, contype, conname`, oids)
+	if err != nil {
+		return err
+	}
+	var (
+		name, ctype string
+		key         []int16
+	)
+	_, err = pgx.ForEachRow(rows, []any{&rel, &name, &ctype, &key}, func() error {
+		tbl := snap.Tables[rel]
+		if tbl == nil {
+			return nil
+		}
+		n := name
+		idx := semcat.Index{IndexType: "UNIQUE_KEY", Name: &n}
+		if ctype == "p" {
+			idx.IndexType = "PRIMARY_KEY"
+		}
+		for _, k := range key {
+			idx.FieldNames = append(idx.FieldNames, []string{names[rel][k]})
+		}
+		tbl.Indexes = append(tbl.Indexes, idx)
+		return nil
+	})
+	return err
 }
