@@ -156,6 +156,7 @@ type harness struct {
 	auditPath string
 	bodies    []string // every response body
 	metrics   *prometheus.Registry
+	bus       *events.Bus
 	srcUser   string
 }
 
@@ -192,6 +193,7 @@ func newHarness(t testing.TB) *harness {
 		t.Fatal(err)
 	}
 	bus.Register("audit", audit)
+	h.bus = bus
 	bus.Start()
 	t.Cleanup(func() { bus.Close(context.Background()); audit.Close() })
 	authn, err := api.NewAuthenticator(api.AuthConfig{Mode: api.AuthSimple})

@@ -145,9 +145,14 @@ func TestMirrorPagila(t *testing.T) {
 }
 
 // noPassword: the source's password is in no response body, log line,
-// audit line, search result, or stored catalog property.
+// audit line, search result, or stored catalog property. It ends the
+// test's events (the audit log is complete once the bus has drained).
 func (h *harness) noPassword() {
 	h.t.Helper()
+	if got := h.search(password, ""); len(got) != 0 {
+		h.t.Errorf("a search for the password finds %v", got)
+	}
+	h.bus.Close(context.Background())
 	for _, b := range h.bodies {
 		if strings.Contains(b, password) {
 			h.t.Errorf("a response holds the password: %s", b)
@@ -160,11 +165,8 @@ func (h *harness) noPassword() {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	if len(audit) == 0 || strings.Contains(string(audit), password) {
-		h.t.Errorf("the audit log is empty or holds the password (%d bytes)", len(audit))
-	}
-	if got := h.search(password, ""); len(got) != 0 {
-		h.t.Errorf("a search for the password finds %v", got)
+	if !strings.Contains(string(audit), `"operation":"createCatalog"`) || strings.Contains(string(audit), password) {
+		h.t.Errorf("the audit log has no catalog creation or holds the password:\n%s", audit)
 	}
 	var n int
 	if err := h.store.Pool().QueryRow(context.Background(), `SELECT count(*) FROM catalog_meta WHERE properties::text LIKE '%' || $1 || '%'`, password).Scan(&n); err != nil || n != 0 {
