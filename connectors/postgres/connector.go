@@ -191,7 +191,67 @@ func (c *Connector) refreshLocked(ctx context.Context, sc *catalogdb.SourceCatal
 	if semcat.UserFromContext(ctx) == "" && sc.Creator != "" {
 		ctx = semcat.NewContextWithUser(ctx, sc.Creator)
 	}
-	return c.store.ApplyMirror(ctx, sc.ID, d)
+	pos, err := c.store.ApplyMirror(ctx, sc.ID, d)
+	if err != nil {
+		return pos, err
+	}
+	moved := map[[2]string][2]string{}
+	for _, t := range d.Tables {
+		if old, ok := state.Tables[t.OID]; ok && (old.Schema != t.Schema || old.Name != t.Name) {
+			moved[[2]string{old.Schema, old.Name}] = [2]string{t.Schema, t.Name}
+		}
+	}
+	if len(moved) == 0 {
+		return pos, nil
+	}
+	p, err := c.followRenames(ctx, sc, moved)
+	return later(pos, p), err
+}
+
+// followRenames points the dataset sources of the catalog's semantic
+// models at the new names of tables renamed or moved in the source, as a
+// new version of each model that named one.
+func (c *Connector) followRenames(ctx context.Context, sc *catalogdb.SourceCatalog, moved map[[2]string][2]string) (semcat.Position, error) {
+	var pos semcat.Position
+	cat := semcat.Namespace{Metalake: sc.Metalake, Catalog: sc.Name}
+	schemas, err := c.store.ListSchemas(ctx, cat)
+	if err != nil {
+		return pos, err
+	}
+	for _, schema := range schemas {
+		ns := cat
+		ns.Schema = schema
+		models, err := c.store.ListSemanticModels(ctx, ns)
+		if err != nil {
+			return pos, err
+		}
+		for _, name := range models {
+			m, err := c.store.GetSemanticModel(ctx, ns, name)
+			if err != nil {
+				return pos, err
+			}
+			def, changed := m.Definition, false
+			def.Datasets = append([]semcat.Dataset(nil), def.Datasets...)
+			for i, ds := range def.Datasets {
+				if ds.Source == nil || len(ds.Source.Namespace) != 2 || ds.Source.Namespace[0] != sc.Name {
+					continue
+				}
+				if to, ok := moved[[2]string{ds.Source.Namespace[1], ds.Source.Name}]; ok {
+					def.Datasets[i].Source = &semcat.Source{Namespace: []string{sc.Name, to[0]}, Name: to[1]}
+					changed = true
+				}
+			}
+			if !changed {
+				continue
+			}
+			_, p, err := c.store.AlterSemanticModel(ctx, ns, name, []semcat.Update{{Type: semcat.UpdateReplaceDefinition, Definition: &def}}, m.Version)
+			if err != nil {
+				return pos, err
+			}
+			pos = later(pos, p)
+		}
+	}
+	return pos, nil
 }
 
 // Diff is what the mirror must write to hold snap: schemas created,

@@ -187,6 +187,10 @@ func TestRefreshFollowsSource(t *testing.T) {
 	h.ok("POST", "/api/metalakes/m/tags", `{"name":"pii"}`)
 	h.ok("POST", "/api/metalakes/m/objects/table/pg.public.customer/tags", `{"tagsToAdd":["pii"]}`)
 	h.ok("PUT", "/api/metalakes/m/objects/table/pg.public.customer/statistics", `{"updates":{"custom-rows":42}}`)
+	h.ok("POST", "/api/metalakes/m/users", `{"name":"bob"}`)
+	h.ok("PUT", "/api/metalakes/m/owners/table/pg.public.customer", `{"name":"bob","type":"USER"}`)
+	h.ok("POST", "/api/metalakes/m/policies", `{"name":"keep","policyType":"custom","enabled":true,"content":{"customRules":{},"supportedObjectTypes":["TABLE"],"properties":{}}}`)
+	h.ok("POST", "/api/metalakes/m/objects/table/pg.public.customer/policies", `{"policiesToAdd":["keep"]}`)
 	h.ok("POST", pg+"/schemas/public/semantic-models", `{"name":"customers","definition":{"datasets":[{"name":"c",
 		"source":{"namespace":["pg","public"],"name":"customer"},"primaryKey":["customer_id"]}]}}`)
 
@@ -209,8 +213,8 @@ func TestRefreshFollowsSource(t *testing.T) {
 		`DROP VIEW public.actor_info`)
 	before = h.outboxRows()
 	hdr, _ = h.ok("POST", pg+"/refresh", nil)
-	if n := h.outboxRows() - before; n != 3 {
-		t.Errorf("the refresh wrote %d outbox rows, want 3 (client, film, actor_info)", n)
+	if n := h.outboxRows() - before; n != 4 {
+		t.Errorf("the refresh wrote %d outbox rows, want 4 (client, film, actor_info, the model whose source was renamed)", n)
 	}
 	if status, _, _ := h.do("GET", pg+"/schemas/public/tables/customer", nil); status != 404 {
 		t.Errorf("the old name still answers: %d", status)
@@ -222,6 +226,18 @@ func TestRefreshFollowsSource(t *testing.T) {
 	_, resp = h.ok("GET", "/api/metalakes/m/objects/table/pg.public.client/statistics", nil)
 	if !strings.Contains(asJSON(resp), "custom-rows") {
 		t.Errorf("statistics of the renamed table: %v", resp)
+	}
+	_, resp = h.ok("GET", "/api/metalakes/m/owners/table/pg.public.client", nil)
+	if !strings.Contains(asJSON(resp), `"bob"`) {
+		t.Errorf("owner of the renamed table: %v", resp)
+	}
+	_, resp = h.ok("GET", "/api/metalakes/m/objects/table/pg.public.client/policies", nil)
+	if !strings.Contains(asJSON(resp), `"keep"`) {
+		t.Errorf("policies of the renamed table: %v", resp)
+	}
+	_, resp = h.ok("GET", pg+"/schemas/public/semantic-models/customers", nil)
+	if src := asJSON(resp["semanticModel"].(map[string]any)["definition"].(map[string]any)["datasets"].([]any)[0].(map[string]any)["source"]); src != `{"name":"client","namespace":["pg","public"]}` {
+		t.Errorf("the model's source after the rename: %s", src)
 	}
 	_, resp = h.ok("GET", "/api/metalakes/m/tags/pii/objects", nil)
 	if !strings.Contains(asJSON(resp), "client") {
