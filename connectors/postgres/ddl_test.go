@@ -135,5 +135,19 @@ func TestDDLPushDown(t *testing.T) {
 	if status, _, _ := h.do("GET", pg+"/schemas/sales", nil); status != 404 || n != 0 {
 		t.Errorf("the dropped schema: semcat %d, source %d", status, n)
 	}
+	// Disabled, the catalog or its metalake refuses before the source sees
+	// anything.
+	for _, off := range []struct{ path, typ string }{{pg, "CatalogNotInUseException"}, {"/api/metalakes/m", "MetalakeNotInUseException"}} {
+		h.ok("PATCH", off.path, `{"inUse": false}`)
+		status, _, resp := h.do("POST", pg+"/schemas", `{"name":"never"}`)
+		if status != 409 || resp["type"] != off.typ {
+			t.Errorf("a write under a disabled %s: %d %v", off.path, status, resp)
+		}
+		h.ok("PATCH", off.path, `{"inUse": true}`)
+	}
+	h.src.QueryRow(context.Background(), `SELECT count(*) FROM pg_namespace WHERE nspname = 'never'`).Scan(&n)
+	if n != 0 {
+		t.Errorf("a refused write reached the source")
+	}
 	h.noPassword()
 }

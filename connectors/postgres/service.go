@@ -191,8 +191,15 @@ func (s *Service) source(ctx context.Context, ns semcat.Namespace) (*catalogdb.S
 		}
 		return nil, err
 	}
-	if sc != nil && !sc.InUse {
+	if sc == nil {
+		return nil, nil
+	}
+	if !sc.InUse {
 		return nil, semcat.CatalogNotInUse(ns.Metalake, ns.Catalog)
+	}
+	// A disabled metalake refuses the write before the source sees it.
+	if _, err := s.Inner.GetCatalog(ctx, ns.Metalake, ns.Catalog); err != nil {
+		return nil, err
 	}
 	return sc, nil
 }
