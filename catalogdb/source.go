@@ -406,3 +406,11 @@ func (s *Store) ApplyMirror(ctx context.Context, catalogID int64, d MirrorDiff) 
 func auditTime(now time.Time) string {
 	return now.UTC().Truncate(time.Millisecond).Format(time.RFC3339Nano)
 }
+
+// SetSourceSecret replaces the password of a catalog with an external
+// source. It is no change to the catalog's metadata and writes no outbox
+// row.
+func (s *Store) SetSourceSecret(ctx context.Context, catalogID int64, secret string) error {
+	_, err := s.pool.Exec(ctx, `UPDATE source_catalog SET secret = $2 WHERE catalog_id = $1`, catalogID, secret)
+	return translate(err)
+}

@@ -325,9 +325,20 @@ func TestCreateFailsWithoutSource(t *testing.T) {
 	if _, resp := h.ok("POST", "/api/metalakes/m/catalogs/testConnection", h.catalogBody("pg2", "")); resp["code"] != 0.0 {
 		t.Errorf("testConnection of a creation: %v", resp)
 	}
-	status, _, resp = h.do("PUT", pg, `{"updates":[{"@type":"setProperty","property":"jdbc-password","value":"x"}]}`)
+	// A new password replaces the secret, and shows nowhere either.
+	_, resp = h.ok("PUT", pg, `{"updates":[{"@type":"setProperty","property":"jdbc-password","value":"`+password+`-2"},{"@type":"updateComment","newComment":"rotated"}]}`)
+	if props := resp["catalog"].(map[string]any)["properties"].(map[string]any); props["jdbc-password"] != nil || resp["catalog"].(map[string]any)["comment"] != "rotated" {
+		t.Errorf("after a new password: %v", resp)
+	}
+	var secret string
+	h.store.Pool().QueryRow(context.Background(), `SELECT secret FROM source_catalog`).Scan(&secret)
+	if secret != password+"-2" {
+		t.Errorf("the stored secret after a new password: %q", secret)
+	}
+	h.ok("POST", pg+"/testConnection", nil)
+	status, _, resp = h.do("PUT", pg, `{"updates":[{"@type":"setProperty","property":"semcat.last-error","value":"x"}]}`)
 	if status != 400 {
-		t.Errorf("setting the password as a property: %d %v", status, resp)
+		t.Errorf("setting semcat.last-error: %d %v", status, resp)
 	}
 	h.noPassword()
 }

@@ -139,19 +139,32 @@ func (s *Service) ListCatalogs(ctx context.Context, metalake string) ([]*semcat.
 }
 
 // AlterCatalog checks a source catalog's schedule and keeps its password
-// out of its properties.
+// out of its properties: setting jdbc-password replaces the secret the
+// connector uses (removing it clears it).
 func (s *Service) AlterCatalog(ctx context.Context, metalake, name string, updates []semcat.Update) (*semcat.Catalog, semcat.Position, error) {
 	sc, err := s.c.store.SourceCatalogOf(ctx, metalake, name)
 	if err != nil || sc == nil {
 		return s.Inner.AlterCatalog(ctx, metalake, name, updates)
 	}
+	if err := semcat.ValidateToggledUpdates(updates); err != nil {
+		return nil, semcat.Position{}, err
+	}
+	var rest []semcat.Update
+	secret, newSecret := sc.Secret, false
 	for i, u := range updates {
 		if u.Property == nil {
+			rest = append(rest, u)
 			continue
 		}
 		switch *u.Property {
-		case sources.PropertyJDBCPassword, PropertyLastRefresh, PropertyLastError:
-			return nil, semcat.Position{}, semcat.Errorf(semcat.EINVALID, "updates[%d].property: '%s' cannot be set or removed", i, *u.Property)
+		case sources.PropertyJDBCPassword:
+			secret, newSecret = "", true
+			if u.Type == semcat.UpdateSetProperty && u.Value != nil {
+				secret = *u.Value
+			}
+			continue
+		case PropertyLastRefresh, PropertyLastError:
+			return nil, semcat.Position{}, semcat.Errorf(semcat.EINVALID, "updates[%d].property: '%s' shows the state of the catalog's refreshes; it cannot be set or removed", i, *u.Property)
 		case PropertyRefreshInterval:
 			if u.Type == semcat.UpdateSetProperty && u.Value != nil {
 				if err := ValidateSchedule("updates["+itoa(i)+"].value", *u.Value); err != nil {
@@ -159,13 +172,26 @@ func (s *Service) AlterCatalog(ctx context.Context, metalake, name string, updat
 				}
 			}
 		}
+		rest = append(rest, u)
 	}
-	cat, pos, err := s.Inner.AlterCatalog(ctx, metalake, name, updates)
-	if err != nil {
+	var (
+		cat *semcat.Catalog
+		pos semcat.Position
+	)
+	if len(rest) > 0 {
+		if cat, pos, err = s.Inner.AlterCatalog(ctx, metalake, name, rest); err != nil {
+			return nil, pos, err
+		}
+	} else if cat, err = s.Inner.GetCatalog(ctx, metalake, name); err != nil {
 		return nil, pos, err
 	}
+	if newSecret {
+		if err := s.c.store.SetSourceSecret(ctx, sc.ID, secret); err != nil {
+			return nil, pos, err
+		}
+	}
 	s.c.poke()
-	if sc, err := s.c.store.SourceCatalogOf(ctx, metalake, name); err == nil && sc != nil {
+	if sc, err := s.c.store.SourceCatalogOf(ctx, metalake, cat.Name); err == nil && sc != nil {
 		addRefreshState(cat, sc)
 	}
 	return cat, pos, nil
