@@ -38,6 +38,8 @@ type PGSourceResults struct {
 	// finds it, the catalog refreshing on its schedule; one per trial.
 	ColumnSearchableMs []float64 `json:"columnSearchableMs"`
 	Failures           []string  `json:"failures,omitempty"`
+	// RefreshLog is the server's account of each refresh (debug log).
+	RefreshLog []string `json:"refreshLog,omitempty"`
 }
 
 func (r *PGSourceResults) check(interval time.Duration) {
@@ -96,7 +98,7 @@ func pgSource(ctx context.Context, o options, root, tmp string, srv **Server, cl
 	if err != nil {
 		return nil, err
 	}
-	s, err := startServer(ctx, bin, tmp, false)
+	s, err := startServer(ctx, bin, tmp, false, "--log-level", "debug")
 	*srv = s
 	if err != nil {
 		return nil, err
@@ -186,6 +188,15 @@ func pgSource(ctx context.Context, o options, root, tmp string, srv **Server, cl
 		}
 	}
 	logf("no-change refresh: median %.0f ms", median(res.NoChangeRefreshMs))
+	// Where a refresh's time goes, as the server logs it.
+	if b, err := os.ReadFile(s.LogPath); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if strings.Contains(line, "refreshed postgres catalog") {
+				res.RefreshLog = append(res.RefreshLog, line)
+				logf("%s", line)
+			}
+		}
+	}
 
 	for trial := range 3 {
 		word := fmt.Sprintf("zqmarker%dx%d", trial, time.Now().UnixNano()%1000)

@@ -167,15 +167,18 @@ func (c *Connector) refresh(ctx context.Context, sc *catalogdb.SourceCatalog) (s
 }
 
 func (c *Connector) refreshLocked(ctx context.Context, sc *catalogdb.SourceCatalog) (semcat.Position, error) {
+	start := time.Now()
 	conn, err := connect(ctx, sc)
 	if err != nil {
 		return semcat.Position{}, err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
+	connected := time.Now()
 	state, err := c.store.MirrorState(ctx, sc.ID)
 	if err != nil {
 		return semcat.Position{}, err
 	}
+	stated := time.Now()
 	known := make(map[int64]string, len(state.Tables))
 	for oid, t := range state.Tables {
 		known[oid] = t.Stamp
@@ -184,7 +187,14 @@ func (c *Connector) refreshLocked(ctx context.Context, sc *catalogdb.SourceCatal
 	if err != nil {
 		return semcat.Position{}, semcat.ConnectionFailed("failed to read the catalog of PostgreSQL database '%s': %s", conn.Config().Database, redact(err, sc.Secret))
 	}
+	read := time.Now()
 	d := Diff(snap, state)
+	defer func() {
+		c.logger.Debug("refreshed postgres catalog", "metalake", sc.Metalake, "catalog", sc.Name,
+			"tables", len(snap.Stamps), "read", len(snap.Tables), "written", len(d.Tables)+len(d.DropTables),
+			"connect_ms", connected.Sub(start).Milliseconds(), "mirror_state_ms", stated.Sub(connected).Milliseconds(),
+			"source_ms", read.Sub(stated).Milliseconds(), "total_ms", time.Since(start).Milliseconds())
+	}()
 	if d.Empty() {
 		return semcat.Position{}, nil
 	}
