@@ -77,28 +77,33 @@ const mirroredRelations = userNamespaces + ` AND c.relkind IN ('r', 'p', 'v', 'm
 
 // stampSQL gives each mirrored relation a stamp of the catalog rows that
 // describe it: the transaction ids (xmin) that last wrote its pg_class
-// row, its columns' pg_attribute rows and their types' pg_type rows, its
-// defaults, comments and keys. DDL on a table writes one of them, so an
-// unchanged stamp means an unchanged table; a changed one (which VACUUM
-// FREEZE also makes) means its description is read again and compared.
-// One query, with none of format_type's or pg_get_expr's work.
+// row, and, for its columns' pg_attribute rows, their types' pg_type
+// rows, its defaults (pg_attrdef), comments (pg_description) and keys
+// (pg_constraint), how many there are and a sum of their xmins weighted
+// by position. DDL on a table writes one of these rows in a newer
+// transaction, so an unchanged stamp means an unchanged table; a changed
+// one (which VACUUM FREEZE or a wrapped transaction counter may also
+// make) means only that its description is read again and compared.
+// Sums, not ordered lists: the aggregates need no sort, and the query
+// none of format_type's or pg_get_expr's work (10,000 tables: about 0.2 s
+// against 0.6 s for ordered lists, loaded 2-core machine).
 const stampSQL = `WITH rel AS (
 		SELECT c.oid, n.nspname || '/' || c.relname || '/' || c.xmin::text AS s
 		FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE ` + mirroredRelations + `),
 	att AS (
-		SELECT a.attrelid AS oid, string_agg(a.xmin::text || '.' || t.xmin::text, ',' ORDER BY a.attnum) AS s
-		FROM pg_attribute a JOIN rel ON rel.oid = a.attrelid JOIN pg_type t ON t.oid = a.atttypid
-		WHERE a.attnum > 0 GROUP BY a.attrelid),
+		SELECT a.attrelid AS oid, count(*) || '.' || sum(a.xmin::text::bigint * a.attnum) || '.' || sum(t.xmin::text::bigint) AS s
+		FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
+		WHERE a.attrelid >= 16384 AND a.attnum > 0 GROUP BY a.attrelid),
 	des AS (
-		SELECT d.objoid AS oid, string_agg(d.xmin::text || '.' || d.objsubid, ',' ORDER BY d.objsubid) AS s
-		FROM pg_description d JOIN rel ON rel.oid = d.objoid WHERE d.classoid = 'pg_class'::regclass GROUP BY d.objoid),
+		SELECT d.objoid AS oid, count(*) || '.' || sum(d.xmin::text::bigint * (d.objsubid + 1)) AS s
+		FROM pg_description d WHERE d.classoid = 'pg_class'::regclass AND d.objoid >= 16384 GROUP BY d.objoid),
 	def AS (
-		SELECT ad.adrelid AS oid, string_agg(ad.xmin::text, ',' ORDER BY ad.adnum) AS s
-		FROM pg_attrdef ad JOIN rel ON rel.oid = ad.adrelid GROUP BY ad.adrelid),
+		SELECT ad.adrelid AS oid, count(*) || '.' || sum(ad.xmin::text::bigint * ad.adnum) AS s
+		FROM pg_attrdef ad GROUP BY ad.adrelid),
 	con AS (
-		SELECT con.conrelid AS oid, string_agg(con.xmin::text, ',' ORDER BY con.oid) AS s
-		FROM pg_constraint con JOIN rel ON rel.oid = con.conrelid WHERE con.contype IN ('p', 'u') GROUP BY con.conrelid)
-	SELECT rel.oid::bigint, md5(rel.s || '/' || coalesce(att.s, '') || '/' || coalesce(des.s, '') || '/' || coalesce(def.s, '') || '/' || coalesce(con.s, ''))
+		SELECT con.conrelid AS oid, count(*) || '.' || sum(con.xmin::text::bigint) AS s
+		FROM pg_constraint con WHERE con.contype IN ('p', 'u') GROUP BY con.conrelid)
+	SELECT rel.oid::bigint, rel.s || '/' || coalesce(att.s, '') || '/' || coalesce(des.s, '') || '/' || coalesce(def.s, '') || '/' || coalesce(con.s, '')
 	FROM rel LEFT JOIN att ON att.oid = rel.oid LEFT JOIN des ON des.oid = rel.oid LEFT JOIN def ON def.oid = rel.oid LEFT JOIN con ON con.oid = rel.oid`
 
 // ReadSnapshot reads the source's whole catalog (see Read).
