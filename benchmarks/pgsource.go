@@ -58,8 +58,8 @@ func (r *PGSourceResults) check(interval time.Duration) {
 // Markdown is the results as a table.
 func (r *PGSourceResults) Markdown() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# PostgreSQL catalog benchmark\n\n%d tables, %d columns in the source (the managed cluster's second database); commit %s; %s, %d cores.\n\n",
-		r.Tables, r.Columns, r.Commit, r.Machine.CPU, r.Machine.NProc)
+	fmt.Fprintf(&b, "# PostgreSQL catalog benchmark\n\n%d tables, %d columns in the source (the managed cluster's second database); commit %s; %s, %d cores, load average %s at the start.\n\n",
+		r.Tables, r.Columns, r.Commit, r.Machine.CPU, r.Machine.NProc, r.Machine.LoadAvg)
 	fmt.Fprintf(&b, "| scenario | target | measured |\n|---|---|---|\n")
 	fmt.Fprintf(&b, "| first mirror (create request) | ≤ 60 s | %.1f s (searchable after %.1f s) |\n", r.FirstMirrorMs/1000, r.FirstSearchableMs/1000)
 	fmt.Fprintf(&b, "| refresh that finds nothing changed | ≤ 1 s | median %.0f ms, max %.0f ms (%d runs) |\n",
