@@ -472,3 +472,24 @@ func TestRefreshSeesEveryChange(t *testing.T) {
 		}
 	}
 }
+
+// TestSchemaRenamedInSource: a schema renamed in the source becomes a new
+// schema in the mirror, and its tables move into it with their identity.
+func TestSchemaRenamedInSource(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.exec(`CREATE SCHEMA sales`, `CREATE TABLE sales.orders (id integer PRIMARY KEY)`)
+	h.ok("POST", "/api/metalakes/m/catalogs", h.catalogBody("pg", ""))
+	h.ok("POST", "/api/metalakes/m/tags", `{"name":"gold"}`)
+	h.ok("POST", "/api/metalakes/m/objects/table/pg.sales.orders/tags", `{"tagsToAdd":["gold"]}`)
+	h.exec(`ALTER SCHEMA sales RENAME TO revenue`)
+	h.ok("POST", pg+"/refresh", nil)
+	_, resp := h.ok("GET", pg+"/schemas", nil)
+	if got := names(resp); !slices.Equal(got, []string{"public", "revenue"}) {
+		t.Errorf("schemas after the rename: %v", got)
+	}
+	_, resp = h.ok("GET", "/api/metalakes/m/objects/table/pg.revenue.orders/tags", nil)
+	if asJSON(resp["names"]) != `["gold"]` {
+		t.Errorf("tags of the moved table: %v", resp)
+	}
+}
