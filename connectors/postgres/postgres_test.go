@@ -206,6 +206,13 @@ func TestRefreshFollowsSource(t *testing.T) {
 	if xmin2 != tableXmin {
 		t.Errorf("a refresh that found nothing changed rewrote tables")
 	}
+	// It read the source's catalog once (the stamps), no table's
+	// description.
+	log := h.log.String()
+	last := log[strings.LastIndex(log, "refreshed postgres catalog"):]
+	if last, _, _ = strings.Cut(last, "\n"); !strings.Contains(last, " read=0 ") || !strings.Contains(last, " written=0 ") {
+		t.Errorf("the no-change refresh's account: %s", last)
+	}
 
 	h.exec(`ALTER TABLE public.customer RENAME TO client`,
 		`ALTER TABLE public.film ADD COLUMN subtitle_language text`,
