@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -217,6 +218,9 @@ type MirrorTable struct {
 	Indexes          []semcat.Index
 	Fingerprint      string
 	Stamp            string
+	// ColumnNums are the source's numbers of Columns (PostgreSQL's
+	// attnum), which stay when a column is renamed.
+	ColumnNums []int16
 }
 
 // MirrorDiff is what a refresh found changed in the source.
@@ -304,7 +308,11 @@ func (s *Store) ApplyMirror(ctx context.Context, catalogID int64, d MirrorDiff) 
 				moved = append(moved, t.TableID)
 			}
 		}
+		oldColumns := map[int64]map[string]int16{}
 		if len(moved) > 0 {
+			if oldColumns, err = mirroredColumns(ctx, tx, moved); err != nil {
+				return err
+			}
 			if _, err := tx.Exec(ctx, `UPDATE table_meta SET table_name = '#mirror-' || table_id WHERE table_id = ANY($1)`, moved); err != nil {
 				return err
 			}
@@ -325,14 +333,14 @@ func (s *Store) ApplyMirror(ctx context.Context, catalogID int64, d MirrorDiff) 
 						INSERT INTO owner_meta (metalake_id, object_type, object_id, owner_type, owner_name)
 						SELECT $2, 'table', table_id, $9, $10 FROM t `+ownerReplaces+`),
 					src AS (
-						INSERT INTO source_table (catalog_id, source_oid, table_id, fingerprint, stamp)
-						SELECT $3, $11, table_id, $13, $14 FROM t),
+						INSERT INTO source_table (catalog_id, source_oid, table_id, fingerprint, stamp, attnums)
+						SELECT $3, $11, table_id, $13, $14, $15 FROM t),
 					event AS (
 						INSERT INTO outbox (entity_kind, entity_id, operation)
 						SELECT 'table', table_id, 'upsert' FROM t RETURNING txid)
 					SELECT t.table_id, event.txid::text::bigint FROM t, event`,
 					t.Name, mid, catalogID, sid, t.Comment, t.Columns, p, semcat.NewAudit(user, now),
-					ownerTypeUser, user, t.OID, layout, t.Fingerprint, t.Stamp)
+					ownerTypeUser, user, t.OID, layout, t.Fingerprint, t.Stamp, nums(t.ColumnNums))
 				continue
 			}
 			// The source's properties replace what the source gave before;
@@ -343,13 +351,13 @@ func (s *Store) ApplyMirror(ctx context.Context, catalogID int64, d MirrorDiff) 
 						audit_info = audit_info || jsonb_build_object('lastModifier', $8::text, 'lastModifiedTime', $9::text)
 					WHERE table_id = $1 RETURNING table_id),
 				src AS (
-					UPDATE source_table SET fingerprint = $10, stamp = $11 WHERE table_id = $1),
+					UPDATE source_table SET fingerprint = $10, stamp = $11, attnums = $12 WHERE table_id = $1),
 				event AS (
 					INSERT INTO outbox (entity_kind, entity_id, operation)
 					SELECT 'table', table_id, 'upsert' FROM t RETURNING txid)
 				SELECT t.table_id, event.txid::text::bigint FROM t, event`,
 				t.TableID, t.Name, sid, t.Comment, t.Columns, props(t.SourceProperties), layout,
-				user, auditTime(now), t.Fingerprint, t.Stamp)
+				user, auditTime(now), t.Fingerprint, t.Stamp, nums(t.ColumnNums))
 		}
 		if batch.Len() > 0 {
 			results := tx.SendBatch(ctx, batch)
@@ -365,6 +373,13 @@ func (s *Store) ApplyMirror(ctx context.Context, catalogID int64, d MirrorDiff) 
 			}
 			if err := results.Close(); err != nil {
 				return err
+			}
+		}
+		for _, t := range d.Tables {
+			if t.TableID != 0 {
+				if err := followColumns(ctx, tx, t.TableID, oldColumns[t.TableID], t); err != nil {
+					return err
+				}
 			}
 		}
 		if len(d.Stamps) > 0 {
@@ -413,4 +428,98 @@ func auditTime(now time.Time) string {
 func (s *Store) SetSourceSecret(ctx context.Context, catalogID int64, secret string) error {
 	_, err := s.pool.Exec(ctx, `UPDATE source_catalog SET secret = $2 WHERE catalog_id = $1`, catalogID, secret)
 	return translate(err)
+}
+
+// nums is never NULL.
+func nums(n []int16) []int16 {
+	if n == nil {
+		return []int16{}
+	}
+	return n
+}
+
+// mirroredColumns reads the columns the mirror holds of tables, name to
+// the source's column number.
+func mirroredColumns(ctx context.Context, tx querier, tableIDs []int64) (map[int64]map[string]int16, error) {
+	rows, err := tx.Query(ctx, `SELECT st.table_id, c.name, st.attnums[c.i]
+		FROM source_table st JOIN table_meta t ON t.table_id = st.table_id,
+		LATERAL jsonb_array_elements(t.columns) WITH ORDINALITY AS e(col, i), LATERAL (SELECT e.col->>'name' AS name, e.i) c
+		WHERE st.table_id = ANY($1) AND st.attnums[c.i] IS NOT NULL`, tableIDs)
+	if err != nil {
+		return nil, err
+	}
+	out := map[int64]map[string]int16{}
+	var (
+		id   int64
+		name string
+		num  int16
+	)
+	_, err = pgx.ForEachRow(rows, []any{&id, &name, &num}, func() error {
+		if out[id] == nil {
+			out[id] = map[string]int16{}
+		}
+		out[id][name] = num
+		return nil
+	})
+	return out, err
+}
+
+// followColumns carries the ids (and so the tags) of a mirrored table's
+// columns through a refresh: a column the source renamed keeps its id
+// under its new name, found by its number; one the source dropped loses
+// it with its tags.
+func followColumns(ctx context.Context, tx querier, tableID int64, old map[string]int16, t MirrorTable) error {
+	rows, err := tx.Query(ctx, `SELECT column_id, column_name FROM column_meta WHERE table_id = $1`, tableID)
+	if err != nil {
+		return err
+	}
+	ids := map[int64]string{}
+	var (
+		id   int64
+		name string
+	)
+	if _, err := pgx.ForEachRow(rows, []any{&id, &name}, func() error {
+		ids[id] = name
+		return nil
+	}); err != nil || len(ids) == 0 {
+		return err
+	}
+	now := map[int16]string{}
+	for i, c := range t.Columns {
+		if i < len(t.ColumnNums) {
+			now[t.ColumnNums[i]] = c.Name
+		}
+	}
+	var gone, kept []int64
+	var keptNames []string
+	for id, name := range ids {
+		to, ok := "", false
+		if num, known := old[name]; known {
+			to, ok = now[num]
+		} else {
+			ok = slices.ContainsFunc(t.Columns, func(c semcat.Column) bool { return c.Name == name })
+			to = name
+		}
+		if ok {
+			kept, keptNames = append(kept, id), append(keptNames, to)
+		} else {
+			gone = append(gone, id)
+		}
+	}
+	if len(gone) > 0 {
+		if _, err := tx.Exec(ctx, `DELETE FROM tag_relation WHERE object_type = 'column' AND object_id = ANY($1)`, gone); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM column_meta WHERE column_id = ANY($1)`, gone); err != nil {
+			return err
+		}
+	}
+	// Through names of their own, so that names swapped in the source do
+	// not collide on the way.
+	if _, err := tx.Exec(ctx, `UPDATE column_meta SET column_name = '#mirror-' || column_id WHERE column_id = ANY($1)`, kept); err != nil {
+		return err
+	}
+	_, err = tx.Exec(ctx, `UPDATE column_meta c SET column_name = u.name FROM unnest($1::bigint[], $2::text[]) AS u(id, name)
+		WHERE c.column_id = u.id`, kept, keptNames)
+	return err
 }

@@ -21,6 +21,9 @@ CREATE TABLE source_table (
     table_id    bigint NOT NULL REFERENCES table_meta ON DELETE CASCADE,
     fingerprint text   NOT NULL,
     stamp       text   NOT NULL DEFAULT '',
+    -- the source's number (attnum) of each column, in the mirror's order:
+    -- a column renamed in the source keeps its tags
+    attnums     smallint[] NOT NULL DEFAULT '{}',
     PRIMARY KEY (catalog_id, source_oid)
 );
 CREATE INDEX source_table_table ON source_table (table_id);

@@ -298,7 +298,7 @@ func Diff(snap *Snapshot, state *catalogdb.MirrorState) catalogdb.MirrorDiff {
 			continue
 		}
 		mt := catalogdb.MirrorTable{OID: oid, Schema: t.Schema, Name: t.Name, Comment: t.Comment, Columns: t.Columns,
-			SourceProperties: map[string]string{PropertyTableType: t.Type}, Indexes: t.Indexes, Fingerprint: fp, Stamp: stamp}
+			SourceProperties: map[string]string{PropertyTableType: t.Type}, Indexes: t.Indexes, Fingerprint: fp, Stamp: stamp, ColumnNums: t.ColumnNums}
 		if ok {
 			mt.TableID = old.TableID
 		}

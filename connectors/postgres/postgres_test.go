@@ -500,3 +500,30 @@ func TestSchemaRenamedInSource(t *testing.T) {
 		t.Errorf("tags of the moved table: %v", resp)
 	}
 }
+
+// TestColumnTagsFollowSource: a column renamed in the source keeps its
+// tags (followed by its number), one dropped there loses them, even when
+// two columns swap names.
+func TestColumnTagsFollowSource(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.exec(`CREATE TABLE public.people (id integer, email text, phone text, nick text)`)
+	h.ok("POST", "/api/metalakes/m/catalogs", h.catalogBody("pg", ""))
+	h.ok("POST", "/api/metalakes/m/tags", `{"name":"pii"}`)
+	h.ok("POST", "/api/metalakes/m/tags", `{"name":"contact"}`)
+	h.ok("POST", "/api/metalakes/m/objects/column/pg.public.people.email/tags", `{"tagsToAdd":["pii"]}`)
+	h.ok("POST", "/api/metalakes/m/objects/column/pg.public.people.phone/tags", `{"tagsToAdd":["contact"]}`)
+	h.ok("POST", "/api/metalakes/m/objects/column/pg.public.people.nick/tags", `{"tagsToAdd":["pii"]}`)
+	h.exec(`ALTER TABLE public.people RENAME COLUMN email TO tmp`,
+		`ALTER TABLE public.people RENAME COLUMN phone TO email`,
+		`ALTER TABLE public.people RENAME COLUMN tmp TO phone`,
+		`ALTER TABLE public.people DROP COLUMN nick`,
+		`ALTER TABLE public.people ADD COLUMN nick text`)
+	h.ok("POST", pg+"/refresh", nil)
+	for col, want := range map[string]string{"phone": `["pii"]`, "email": `["contact"]`, "nick": `[]`} {
+		_, resp := h.ok("GET", "/api/metalakes/m/objects/column/pg.public.people."+col+"/tags", nil)
+		if got := asJSON(resp["names"]); got != want {
+			t.Errorf("tags of column %s: %s, want %s", col, got, want)
+		}
+	}
+}

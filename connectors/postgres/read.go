@@ -35,7 +35,10 @@ type Table struct {
 	Type    string // the table-type property
 	Comment *string
 	Columns []semcat.Column
-	Indexes []semcat.Index
+	// ColumnNums are the columns' numbers in the source (attnum), which
+	// stay when a column is renamed.
+	ColumnNums []int16
+	Indexes    []semcat.Index
 }
 
 // Fingerprint identifies what the mirror holds of the table: equal
@@ -45,8 +48,9 @@ func (t *Table) Fingerprint() string {
 		Schema, Name, Type string
 		Comment            *string
 		Columns            []semcat.Column
+		ColumnNums         []int16
 		Indexes            []semcat.Index
-	}{t.Schema, t.Name, t.Type, t.Comment, t.Columns, t.Indexes})
+	}{t.Schema, t.Name, t.Type, t.Comment, t.Columns, t.ColumnNums, t.Indexes})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:16])
 }
@@ -217,6 +221,7 @@ func readTables(ctx context.Context, tx pgx.Tx, snap *Snapshot, oids []int64) er
 		col.identity = identity != ""
 		col.generated = generated != ""
 		tbl.Columns = append(tbl.Columns, col.column())
+		tbl.ColumnNums = append(tbl.ColumnNums, num)
 		return nil
 	}); err != nil {
 		return err
