@@ -523,3 +523,28 @@ func followColumns(ctx context.Context, tx querier, tableID int64, old map[strin
 		WHERE c.column_id = u.id`, kept, keptNames)
 	return err
 }
+
+// sourceLockSpace is the first key of the advisory locks that serialise
+// the refreshes of one catalog (the second is the catalog's id, as int4):
+// apart from migrationLock, which takes the one-key form.
+const sourceLockSpace = 0x5e6c
+
+// LockSourceRefresh waits until no other semcat process refreshes the
+// catalog, and holds that until unlock is called: two processes over one
+// database do not mirror the same change twice.
+func (s *Store) LockSourceRefresh(ctx context.Context, catalogID int64) (unlock func(), err error) {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return nil, translate(err)
+	}
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1, $2)`, int32(sourceLockSpace), int32(catalogID)); err != nil {
+		conn.Release()
+		return nil, translate(err)
+	}
+	return func() {
+		if _, err := conn.Exec(context.Background(), `SELECT pg_advisory_unlock($1, $2)`, int32(sourceLockSpace), int32(catalogID)); err != nil {
+			conn.Conn().Close(context.Background()) // the session's end releases it
+		}
+		conn.Release()
+	}, nil
+}

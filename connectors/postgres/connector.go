@@ -47,14 +47,21 @@ type Connector struct {
 
 	// wake asks the scheduler to read the catalogs' schedules again.
 	wake chan struct{}
+	// slots bounds the refreshes running at once (each holds a
+	// connection of the store's pool for its lock, and uses another).
+	slots chan struct{}
 }
+
+// maxRefreshes is how many refreshes run at once.
+const maxRefreshes = 2
 
 // New returns a connector writing to store.
 func New(store *catalogdb.Store, logger *slog.Logger) *Connector {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Connector{store: store, logger: logger, locks: map[int64]*sync.Mutex{}, wake: make(chan struct{}, 1)}
+	return &Connector{store: store, logger: logger, locks: map[int64]*sync.Mutex{}, wake: make(chan struct{}, 1),
+		slots: make(chan struct{}, maxRefreshes)}
 }
 
 func (c *Connector) lock(catalogID int64) *sync.Mutex {
@@ -151,7 +158,18 @@ func (c *Connector) refresh(ctx context.Context, sc *catalogdb.SourceCatalog) (s
 	defer m.Unlock()
 	ctx, cancel := context.WithTimeout(ctx, refreshTimeout)
 	defer cancel()
+	select {
+	case c.slots <- struct{}{}:
+		defer func() { <-c.slots }()
+	case <-ctx.Done():
+		return semcat.Position{}, semcat.Errorf(semcat.EUNAVAILABLE, "too many catalog refreshes are running; try again")
+	}
+	unlock, err := c.store.LockSourceRefresh(ctx, sc.ID)
+	if err != nil {
+		return semcat.Position{}, err
+	}
 	pos, err := c.refreshLocked(ctx, sc)
+	unlock()
 	msg := ""
 	if err != nil {
 		msg = semcat.ErrorMessage(err)

@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/semcat/semcat/catalogdb"
+	"github.com/semcat/semcat/connectors/postgres"
 )
 
 const pg = "/api/metalakes/m/catalogs/pg"
@@ -524,6 +526,34 @@ func TestColumnTagsFollowSource(t *testing.T) {
 		_, resp := h.ok("GET", "/api/metalakes/m/objects/column/pg.public.people."+col+"/tags", nil)
 		if got := asJSON(resp["names"]); got != want {
 			t.Errorf("tags of column %s: %s, want %s", col, got, want)
+		}
+	}
+}
+
+// TestConcurrentRefreshes: two semcat processes over one database refresh
+// a catalog at once; each succeeds and the change is mirrored once.
+func TestConcurrentRefreshes(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.ok("POST", "/api/metalakes/m/catalogs", h.catalogBody("pg", ""))
+	other := postgres.New(h.store, nil) // the second process's connector
+	for round := range 5 {
+		h.exec(fmt.Sprintf(`CREATE TABLE public.t%d (id integer)`, round))
+		before := h.outboxRows()
+		errs := make(chan error, 2)
+		for _, c := range []*postgres.Connector{h.conn, other} {
+			go func() {
+				_, err := c.Refresh(context.Background(), "m", "pg")
+				errs <- err
+			}()
+		}
+		for range 2 {
+			if err := <-errs; err != nil {
+				t.Errorf("round %d: %v", round, err)
+			}
+		}
+		if n := h.outboxRows() - before; n != 1 {
+			t.Errorf("round %d: %d outbox rows, want 1", round, n)
 		}
 	}
 }
