@@ -248,6 +248,8 @@ func (h *harness) loadPagila() {
 		`COMMENT ON SCHEMA finance IS 'Money in and out'`,
 		`CREATE TABLE finance.ledger (entry_id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, amount numeric(12,2) NOT NULL DEFAULT 0,
 			currency char(3) NOT NULL DEFAULT 'EUR', memo text, tags text[], booked_at timestamptz NOT NULL DEFAULT now(), UNIQUE (booked_at, amount))`,
+		`CREATE UNIQUE INDEX ledger_memo_key ON finance.ledger (memo) INCLUDE (currency)`,
+		`CREATE UNIQUE INDEX ledger_partial_key ON finance.ledger (currency) WHERE memo IS NULL`,
 		`CREATE FOREIGN DATA WRAPPER dummy`,
 		`CREATE SERVER elsewhere FOREIGN DATA WRAPPER dummy`,
 		`CREATE FOREIGN TABLE finance.rates (currency char(3), rate double precision) SERVER elsewhere`)

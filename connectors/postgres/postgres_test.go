@@ -124,7 +124,7 @@ func TestMirrorPagila(t *testing.T) {
 	}
 	_, resp = h.ok("GET", pg+"/schemas/finance/tables/ledger", nil)
 	ledger := resp["table"].(map[string]any)
-	if got := asJSON(ledger["indexes"]); got != `[{"fieldNames":[["entry_id"]],"indexType":"PRIMARY_KEY","name":"ledger_pkey"},{"fieldNames":[["booked_at"],["amount"]],"indexType":"UNIQUE_KEY","name":"ledger_booked_at_amount_key"}]` {
+	if got := asJSON(ledger["indexes"]); got != `[{"fieldNames":[["entry_id"]],"indexType":"PRIMARY_KEY","name":"ledger_pkey"},{"fieldNames":[["booked_at"],["amount"]],"indexType":"UNIQUE_KEY","name":"ledger_booked_at_amount_key"},{"fieldNames":[["memo"]],"indexType":"UNIQUE_KEY","name":"ledger_memo_key"}]` {
 		t.Errorf("ledger indexes: %s", got)
 	}
 	if got := asJSON(ledger["columns"].([]any)[2]); got != canonical(`{"name":"currency","type":"char(3)","nullable":false,"defaultValue":{"dataType":"char(3)","type":"literal","value":"EUR"}}`) {
@@ -464,6 +464,7 @@ func TestRefreshSeesEveryChange(t *testing.T) {
 		{`ALTER TABLE public.w ALTER COLUMN note SET DEFAULT 'none'`, `"value":"none"`},
 		{`ALTER TABLE public.w ALTER COLUMN id DROP NOT NULL`, `{"name":"id","nullable":true,"type":"integer"}`},
 		{`ALTER TABLE public.w ADD CONSTRAINT w_id UNIQUE (id)`, `"name":"w_id"`},
+		{`CREATE UNIQUE INDEX w_note ON public.w (note)`, `"name":"w_note"`},
 		{`ALTER TYPE public.mood RENAME TO feeling_kind`, `"unparsedType":"feeling_kind"`},
 		{`COMMENT ON TABLE public.w IS 'Weather'`, `"comment":"Weather"`},
 		{`ALTER TABLE public.w RENAME COLUMN note TO remark`, `"name":"remark"`},

@@ -83,7 +83,7 @@ const mirroredRelations = userNamespaces + ` AND c.relkind IN ('r', 'p', 'v', 'm
 // describe it: the transaction ids (xmin) that last wrote its pg_class
 // row, and, for its columns' pg_attribute rows, their types' pg_type
 // rows, its defaults (pg_attrdef), comments (pg_description) and keys
-// (pg_constraint), how many there are and a sum of their xmins weighted
+// (pg_constraint, and unique indexes in pg_index), how many there are and a sum of their xmins weighted
 // by position. DDL on a table writes one of these rows in a newer
 // transaction, so an unchanged stamp means an unchanged table; a changed
 // one (which VACUUM FREEZE or a wrapped transaction counter may also
@@ -106,9 +106,14 @@ const stampSQL = `WITH rel AS (
 		FROM pg_attrdef ad GROUP BY ad.adrelid),
 	con AS (
 		SELECT con.conrelid AS oid, count(*) || '.' || sum(con.xmin::text::bigint) AS s
-		FROM pg_constraint con WHERE con.contype IN ('p', 'u') GROUP BY con.conrelid)
+		FROM pg_constraint con WHERE con.contype IN ('p', 'u') GROUP BY con.conrelid),
+	idx AS (
+		SELECT i.indrelid AS oid, count(*) || '.' || sum(i.xmin::text::bigint) AS s
+		FROM pg_index i WHERE i.indisunique AND i.indrelid >= 16384 GROUP BY i.indrelid)
 	SELECT rel.oid::bigint, rel.s || '/' || coalesce(att.s, '') || '/' || coalesce(des.s, '') || '/' || coalesce(def.s, '') || '/' || coalesce(con.s, '')
-	FROM rel LEFT JOIN att ON att.oid = rel.oid LEFT JOIN des ON des.oid = rel.oid LEFT JOIN def ON def.oid = rel.oid LEFT JOIN con ON con.oid = rel.oid`
+		|| '/' || coalesce(idx.s, '')
+	FROM rel LEFT JOIN att ON att.oid = rel.oid LEFT JOIN des ON des.oid = rel.oid LEFT JOIN def ON def.oid = rel.oid LEFT JOIN con ON con.oid = rel.oid
+		LEFT JOIN idx ON idx.oid = rel.oid`
 
 // ReadSnapshot reads the source's whole catalog (see Read).
 func ReadSnapshot(ctx context.Context, conn *pgx.Conn) (*Snapshot, error) {
@@ -226,10 +231,16 @@ func readTables(ctx context.Context, tx pgx.Tx, snap *Snapshot, oids []int64) er
 	}); err != nil {
 		return err
 	}
-	// Primary and unique keys, their columns in key order.
-	rows, err = tx.Query(ctx, `SELECT conrelid::bigint, conname, contype::text, conkey FROM pg_constraint
-		WHERE conrelid = ANY($1::bigint[]::oid[]) AND contype IN ('p', 'u')
-		ORDER BY conrelid, contype, conname`, oids)
+	// Primary and unique keys, their columns in key order: the
+	// constraints, then the unique indexes on plain columns that back none.
+	rows, err = tx.Query(ctx, `SELECT * FROM (
+			SELECT conrelid::bigint, conname::text, contype::text, conkey FROM pg_constraint
+			WHERE conrelid = ANY($1::bigint[]::oid[]) AND contype IN ('p', 'u')
+			UNION ALL
+			SELECT i.indrelid::bigint, ic.relname::text, 'v', (i.indkey::int2[])[0:i.indnkeyatts - 1] FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid
+			WHERE i.indrelid = ANY($1::bigint[]::oid[]) AND i.indisunique AND i.indpred IS NULL AND i.indexprs IS NULL
+				AND NOT EXISTS (SELECT 1 FROM pg_constraint con WHERE con.conindid = i.indexrelid)) k
+		ORDER BY 1, 3, 2`, oids)
 	if err != nil {
 		return err
 	}
