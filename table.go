@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Limits on table schemas (SPEC §1).
@@ -160,6 +161,10 @@ type Type struct {
 	ValueContainsNull *bool
 	// union
 	Types []*Type
+	// UnparsedType is the source's own name of a type Gravitino has none
+	// for (Name "unparsed"), as a PostgreSQL catalog mirrors it
+	// ({"type": "unparsed", "unparsedType": "tsvector"}).
+	UnparsedType string
 }
 
 // StructField is a field of a struct type.
@@ -198,6 +203,7 @@ type typeJSON struct {
 	ValueType         *Type         `json:"valueType,omitempty"`
 	ValueContainsNull *bool         `json:"valueContainsNull,omitempty"`
 	Types             []*Type       `json:"types,omitempty"`
+	UnparsedType      string        `json:"unparsedType,omitempty"`
 }
 
 // MarshalJSON writes a primitive as a string and a nested type as an
@@ -214,6 +220,13 @@ func (t *Type) MarshalJSON() ([]byte, error) {
 func (t *Type) appendJSON(b []byte) []byte {
 	if t == nil {
 		return append(b, "null"...)
+	}
+	if t.UnparsedType != "" {
+		b = append(b, `{"type":`...)
+		b = appendJSONString(b, t.Name)
+		b = append(b, `,"unparsedType":`...)
+		b = appendJSONString(b, t.UnparsedType)
+		return append(b, '}')
 	}
 	if !t.IsNested() {
 		return appendJSONString(b, t.Name)
@@ -298,7 +311,7 @@ func appendJSONString(b []byte, s string) []byte {
 // typeMembers are the members a nested type object may have; JSON keys
 // match exactly (encoding/json alone would accept any letter case).
 var typeMembers = map[string]bool{"type": true, "fields": true, "elementType": true, "containsNull": true,
-	"keyType": true, "valueType": true, "valueContainsNull": true, "types": true}
+	"keyType": true, "valueType": true, "valueContainsNull": true, "types": true, "unparsedType": true}
 
 // UnmarshalJSON reads a primitive string or a nested object, rejecting
 // unknown members. Validation of the contents happens in ValidateColumns.
@@ -360,7 +373,7 @@ func (t *Type) unmarshalMembers(b []byte) error {
 		return fmt.Errorf(`a nested type needs "type": struct, list, map or union`)
 	}
 	*t = Type{Name: w.Type, Fields: w.Fields, ElementType: w.ElementType, ContainsNull: w.ContainsNull,
-		KeyType: w.KeyType, ValueType: w.ValueType, ValueContainsNull: w.ValueContainsNull, Types: w.Types}
+		KeyType: w.KeyType, ValueType: w.ValueType, ValueContainsNull: w.ValueContainsNull, Types: w.Types, UnparsedType: w.UnparsedType}
 	return nil
 }
 
@@ -403,6 +416,8 @@ func typeFromTree(v any, depth int, members *int) (t *Type, ok bool) {
 				t.ValueContainsNull, ok = boolFromTree(m)
 			case "types":
 				t.Types, ok = typesFromTree(m, depth+1, members)
+			case "unparsedType":
+				t.UnparsedType, ok = m.(string)
 			default:
 				ok = false
 			}
@@ -754,7 +769,20 @@ func validateType(path fieldPath, t *Type, depth int, leaves *int) error {
 	if depth > MaxTypeDepth {
 		return Errorf(EINVALID, "%s: nesting deeper than %d levels", path.String(), MaxTypeDepth)
 	}
+	if t.UnparsedType != "" && t.Name != "unparsed" {
+		return Errorf(EINVALID, "%s.unparsedType: only an unparsed type has one", path.String())
+	}
 	switch t.Name {
+	case "unparsed":
+		// Gravitino's type for one only its source knows
+		// ({"type": "unparsed", "unparsedType": "tsvector"}).
+		switch u := t.UnparsedType; {
+		case strings.TrimSpace(u) == "":
+			return Errorf(EINVALID, "%s.unparsedType: give the source's name of the type", path.String())
+		case len(u) > 256 || strings.ContainsAny(u, ";\x00") || strings.Contains(u, "--") || strings.Contains(u, "/*") || strings.IndexFunc(u, unicode.IsControl) >= 0:
+			return Errorf(EINVALID, "%s.unparsedType: '%s' is not a type name", path.String(), truncate(u, 40))
+		}
+		*leaves++
 	case "struct":
 		seen := map[string]bool{}
 		for i, f := range t.Fields {

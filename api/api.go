@@ -48,6 +48,9 @@ type Services struct {
 	// none: every catalog is taken to have no external source.
 	Connections semcat.ConnectionService
 	Synonyms    semcat.SynonymService
+	// Sources refreshes the mirrors of catalogs with an external source
+	// (POST …/catalogs/{c}/refresh); nil: no catalog has one.
+	Sources SourceRefresher
 }
 
 // Middleware wraps a handler. Middlewares listed in Config.Middleware run
@@ -190,6 +193,7 @@ func (h *handler) routes() []route {
 		{"setCatalogInUse", patch, catalog, h.setCatalogInUse},
 		{"testConnection", post, metalake + "/catalogs/testConnection", h.testConnection},
 		{"testCatalogConnection", post, catalog + "/testConnection", h.testCatalogConnection},
+		{"refreshCatalog", post, catalog + "/refresh", h.refreshCatalog},
 
 		{"createSchema", post, catalog + "/schemas", h.createSchema},
 		{"listSchemas", get, catalog + "/schemas", h.listSchemas},

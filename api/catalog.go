@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/semcat/semcat"
@@ -150,4 +151,35 @@ func (h *handler) connections() semcat.ConnectionService {
 		return h.svc.Connections
 	}
 	return &semcat.Connections{Metalakes: h.svc.Metalakes, Catalogs: h.svc.Catalogs}
+}
+
+// SourceRefresher refreshes the mirror of a catalog with an external
+// source (SPEC §2.12).
+type SourceRefresher interface {
+	// Refresh reads the catalog's source and writes what changed; for a
+	// catalog without a source it does nothing and succeeds.
+	Refresh(ctx context.Context, metalake, catalog string) (semcat.Position, error)
+}
+
+// refreshCatalog serves POST …/catalogs/{c}/refresh: the mirror of a
+// catalog the caller may see is brought up to date with its source before
+// the answer ({"code": 0}, the write's position in the header). A catalog
+// without a source has nothing to refresh, and succeeds, as its
+// testConnection does.
+func (h *handler) refreshCatalog(w http.ResponseWriter, r *http.Request) error {
+	n, err := pathNames(r, "metalake", "catalog")
+	if err != nil {
+		return err
+	}
+	if _, err := h.svc.Catalogs.GetCatalog(r.Context(), n[0], n[1]); err != nil {
+		return err
+	}
+	if h.svc.Sources == nil {
+		return writtenNothing(w, semcat.Position{}) // no catalog has a source
+	}
+	pos, err := h.svc.Sources.Refresh(r.Context(), n[0], n[1])
+	if err != nil {
+		return err
+	}
+	return writtenNothing(w, pos)
 }

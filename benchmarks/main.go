@@ -53,6 +53,11 @@ type options struct {
 	breakdown int
 	// dbt runs the dbt import benchmark instead (dbt.go).
 	dbt bool
+	// pgTables runs the PostgreSQL catalog benchmark (pgsource.go) over a
+	// source of this many tables instead; 0: off. pgInterval is its
+	// catalog's refresh interval.
+	pgTables   int
+	pgInterval string
 }
 
 func parseFlags() options {
@@ -77,6 +82,8 @@ func parseFlags() options {
 	flag.StringVar(&o.catalogs, "catalogs", "", "with -relevance: the catalogs to run, comma-separated (gitlab, tuva, mitol; default all)")
 	flag.IntVar(&o.breakdown, "breakdown", 0, "instead of the latency scenarios, load the catalog and measure where the index's bytes and build CPU go, field group by field group, on a sample of this many of its entities (index-breakdown-<size>.md)")
 	flag.BoolVar(&o.dbt, "dbt", false, "run the dbt import benchmark (about 2,000 models generated from -corpus, imported, re-imported, changed) instead")
+	flag.IntVar(&o.pgTables, "pgsource", 0, "instead of the latency scenarios, run the PostgreSQL catalog benchmark over a source database of this many tables (DESIGN §8.3: 10000); 0: off")
+	flag.StringVar(&o.pgInterval, "pg-interval", "10s", "with -pgsource: the catalog's refresh interval")
 	memoryLimit := flag.String("memory-limit", "", "serve under this memory limit (e.g. 1GiB): the server joins a memory cgroup of its own once ready (needs permission to make cgroups); empty: none")
 	loadMemoryLimit := flag.String("load-memory-limit", "", "with -memory-limit: the limit during the bulk load, lowered to -memory-limit once the load is searchable (to study searches under a limit smaller than the load needs; DESIGN §6's target is measured with one limit from the start); empty: -memory-limit throughout")
 	flag.Parse()
@@ -182,6 +189,24 @@ func run(o options) int {
 		fmt.Print(res.Markdown())
 		if misses := res.check(); len(misses) > 0 {
 			fmt.Fprintln(os.Stderr, "benchmarks: FAILED:", strings.Join(misses, "; "))
+			return 1
+		}
+		return 0
+	}
+	if o.pgTables > 0 {
+		res, err := pgSource(ctx, o, root, tmp, &srv, &clusterDir)
+		if err == nil {
+			err = res.write(o.out)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "benchmarks: FAILED:", err)
+			if srv != nil {
+				fmt.Fprintf(os.Stderr, "last lines of the server log:\n%s\n", srv.tail(15))
+			}
+			return 1
+		}
+		fmt.Print(res.Markdown())
+		if len(res.Failures) > 0 {
 			return 1
 		}
 		return 0

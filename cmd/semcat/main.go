@@ -38,6 +38,7 @@ import (
 	"github.com/semcat/semcat"
 	"github.com/semcat/semcat/api"
 	"github.com/semcat/semcat/catalogdb"
+	"github.com/semcat/semcat/connectors/postgres"
 	"github.com/semcat/semcat/indexer"
 	"github.com/semcat/semcat/internal/accesslog"
 	"github.com/semcat/semcat/internal/authz"
@@ -230,6 +231,12 @@ type Main struct {
 	watch     *catalogdb.Watch
 	stopWatch context.CancelFunc
 	watchDone chan struct{}
+
+	// sources mirrors the catalogs of external sources (PostgreSQL) on
+	// their schedules until stopSources.
+	sources     *postgres.Connector
+	stopSources context.CancelFunc
+	sourcesDone chan struct{}
 }
 
 // NewMain returns a Main for cfg that logs JSON lines to stderr.
@@ -411,14 +418,15 @@ Try:
 // services returns the catalog services the API calls: the store, guarded
 // by the authorization rules when authorization is on.
 func (m *Main) services() api.Services {
-	var svc authz.Inner = m.Store
+	m.sources = postgres.New(m.Store, m.Logger)
+	var svc authz.Inner = m.sources.Services(m.Store)
 	connections := &semcat.Connections{Source: sources.Test}
 	if m.Config.Authorization {
 		admins := m.Config.ServiceAdmins
 		if m.Config.Auth == api.AuthNone {
 			admins = append(append([]string{}, admins...), m.Config.AnonymousUser)
 		}
-		guarded := authz.New(m.Store, m.Store, admins, m.Logger)
+		guarded := authz.New(svc, m.Store, admins, m.Logger)
 		svc, connections.MayCreateCatalog = guarded, guarded.MayCreateCatalog
 	}
 	connections.Metalakes, connections.Catalogs = svc, svc
@@ -426,7 +434,7 @@ func (m *Main) services() api.Services {
 	searches.Synonyms = &search.SynonymCache{Load: m.Store.GetSynonyms}
 	m.Store.WatchSynonyms(searches.Synonyms.Invalidate)
 	return api.Services{Metalakes: svc, Catalogs: svc, Schemas: svc, Tables: svc, Models: svc, Tags: svc, Metrics: svc, Access: svc,
-		Search: searches, Metadata: svc, Policies: svc, Connections: connections, Synonyms: svc}
+		Search: searches, Metadata: svc, Policies: svc, Connections: m.sources.Connections(connections), Sources: m.sources, Synonyms: svc}
 }
 
 // startIndexer opens (or builds) the search index under <data-dir>/index
@@ -584,6 +592,13 @@ func (m *Main) startJobs() error {
 		}
 	}
 	m.jobs.Start()
+	m.Registry.MustRegister(m.sources.Collector())
+	sourcesCtx, stopSources := context.WithCancel(context.Background())
+	m.stopSources, m.sourcesDone = stopSources, make(chan struct{})
+	go func() {
+		defer close(m.sourcesDone)
+		m.sources.Run(sourcesCtx)
+	}()
 	return nil
 }
 
@@ -609,6 +624,11 @@ func (m *Main) Close(ctx context.Context) error {
 	if m.jobs != nil {
 		errs = append(errs, m.jobs.Stop(ctx))
 		m.jobs = nil
+	}
+	if m.stopSources != nil {
+		m.stopSources()
+		<-m.sourcesDone
+		m.stopSources = nil
 	}
 	if m.stopTail != nil {
 		m.stopTail()

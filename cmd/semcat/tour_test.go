@@ -36,7 +36,7 @@ func TestReadmeTour(t *testing.T) {
 	for run := 1; run <= 2; run++ {
 		status := filepath.Join(t.TempDir(), "status")
 		cmd := exec.Command("bash", "-e", "-c", script)
-		cmd.Env = append(os.Environ(), "STATUS="+status)
+		cmd.Env = append(os.Environ(), "STATUS="+status, "PGSOCK="+managedSocket(t, m))
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("run %d of the tour: %v\n%s", run, err, out)
 		}
@@ -54,4 +54,21 @@ func TestReadmeTour(t *testing.T) {
 			}
 		}
 	}
+}
+
+// managedSocket is the socket file of m's managed PostgreSQL, which the
+// tour's PostgreSQL catalog connects to.
+func managedSocket(t *testing.T, m *Main) string {
+	t.Helper()
+	var dir, port string
+	for _, kv := range strings.Fields(m.pg.URL("postgres")) {
+		k, v, _ := strings.Cut(kv, "=")
+		switch k {
+		case "host":
+			dir = strings.Trim(v, "'")
+		case "port":
+			port = v
+		}
+	}
+	return filepath.Join(dir, ".s.PGSQL."+port)
 }

@@ -9,6 +9,8 @@ import (
 	"context"
 	"errors"
 	"net/url"
+	"path"
+	"strconv"
 	"strings"
 	"time"
 
@@ -61,7 +63,10 @@ func PostgreSQLConfig(properties map[string]string) (*pgx.ConnConfig, error) {
 		return nil, semcat.Errorf(semcat.EINVALID, "properties.%s: '%s' is not a PostgreSQL JDBC URL (jdbc:postgresql://host:port/database)", PropertyJDBCURL, raw)
 	}
 	// The JDBC driver's own parameters (user, password, ssl, ...) are not
-	// libpq's; the properties say who connects.
+	// libpq's; the properties say who connects. One is read: a Unix
+	// socket, as pgjdbc reaches one through junixsocket
+	// (socketFactoryArg=/dir/.s.PGSQL.5432).
+	socket := u.Query().Get("socketFactoryArg")
 	u.RawQuery, u.User = "", nil
 	if db := properties[PropertyJDBCDatabase]; db != "" {
 		u.Path = "/" + db
@@ -69,6 +74,15 @@ func PostgreSQLConfig(properties map[string]string) (*pgx.ConnConfig, error) {
 	cfg, err := pgx.ParseConfig(u.String())
 	if err != nil {
 		return nil, semcat.Errorf(semcat.EINVALID, "properties.%s: '%s' is not a PostgreSQL JDBC URL", PropertyJDBCURL, raw)
+	}
+	if socket != "" {
+		dir, file := path.Split(socket)
+		port, err := strconv.ParseUint(strings.TrimPrefix(file, ".s.PGSQL."), 10, 16)
+		if !strings.HasPrefix(socket, "/") || !strings.HasPrefix(file, ".s.PGSQL.") || err != nil {
+			return nil, semcat.Errorf(semcat.EINVALID, "properties.%s: socketFactoryArg '%s' is not a PostgreSQL socket (/dir/.s.PGSQL.port)", PropertyJDBCURL, socket)
+		}
+		cfg.Host, cfg.Port = strings.TrimSuffix(dir, "/"), uint16(port)
+		cfg.TLSConfig, cfg.Fallbacks = nil, nil // no TLS on a socket
 	}
 	cfg.User = properties[PropertyJDBCUser]
 	cfg.Password = properties[PropertyJDBCPassword]

@@ -100,7 +100,7 @@ class GravitinoTest(unittest.TestCase):
         return cm.exception
 
     def relational(self, name="rel"):
-        return self.client.create_catalog(name, Catalog.Type.RELATIONAL, "jdbc-postgresql", "a catalog", {"k": "v"})
+        return self.client.create_catalog(name, Catalog.Type.RELATIONAL, "hive", "a catalog", {"k": "v"})
 
 
 class TestVersion(unittest.TestCase):
@@ -168,10 +168,10 @@ class TestCatalogs(GravitinoTest):
         cat = self.relational()
         self.assertEqual(cat.name(), "rel")
         self.assertEqual(cat.type(), Catalog.Type.RELATIONAL)
-        self.assertEqual(cat.provider(), "jdbc-postgresql")
+        self.assertEqual(cat.provider(), "hive")
         self.assertEqual(cat.properties(), {"k": "v", "in-use": "true"})
         loaded = self.client.load_catalog("rel")
-        self.assertEqual((loaded.name(), loaded.comment(), loaded.provider()), ("rel", "a catalog", "jdbc-postgresql"))
+        self.assertEqual((loaded.name(), loaded.comment(), loaded.provider()), ("rel", "a catalog", "hive"))
         self.assertEqual(loaded.audit_info().creator(), "anonymous")
         self.client.create_catalog("files", Catalog.Type.FILESET, None, None, {"location": "/tmp/x"})
         self.assertEqual(self.client.list_catalogs(), ["files", "rel"])
