@@ -47,6 +47,7 @@ type options struct {
 	corpus    string // its corpus, an import file
 	pool      string // write judging pools here instead of measuring
 	poolDepth int    // the depth of each system's list in a pool (0: poolDepth)
+	unjudged  bool   // with pool: write only the unjudged documents of each system's top poolDepth
 	catalogs  string // the catalogs to run, by name, comma-separated ("": all)
 	// breakdown measures where the index's bytes go on a sample of this
 	// many entities instead (breakdown.go); 0: off.
@@ -79,6 +80,7 @@ func parseFlags() options {
 	flag.StringVar(&o.corpus, "corpus", "", "the relevance benchmark's GitLab corpus, an import file (default ../shared/data/catalog-corpus.jsonl from the module)")
 	flag.StringVar(&o.pool, "pool", "", "with -relevance: write each query's judging pool into this directory instead of measuring")
 	flag.IntVar(&o.poolDepth, "pool-depth", 0, "with -pool: the depth of each system's list in a pool (default 20)")
+	flag.BoolVar(&o.unjudged, "pool-unjudged", false, "with -pool: write only the documents of each system's top -pool-depth that judgments.tsv has no grade for (a top-up round), each with the systems that ranked it")
 	flag.StringVar(&o.catalogs, "catalogs", "", "with -relevance: the catalogs to run, comma-separated (gitlab, tuva, mitol; default all)")
 	flag.IntVar(&o.breakdown, "breakdown", 0, "instead of the latency scenarios, load the catalog and measure where the index's bytes and build CPU go, field group by field group, on a sample of this many of its entities (index-breakdown-<size>.md)")
 	flag.BoolVar(&o.dbt, "dbt", false, "run the dbt import benchmark (about 2,000 models generated from -corpus, imported, re-imported, changed) instead")

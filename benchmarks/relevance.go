@@ -225,7 +225,7 @@ func relevanceCatalogRun(ctx context.Context, o options, c relevanceCatalog, bin
 		return nil, err
 	}
 	var judgments map[string]map[string]int
-	if o.pool == "" {
+	if o.pool == "" || o.unjudged {
 		if judgments, err = readJudgments(filepath.Join(c.Dir, "judgments.tsv")); err != nil {
 			return nil, err
 		}
@@ -285,6 +285,9 @@ func relevanceCatalogRun(ctx context.Context, o options, c relevanceCatalog, bin
 		}
 	}
 
+	if o.pool != "" && o.unjudged {
+		return nil, writeUnjudged(filepath.Join(o.pool, c.Name), queries, docs, ranked, judgments, depth)
+	}
 	if o.pool != "" {
 		return nil, writePools(filepath.Join(o.pool, c.Name), queries, docs, ranked, depth)
 	}
@@ -429,6 +432,61 @@ func writePools(dir string, queries []relevanceQuery, docs []corpusDoc, ranked [
 		}
 	}
 	logf("wrote %d pools (%d documents to judge) to %s", len(queries), total, dir)
+	return nil
+}
+
+// writeUnjudged writes, for a top-up round of judging, the documents of
+// each system's top depth that judgments has no grade for: one file per
+// query that has any, each document with its text and the systems (and
+// ranks) that listed it.
+func writeUnjudged(dir string, queries []relevanceQuery, docs []corpusDoc, ranked []map[string][]string, judgments map[string]map[string]int, depth int) error {
+	byKey := map[string]*corpusDoc{}
+	for i := range docs {
+		byKey[docs[i].Key] = &docs[i]
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	type entry struct {
+		*corpusDoc
+		Ranks map[string]int `json:"ranks"`
+	}
+	total := 0
+	for i, q := range queries {
+		var pool []*entry
+		byDoc := map[string]*entry{}
+		for _, sys := range relevanceSystems {
+			l := ranked[i][sys]
+			for r, k := range l[:min(depth, len(l))] {
+				if _, ok := judgments[q.ID][k]; ok {
+					continue
+				}
+				e := byDoc[k]
+				if e == nil {
+					d := byKey[k]
+					if d == nil {
+						return fmt.Errorf("%s: result %s is not a corpus document", q.ID, k)
+					}
+					e = &entry{corpusDoc: d, Ranks: map[string]int{}}
+					byDoc[k] = e
+					pool = append(pool, e)
+				}
+				e.Ranks[sys] = r + 1
+			}
+		}
+		if len(pool) == 0 {
+			continue
+		}
+		total += len(pool)
+		b, err := json.MarshalIndent(map[string]any{"query": q, "documents": pool}, "", " ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, q.ID+".json"), b, 0o644); err != nil {
+			return err
+		}
+	}
+	logf("wrote %d unjudged (query, document) pairs to %s", total, dir)
 	return nil
 }
 
