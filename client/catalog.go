@@ -103,3 +103,15 @@ func (c *Client) TestCatalogConnection(ctx context.Context, metalake, catalog st
 	_, err = c.do(ctx, request{method: http.MethodPost, path: p + "/testConnection"})
 	return err
 }
+
+// RefreshCatalog reads a source-backed catalog's source again (a
+// jdbc-postgresql catalog's database) and mirrors what changed; it
+// returns the position of the mirror's write, zero when nothing changed or
+// the catalog has no source.
+func (c *Client) RefreshCatalog(ctx context.Context, metalake, catalog string) (semcat.Position, error) {
+	p, err := catalogPath(metalake, catalog)
+	if err != nil {
+		return semcat.Position{}, err
+	}
+	return writeNothing(ctx, c, request{method: http.MethodPost, path: p + "/refresh"})
+}

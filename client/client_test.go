@@ -103,6 +103,9 @@ var routeMethods = map[string]string{
 	"dropSemanticModel":        "DropSemanticModel",
 	"listSemanticModelMetrics": "ListSchemaMetrics",
 	"testConnection":           "TestConnection",
+	"refreshCatalog":           "RefreshCatalog",
+	"getSynonyms":              "GetSynonyms",
+	"setSynonyms":              "SetSynonyms",
 	"testCatalogConnection":    "TestCatalogConnection",
 
 	"search":            "Search",
@@ -1042,6 +1045,21 @@ func TestParseIdentifier(t *testing.T) {
 	}
 	if _, err := client.ParseNamespace("a.b.c.d"); semcat.ErrorCode(err) != semcat.EINVALID {
 		t.Errorf("ParseNamespace of four parts: %v", err)
+	}
+}
+
+// TestRefreshCatalog: refreshing a catalog without a source writes
+// nothing; a missing catalog is not found.
+func TestRefreshCatalog(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	c, ctx := s.admin, t.Context()
+	seed(t, c)
+	if pos, err := c.RefreshCatalog(ctx, "m", "rel"); err != nil || !pos.IsZero() {
+		t.Errorf("refresh of a catalog without a source: %v %v, want no write", pos, err)
+	}
+	if _, err := c.RefreshCatalog(ctx, "m", "nope"); !errors.Is(err, client.ErrNotFound) {
+		t.Errorf("refresh of a missing catalog: %v, want ErrNotFound", err)
 	}
 }
 
