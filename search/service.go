@@ -101,9 +101,16 @@ func (s *Service) visibility(ctx context.Context, metalake string) (bq.Query, er
 	if err != nil {
 		return nil, err
 	}
-	if !g.Member && (s.Admin == nil || !s.Admin(user)) {
-		// A metalake the caller is not in is one that does not exist
-		// (SPEC §6, no existence oracles).
+	return visibilityFor(g, s.Admin != nil && s.Admin(user), metalake)
+}
+
+// visibilityFor is the query of what a user with grants g may see of
+// metalake; admin: the user is a service admin, who may see that every
+// metalake exists (and, of its objects, what g grants). A metalake the
+// user is not in is one that does not exist (SPEC §6, no existence
+// oracles), as authz answers on every route under it.
+func visibilityFor(g *catalogdb.Grants, admin bool, metalake string) (bq.Query, error) {
+	if !g.Member && !admin {
 		return nil, semcat.NoSuchMetalake(metalake)
 	}
 	return Visibility(g), nil

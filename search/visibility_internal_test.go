@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -294,4 +296,182 @@ func TestLargeVisibilityIsCostly(t *testing.T) {
 	if n := visibilityTerms(Visibility(g)); n > 50 {
 		t.Errorf("the metalake's owner: %d terms, want its ownership and the types'", n)
 	}
+}
+
+// visTable is the small catalog of TestVisibilityAgreement, metalake 1:
+//
+//	c1 (2) ─ s1 (3) ─ t1 (4), model m1 (5) with metric x
+//	       └ s2 (6) ─ t2 (7)
+//	c2 (8) ─ s3 (9) ─ t3 (10)
+var visTable = []visDoc{
+	{key: "c1", typ: q.TypeCatalog, catalog: 2},
+	{key: "c1.s1", typ: q.TypeSchema, catalog: 2, schema: 3},
+	{key: "c1.s1.t1", typ: q.TypeTable, catalog: 2, schema: 3, table: 4},
+	{key: "c1.s1.m1", typ: q.TypeSemanticModel, catalog: 2, schema: 3, model: 5},
+	{key: "c1.s1.m1.x", typ: q.TypeMetric, catalog: 2, schema: 3, model: 5},
+	{key: "c1.s2", typ: q.TypeSchema, catalog: 2, schema: 6},
+	{key: "c1.s2.t2", typ: q.TypeTable, catalog: 2, schema: 6, table: 7},
+	{key: "c2", typ: q.TypeCatalog, catalog: 8},
+	{key: "c2.s3", typ: q.TypeSchema, catalog: 8, schema: 9},
+	{key: "c2.s3.t3", typ: q.TypeTable, catalog: 8, schema: 9, table: 10},
+}
+
+// TestVisibilityAgreement is the table of grants × entities on which the
+// visibility rule, written twice, must answer alike: semcat.Access's
+// per-object rules behind authz's member check (what every other route
+// answers), and the search side (visibilityFor's member check and the
+// Visibility filter, evaluated both as the search does, over postings
+// bitmaps, and by Bleve's own searchers) over a real Bleve index of the
+// same entities. Each case also names what it must see, so that two rules
+// wrong alike do not pass.
+func TestVisibilityAgreement(t *testing.T) {
+	idx := visIndex(t, visTable, len(visTable))
+	const (
+		ml  = semcat.KindMetalake
+		cat = semcat.KindCatalog
+		sch = semcat.KindSchema
+		tab = semcat.KindTable
+		mod = semcat.KindSemanticModel
+	)
+	allow := func(k semcat.EntityKind, id int64, p semcat.Privilege) catalogdb.Grant {
+		return catalogdb.Grant{Kind: k, ID: id, Privilege: p, Condition: semcat.Allow}
+	}
+	deny := func(k semcat.EntityKind, id int64, p semcat.Privilege) catalogdb.Grant {
+		return catalogdb.Grant{Kind: k, ID: id, Privilege: p, Condition: semcat.Deny}
+	}
+	// use is schema access everywhere: USE_CATALOG and USE_SCHEMA on the
+	// metalake.
+	use := []catalogdb.Grant{allow(ml, 1, semcat.UseCatalog), allow(ml, 1, semcat.UseSchema)}
+	with := func(gs ...catalogdb.Grant) []catalogdb.Grant { return append(slices.Clone(use), gs...) }
+	owns := func(k semcat.EntityKind, id int64) map[semcat.EntityKind][]int64 {
+		return map[semcat.EntityKind][]int64{k: {id}}
+	}
+	const structure = "c1 c1.s1 c1.s2 c2 c2.s3 " // what schema access everywhere shows
+	const missing = "metalake missing"
+	tests := []struct {
+		name     string
+		bindings []catalogdb.Grant
+		owned    map[semcat.EntityKind][]int64
+		member   bool
+		admin    bool
+		want     string // the keys seen, in visTable's order, or missing
+	}{
+		{name: "member, no grants", member: true, want: ""},
+		{name: "non-member", want: missing},
+		{name: "non-member owning a table", owned: owns(tab, 4), bindings: nil, want: missing},
+		{name: "service admin, non-member", admin: true, want: ""},
+		{name: "service admin, non-member, owning c2", admin: true, owned: owns(cat, 8), want: "c2 c2.s3 c2.s3.t3"},
+		{name: "service admin, member", admin: true, member: true, bindings: use, want: structure},
+		{name: "owner of the metalake", member: true, owned: owns(ml, 1), want: "c1 c1.s1 c1.s1.t1 c1.s1.m1 c1.s1.m1.x c1.s2 c1.s2.t2 c2 c2.s3 c2.s3.t3"},
+		{name: "owner of the metalake, not a user of it", owned: owns(ml, 1), want: "c1 c1.s1 c1.s1.t1 c1.s1.m1 c1.s1.m1.x c1.s2 c1.s2.t2 c2 c2.s3 c2.s3.t3"},
+		{name: "owner of the metalake, DENY everything", owned: owns(ml, 1), bindings: []catalogdb.Grant{deny(ml, 1, semcat.UseCatalog), deny(ml, 1, semcat.UseSchema), deny(ml, 1, semcat.SelectTable)},
+			want: "c1 c1.s1 c1.s1.t1 c1.s1.m1 c1.s1.m1.x c1.s2 c1.s2.t2 c2 c2.s3 c2.s3.t3"},
+		{name: "owner of c1", member: true, owned: owns(cat, 2), want: "c1 c1.s1 c1.s1.t1 c1.s1.m1 c1.s1.m1.x c1.s2 c1.s2.t2"},
+		{name: "owner of c1, DENY USE_CATALOG on it", member: true, owned: owns(cat, 2), bindings: []catalogdb.Grant{deny(cat, 2, semcat.UseCatalog)},
+			want: "c1 c1.s1 c1.s1.t1 c1.s1.m1 c1.s1.m1.x c1.s2 c1.s2.t2"},
+		{name: "owner of s1", member: true, owned: owns(sch, 3), want: "c1.s1 c1.s1.t1 c1.s1.m1 c1.s1.m1.x"},
+		{name: "owner of s1, DENY USE_CATALOG on the metalake", member: true, owned: owns(sch, 3), bindings: []catalogdb.Grant{deny(ml, 1, semcat.UseCatalog)},
+			want: "c1.s1 c1.s1.t1 c1.s1.m1 c1.s1.m1.x"},
+		{name: "owner of t1 without schema access", member: true, owned: owns(tab, 4), want: ""},
+		{name: "owner of t1", member: true, owned: owns(tab, 4), bindings: use, want: structure + "c1.s1.t1"},
+		{name: "owner of t1, DENY USE_SCHEMA on s1", member: true, owned: owns(tab, 4), bindings: with(deny(sch, 3, semcat.UseSchema)), want: "c1 c1.s2 c2 c2.s3"},
+		{name: "owner of m1", member: true, owned: owns(mod, 5), bindings: use, want: structure + "c1.s1.m1 c1.s1.m1.x"},
+		{name: "USE_CATALOG on the metalake", member: true, bindings: []catalogdb.Grant{allow(ml, 1, semcat.UseCatalog)}, want: "c1 c2"},
+		{name: "USE_CATALOG on c1", member: true, bindings: []catalogdb.Grant{allow(cat, 2, semcat.UseCatalog)}, want: "c1"},
+		{name: "USE_SCHEMA without USE_CATALOG", member: true, bindings: []catalogdb.Grant{allow(ml, 1, semcat.UseSchema)}, want: ""},
+		{name: "USE_CATALOG on c1, USE_SCHEMA on s2", member: true, bindings: []catalogdb.Grant{allow(cat, 2, semcat.UseCatalog), allow(sch, 6, semcat.UseSchema)}, want: "c1 c1.s2"},
+		{name: "schema access", member: true, bindings: use, want: structure},
+		{name: "SELECT_TABLE on the metalake", member: true, bindings: with(allow(ml, 1, semcat.SelectTable)), want: structure + "c1.s1.t1 c1.s2.t2 c2.s3.t3"},
+		{name: "SELECT_TABLE on c1", member: true, bindings: with(allow(cat, 2, semcat.SelectTable)), want: structure + "c1.s1.t1 c1.s2.t2"},
+		{name: "SELECT_TABLE on s1", member: true, bindings: with(allow(sch, 3, semcat.SelectTable)), want: structure + "c1.s1.t1"},
+		{name: "SELECT_TABLE on t1", member: true, bindings: with(allow(tab, 4, semcat.SelectTable)), want: structure + "c1.s1.t1"},
+		{name: "SELECT_TABLE without schema access", member: true, bindings: []catalogdb.Grant{allow(ml, 1, semcat.SelectTable), allow(ml, 1, semcat.UseCatalog)}, want: "c1 c2"},
+		{name: "MODIFY_TABLE on s2", member: true, bindings: with(allow(sch, 6, semcat.ModifyTable)), want: structure + "c1.s2.t2"},
+		{name: "SELECT_TABLE, DENY on t1", member: true, bindings: with(allow(ml, 1, semcat.SelectTable), deny(tab, 4, semcat.SelectTable)), want: structure + "c1.s2.t2 c2.s3.t3"},
+		{name: "SELECT_TABLE, DENY on s2", member: true, bindings: with(allow(ml, 1, semcat.SelectTable), deny(sch, 6, semcat.SelectTable)), want: structure + "c1.s1.t1 c2.s3.t3"},
+		{name: "SELECT_TABLE, DENY on c1", member: true, bindings: with(allow(ml, 1, semcat.SelectTable), deny(cat, 2, semcat.SelectTable)), want: structure + "c2.s3.t3"},
+		{name: "DENY SELECT_TABLE on the metalake, ALLOW on t1", member: true, bindings: with(deny(ml, 1, semcat.SelectTable), allow(tab, 4, semcat.SelectTable)), want: structure},
+		{name: "DENY SELECT_TABLE on t1, MODIFY_TABLE on it", member: true, bindings: with(deny(tab, 4, semcat.SelectTable), allow(tab, 4, semcat.ModifyTable)), want: structure + "c1.s1.t1"},
+		{name: "DENY USE_SCHEMA on s1", member: true, bindings: with(allow(ml, 1, semcat.SelectTable), allow(ml, 1, semcat.SelectSemanticModel), deny(sch, 3, semcat.UseSchema)),
+			want: "c1 c1.s2 c1.s2.t2 c2 c2.s3 c2.s3.t3"},
+		{name: "DENY USE_CATALOG on c2", member: true, bindings: with(allow(ml, 1, semcat.SelectTable), allow(ml, 1, semcat.SelectSemanticModel), deny(cat, 8, semcat.UseCatalog)),
+			want: "c1 c1.s1 c1.s1.t1 c1.s1.m1 c1.s1.m1.x c1.s2 c1.s2.t2"},
+		{name: "SELECT_SEMANTIC_MODEL on m1", member: true, bindings: with(allow(mod, 5, semcat.SelectSemanticModel)), want: structure + "c1.s1.m1 c1.s1.m1.x"},
+		{name: "SELECT_SEMANTIC_MODEL on c1, DENY on m1", member: true, bindings: with(allow(cat, 2, semcat.SelectSemanticModel), deny(mod, 5, semcat.SelectSemanticModel)), want: structure},
+		{name: "DENY SELECT_SEMANTIC_MODEL, MODIFY_SEMANTIC_MODEL on s1", member: true, bindings: with(deny(ml, 1, semcat.SelectSemanticModel), allow(sch, 3, semcat.ModifySemanticModel)),
+			want: structure + "c1.s1.m1 c1.s1.m1.x"},
+		{name: "SELECT_TABLE shows no models", member: true, bindings: with(allow(ml, 1, semcat.SelectTable)), want: structure + "c1.s1.t1 c1.s2.t2 c2.s3.t3"},
+		{name: "a non-member's grants", bindings: with(allow(ml, 1, semcat.SelectTable)), want: missing},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.want = inVisTableOrder(tt.want)
+			g := &catalogdb.Grants{Bindings: tt.bindings, Owned: tt.owned, Member: tt.member || len(tt.owned[ml]) > 0}
+			if g.Owned == nil {
+				g.Owned = map[semcat.EntityKind][]int64{}
+			}
+			// The rules, as authz applies them: the metalake exists
+			// for its members and the service admins, then each object
+			// per its rule.
+			var rules []string
+			for _, d := range visTable {
+				a := accessOf(g, d)
+				if !tt.admin && !a.IsMember() {
+					rules = []string{missing}
+					break
+				}
+				if visible(t, a, d.typ) {
+					rules = append(rules, d.key)
+				}
+			}
+			if got := strings.Join(rules, " "); got != tt.want {
+				t.Errorf("semcat.Access sees %q, want %q", got, tt.want)
+			}
+
+			vis, err := visibilityFor(g, tt.admin, "m")
+			if tt.want == missing {
+				if semcat.ErrorCode(err) != semcat.ENOTFOUND {
+					t.Errorf("search: err %v, want the metalake missing", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]bool{}
+			for _, k := range strings.Fields(tt.want) {
+				want[k] = true
+			}
+			got, expected := filterBitmaps(t, idx, g, want)
+			for i := range got {
+				if !got[i].Equals(expected[i]) {
+					t.Errorf("the search's filter passes documents %v, want %v (%s)", got[i].ToArray(), expected[i].ToArray(), tt.want)
+				}
+			}
+			req := bleve.NewSearchRequestOptions(vis, len(visTable)+1, 0, false)
+			res, err := idx.Search(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var hits []string
+			for _, h := range res.Hits {
+				hits = append(hits, h.ID)
+			}
+			if got := inVisTableOrder(strings.Join(hits, " ")); got != tt.want {
+				t.Errorf("Bleve's searchers of the filter find %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// inVisTableOrder returns the keys of visTable in keys (or missing), in
+// visTable's order.
+func inVisTableOrder(keys string) string {
+	order := func(key string) int { return slices.IndexFunc(visTable, func(d visDoc) bool { return d.key == key }) }
+	ks := strings.Fields(keys)
+	if len(ks) > 0 && order(ks[0]) < 0 {
+		return keys
+	}
+	slices.SortFunc(ks, func(a, b string) int { return order(a) - order(b) })
+	return strings.Join(ks, " ")
 }
