@@ -14,7 +14,6 @@ import (
 	bq "github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/semcat/semcat"
-	"github.com/semcat/semcat/catalogdb"
 	q "github.com/semcat/semcat/query"
 )
 
@@ -35,12 +34,25 @@ type Index interface {
 	LargerThanMemory() bool
 }
 
+// Store is what the search service reads of the catalog's database
+// (package catalogdb's Store).
+type Store interface {
+	// UserGrants loads a user's grants and ownerships in a metalake; a
+	// missing metalake or user has none.
+	UserGrants(ctx context.Context, metalake, user string) (*semcat.Grants, error)
+	// Access loads what authorization knows of a user at a namespace
+	// (CheckSearch reads the membership in it).
+	Access(ctx context.Context, user string, ns semcat.Namespace, kind semcat.EntityKind, names []string) (*semcat.Access, map[string]*semcat.Access, error)
+	// GetMetalake tells a metalake that exists from one that does not.
+	GetMetalake(ctx context.Context, name string) (*semcat.Metalake, error)
+}
+
 // Service is the search service over an Index. With Authorization on, it
 // compiles the caller's visibility (from its grants and ownerships in the
 // metalake) into every query.
 type Service struct {
 	Index         Index
-	Store         *catalogdb.Store
+	Store         Store
 	Authorization bool
 	// Admin says who may see every metalake (the service admins), when
 	// Authorization is on; nil: nobody.
@@ -109,7 +121,7 @@ func (s *Service) visibility(ctx context.Context, metalake string) (bq.Query, er
 // metalake exists (and, of its objects, what g grants). A metalake the
 // user is not in is one that does not exist (SPEC §6, no existence
 // oracles), as authz answers on every route under it.
-func visibilityFor(g *catalogdb.Grants, admin bool, metalake string) (bq.Query, error) {
+func visibilityFor(g *semcat.Grants, admin bool, metalake string) (bq.Query, error) {
 	if !g.Member && !admin {
 		return nil, semcat.NoSuchMetalake(metalake)
 	}

@@ -11,7 +11,6 @@ import (
 	index "github.com/blevesearch/bleve_index_api"
 
 	"github.com/semcat/semcat"
-	"github.com/semcat/semcat/catalogdb"
 	q "github.com/semcat/semcat/query"
 )
 
@@ -30,7 +29,7 @@ var levelField = map[semcat.EntityKind]string{
 // pages never count anything else. It mirrors semcat.Access: owners of an
 // object or an ancestor, or privileges allowed at some level of the
 // document's ancestry and denied at none.
-func Visibility(g *catalogdb.Grants) bq.Query {
+func Visibility(g *semcat.Grants) bq.Query {
 	v := visibility{allow: map[semcat.Privilege]map[semcat.EntityKind][]string{}, deny: map[semcat.Privilege]map[semcat.EntityKind][]string{}}
 	for _, b := range g.Bindings {
 		m := v.allow

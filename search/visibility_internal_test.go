@@ -14,7 +14,6 @@ import (
 	segment "github.com/blevesearch/scorch_segment_api/v2"
 
 	"github.com/semcat/semcat"
-	"github.com/semcat/semcat/catalogdb"
 	q "github.com/semcat/semcat/query"
 )
 
@@ -94,7 +93,7 @@ func visIndex(tb testing.TB, docs []visDoc, per int) bleve.Index {
 
 // accessOf is what catalogdb.Store.Access would answer about the user of
 // g for the object a document is.
-func accessOf(g *catalogdb.Grants, d visDoc) *semcat.Access {
+func accessOf(g *semcat.Grants, d visDoc) *semcat.Access {
 	levels := []struct {
 		kind semcat.EntityKind
 		id   int64
@@ -134,7 +133,7 @@ func visible(tb testing.TB, a *semcat.Access, typ string) bool {
 
 // filterBitmaps evaluates Visibility(g) on every segment of idx, and the
 // documents whose keys want holds, as bitmaps.
-func filterBitmaps(tb testing.TB, idx bleve.Index, g *catalogdb.Grants, want map[string]bool) (got, expected []*roaring.Bitmap) {
+func filterBitmaps(tb testing.TB, idx bleve.Index, g *semcat.Grants, want map[string]bool) (got, expected []*roaring.Bitmap) {
 	tb.Helper()
 	_, reader, err := OpenSnapshot(idx)
 	if err != nil {
@@ -162,8 +161,8 @@ func filterBitmaps(tb testing.TB, idx bleve.Index, g *catalogdb.Grants, want map
 
 // randomGrants draws bindings (ALLOW and DENY of the privileges that decide
 // visibility, at every level) and ownerships over docs.
-func randomGrants(r *rand.Rand, docs []visDoc, bindings, owned int) *catalogdb.Grants {
-	g := &catalogdb.Grants{Owned: map[semcat.EntityKind][]int64{}, Member: true}
+func randomGrants(r *rand.Rand, docs []visDoc, bindings, owned int) *semcat.Grants {
+	g := &semcat.Grants{Owned: map[semcat.EntityKind][]int64{}, Member: true}
 	// pick draws an object: the metalake, a catalog, a schema, or a
 	// table or model, with the weights of a level in 100.
 	pick := func(metalake, catalog, schema int) (semcat.EntityKind, int64) {
@@ -187,7 +186,7 @@ func randomGrants(r *rand.Rand, docs []visDoc, bindings, owned int) *catalogdb.G
 		if r.IntN(4) == 0 {
 			cond = semcat.Deny
 		}
-		g.Bindings = append(g.Bindings, catalogdb.Grant{Kind: kind, ID: id, Privilege: privileges[r.IntN(len(privileges))], Condition: cond})
+		g.Bindings = append(g.Bindings, semcat.Grant{Kind: kind, ID: id, Privilege: privileges[r.IntN(len(privileges))], Condition: cond})
 	}
 	// Owning the metalake or a catalog shows all below it: the more
 	// objects owned, the rarer those.
@@ -222,8 +221,8 @@ func TestVisibilityAsAccess(t *testing.T) {
 		if owned > 6 && round%8 < 4 {
 			// Schema access everywhere, so that owning a table or model
 			// decides (but for the DENY drawn).
-			g.Bindings = append(g.Bindings, catalogdb.Grant{Kind: semcat.KindMetalake, ID: 1, Privilege: semcat.UseCatalog, Condition: semcat.Allow},
-				catalogdb.Grant{Kind: semcat.KindMetalake, ID: 1, Privilege: semcat.UseSchema, Condition: semcat.Allow})
+			g.Bindings = append(g.Bindings, semcat.Grant{Kind: semcat.KindMetalake, ID: 1, Privilege: semcat.UseCatalog, Condition: semcat.Allow},
+				semcat.Grant{Kind: semcat.KindMetalake, ID: 1, Privilege: semcat.UseSchema, Condition: semcat.Allow})
 		}
 		want := map[string]bool{}
 		for _, d := range docs {
@@ -246,8 +245,8 @@ func TestVisibilityAsAccess(t *testing.T) {
 func BenchmarkVisibilityOwned(b *testing.B) {
 	docs := visCatalog(1, 12, 834)
 	idx := visIndex(b, docs, 1000)
-	g := &catalogdb.Grants{Owned: map[semcat.EntityKind][]int64{}, Member: true,
-		Bindings: []catalogdb.Grant{{Kind: semcat.KindMetalake, ID: 1, Privilege: semcat.UseCatalog, Condition: semcat.Allow},
+	g := &semcat.Grants{Owned: map[semcat.EntityKind][]int64{}, Member: true,
+		Bindings: []semcat.Grant{{Kind: semcat.KindMetalake, ID: 1, Privilege: semcat.UseCatalog, Condition: semcat.Allow},
 			{Kind: semcat.KindMetalake, ID: 1, Privilege: semcat.UseSchema, Condition: semcat.Allow}}}
 	for _, d := range docs {
 		if d.table != 0 {
@@ -275,8 +274,8 @@ func BenchmarkVisibilityOwned(b *testing.B) {
 // of ids (the tables it owns) searches in the costly-query slots; the owner
 // of the metalake, whatever else it owns, does not.
 func TestLargeVisibilityIsCostly(t *testing.T) {
-	g := &catalogdb.Grants{Owned: map[semcat.EntityKind][]int64{}, Member: true,
-		Bindings: []catalogdb.Grant{{Kind: semcat.KindMetalake, ID: 1, Privilege: semcat.UseCatalog, Condition: semcat.Allow},
+	g := &semcat.Grants{Owned: map[semcat.EntityKind][]int64{}, Member: true,
+		Bindings: []semcat.Grant{{Kind: semcat.KindMetalake, ID: 1, Privilege: semcat.UseCatalog, Condition: semcat.Allow},
 			{Kind: semcat.KindMetalake, ID: 1, Privilege: semcat.UseSchema, Condition: semcat.Allow}}}
 	for i := range heavyVisibility {
 		g.Owned[semcat.KindTable] = append(g.Owned[semcat.KindTable], int64(100+i))
@@ -333,16 +332,16 @@ func TestVisibilityAgreement(t *testing.T) {
 		tab = semcat.KindTable
 		mod = semcat.KindSemanticModel
 	)
-	allow := func(k semcat.EntityKind, id int64, p semcat.Privilege) catalogdb.Grant {
-		return catalogdb.Grant{Kind: k, ID: id, Privilege: p, Condition: semcat.Allow}
+	allow := func(k semcat.EntityKind, id int64, p semcat.Privilege) semcat.Grant {
+		return semcat.Grant{Kind: k, ID: id, Privilege: p, Condition: semcat.Allow}
 	}
-	deny := func(k semcat.EntityKind, id int64, p semcat.Privilege) catalogdb.Grant {
-		return catalogdb.Grant{Kind: k, ID: id, Privilege: p, Condition: semcat.Deny}
+	deny := func(k semcat.EntityKind, id int64, p semcat.Privilege) semcat.Grant {
+		return semcat.Grant{Kind: k, ID: id, Privilege: p, Condition: semcat.Deny}
 	}
 	// use is schema access everywhere: USE_CATALOG and USE_SCHEMA on the
 	// metalake.
-	use := []catalogdb.Grant{allow(ml, 1, semcat.UseCatalog), allow(ml, 1, semcat.UseSchema)}
-	with := func(gs ...catalogdb.Grant) []catalogdb.Grant { return append(slices.Clone(use), gs...) }
+	use := []semcat.Grant{allow(ml, 1, semcat.UseCatalog), allow(ml, 1, semcat.UseSchema)}
+	with := func(gs ...semcat.Grant) []semcat.Grant { return append(slices.Clone(use), gs...) }
 	owns := func(k semcat.EntityKind, id int64) map[semcat.EntityKind][]int64 {
 		return map[semcat.EntityKind][]int64{k: {id}}
 	}
@@ -350,7 +349,7 @@ func TestVisibilityAgreement(t *testing.T) {
 	const missing = "metalake missing"
 	tests := []struct {
 		name     string
-		bindings []catalogdb.Grant
+		bindings []semcat.Grant
 		owned    map[semcat.EntityKind][]int64
 		member   bool
 		admin    bool
@@ -364,28 +363,28 @@ func TestVisibilityAgreement(t *testing.T) {
 		{name: "service admin, member", admin: true, member: true, bindings: use, want: structure},
 		{name: "owner of the metalake", member: true, owned: owns(ml, 1), want: "c1 c1.s1 c1.s1.t1 c1.s1.m1 c1.s1.m1.x c1.s2 c1.s2.t2 c2 c2.s3 c2.s3.t3"},
 		{name: "owner of the metalake, not a user of it", owned: owns(ml, 1), want: "c1 c1.s1 c1.s1.t1 c1.s1.m1 c1.s1.m1.x c1.s2 c1.s2.t2 c2 c2.s3 c2.s3.t3"},
-		{name: "owner of the metalake, DENY everything", owned: owns(ml, 1), bindings: []catalogdb.Grant{deny(ml, 1, semcat.UseCatalog), deny(ml, 1, semcat.UseSchema), deny(ml, 1, semcat.SelectTable)},
+		{name: "owner of the metalake, DENY everything", owned: owns(ml, 1), bindings: []semcat.Grant{deny(ml, 1, semcat.UseCatalog), deny(ml, 1, semcat.UseSchema), deny(ml, 1, semcat.SelectTable)},
 			want: "c1 c1.s1 c1.s1.t1 c1.s1.m1 c1.s1.m1.x c1.s2 c1.s2.t2 c2 c2.s3 c2.s3.t3"},
 		{name: "owner of c1", member: true, owned: owns(cat, 2), want: "c1 c1.s1 c1.s1.t1 c1.s1.m1 c1.s1.m1.x c1.s2 c1.s2.t2"},
-		{name: "owner of c1, DENY USE_CATALOG on it", member: true, owned: owns(cat, 2), bindings: []catalogdb.Grant{deny(cat, 2, semcat.UseCatalog)},
+		{name: "owner of c1, DENY USE_CATALOG on it", member: true, owned: owns(cat, 2), bindings: []semcat.Grant{deny(cat, 2, semcat.UseCatalog)},
 			want: "c1 c1.s1 c1.s1.t1 c1.s1.m1 c1.s1.m1.x c1.s2 c1.s2.t2"},
 		{name: "owner of s1", member: true, owned: owns(sch, 3), want: "c1.s1 c1.s1.t1 c1.s1.m1 c1.s1.m1.x"},
-		{name: "owner of s1, DENY USE_CATALOG on the metalake", member: true, owned: owns(sch, 3), bindings: []catalogdb.Grant{deny(ml, 1, semcat.UseCatalog)},
+		{name: "owner of s1, DENY USE_CATALOG on the metalake", member: true, owned: owns(sch, 3), bindings: []semcat.Grant{deny(ml, 1, semcat.UseCatalog)},
 			want: "c1.s1 c1.s1.t1 c1.s1.m1 c1.s1.m1.x"},
 		{name: "owner of t1 without schema access", member: true, owned: owns(tab, 4), want: ""},
 		{name: "owner of t1", member: true, owned: owns(tab, 4), bindings: use, want: structure + "c1.s1.t1"},
 		{name: "owner of t1, DENY USE_SCHEMA on s1", member: true, owned: owns(tab, 4), bindings: with(deny(sch, 3, semcat.UseSchema)), want: "c1 c1.s2 c2 c2.s3"},
 		{name: "owner of m1", member: true, owned: owns(mod, 5), bindings: use, want: structure + "c1.s1.m1 c1.s1.m1.x"},
-		{name: "USE_CATALOG on the metalake", member: true, bindings: []catalogdb.Grant{allow(ml, 1, semcat.UseCatalog)}, want: "c1 c2"},
-		{name: "USE_CATALOG on c1", member: true, bindings: []catalogdb.Grant{allow(cat, 2, semcat.UseCatalog)}, want: "c1"},
-		{name: "USE_SCHEMA without USE_CATALOG", member: true, bindings: []catalogdb.Grant{allow(ml, 1, semcat.UseSchema)}, want: ""},
-		{name: "USE_CATALOG on c1, USE_SCHEMA on s2", member: true, bindings: []catalogdb.Grant{allow(cat, 2, semcat.UseCatalog), allow(sch, 6, semcat.UseSchema)}, want: "c1 c1.s2"},
+		{name: "USE_CATALOG on the metalake", member: true, bindings: []semcat.Grant{allow(ml, 1, semcat.UseCatalog)}, want: "c1 c2"},
+		{name: "USE_CATALOG on c1", member: true, bindings: []semcat.Grant{allow(cat, 2, semcat.UseCatalog)}, want: "c1"},
+		{name: "USE_SCHEMA without USE_CATALOG", member: true, bindings: []semcat.Grant{allow(ml, 1, semcat.UseSchema)}, want: ""},
+		{name: "USE_CATALOG on c1, USE_SCHEMA on s2", member: true, bindings: []semcat.Grant{allow(cat, 2, semcat.UseCatalog), allow(sch, 6, semcat.UseSchema)}, want: "c1 c1.s2"},
 		{name: "schema access", member: true, bindings: use, want: structure},
 		{name: "SELECT_TABLE on the metalake", member: true, bindings: with(allow(ml, 1, semcat.SelectTable)), want: structure + "c1.s1.t1 c1.s2.t2 c2.s3.t3"},
 		{name: "SELECT_TABLE on c1", member: true, bindings: with(allow(cat, 2, semcat.SelectTable)), want: structure + "c1.s1.t1 c1.s2.t2"},
 		{name: "SELECT_TABLE on s1", member: true, bindings: with(allow(sch, 3, semcat.SelectTable)), want: structure + "c1.s1.t1"},
 		{name: "SELECT_TABLE on t1", member: true, bindings: with(allow(tab, 4, semcat.SelectTable)), want: structure + "c1.s1.t1"},
-		{name: "SELECT_TABLE without schema access", member: true, bindings: []catalogdb.Grant{allow(ml, 1, semcat.SelectTable), allow(ml, 1, semcat.UseCatalog)}, want: "c1 c2"},
+		{name: "SELECT_TABLE without schema access", member: true, bindings: []semcat.Grant{allow(ml, 1, semcat.SelectTable), allow(ml, 1, semcat.UseCatalog)}, want: "c1 c2"},
 		{name: "MODIFY_TABLE on s2", member: true, bindings: with(allow(sch, 6, semcat.ModifyTable)), want: structure + "c1.s2.t2"},
 		{name: "SELECT_TABLE, DENY on t1", member: true, bindings: with(allow(ml, 1, semcat.SelectTable), deny(tab, 4, semcat.SelectTable)), want: structure + "c1.s2.t2 c2.s3.t3"},
 		{name: "SELECT_TABLE, DENY on s2", member: true, bindings: with(allow(ml, 1, semcat.SelectTable), deny(sch, 6, semcat.SelectTable)), want: structure + "c1.s1.t1 c2.s3.t3"},
@@ -406,7 +405,7 @@ func TestVisibilityAgreement(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.want = inVisTableOrder(tt.want)
-			g := &catalogdb.Grants{Bindings: tt.bindings, Owned: tt.owned, Member: tt.member || len(tt.owned[ml]) > 0}
+			g := &semcat.Grants{Bindings: tt.bindings, Owned: tt.owned, Member: tt.member || len(tt.owned[ml]) > 0}
 			if g.Owned == nil {
 				g.Owned = map[semcat.EntityKind][]int64{}
 			}
