@@ -11,6 +11,7 @@ import (
 	index "github.com/blevesearch/bleve_index_api"
 
 	"github.com/semcat/semcat"
+	"github.com/semcat/semcat/searchdoc"
 )
 
 // mapper turns the field map Document builds into a Bleve document by the
@@ -226,7 +227,7 @@ func freqsSize(terms, termBytes int) int {
 
 // addDocument adds the search document of r to b.
 func addDocument(b *bleve.Batch, r *semcat.EntityRecord) error {
-	doc, err := Document(r)
+	doc, err := searchdoc.Document(r)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,8 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 	index "github.com/blevesearch/bleve_index_api"
 	segment "github.com/blevesearch/scorch_segment_api/v2"
+
+	"github.com/semcat/semcat/searchdoc"
 )
 
 // Context from parents (SPEC §5.4, revision 3): a table also carries its
@@ -35,14 +37,10 @@ const (
 // that holds a parent's id in its own and its children's documents, and
 // the type of the children that carry it.
 var parentKinds = []struct{ parent, idField, child string }{
-	{TypeSchema, FieldSchemaID, TypeTable},
-	{TypeCatalog, FieldCatalogID, TypeTable},
-	{TypeSemanticModel, FieldModelID, TypeMetric},
+	{searchdoc.TypeSchema, searchdoc.FieldSchemaID, searchdoc.TypeTable},
+	{searchdoc.TypeCatalog, searchdoc.FieldCatalogID, searchdoc.TypeTable},
+	{searchdoc.TypeSemanticModel, searchdoc.FieldModelID, searchdoc.TypeMetric},
 }
-
-// contextFields are the id fields parentKinds reads; they keep doc values
-// (mapping.go).
-var contextFields = []string{FieldSchemaID, FieldCatalogID, FieldModelID}
 
 type parentID struct {
 	kind int // of parentKinds
@@ -79,7 +77,7 @@ func (r *termRun) addContext(readers []*segReader, collect bool) error {
 		}
 		matched := roaring.FastOr(own...)
 		for kind, pk := range parentKinds {
-			typ, err := rd.term(FieldType, pk.parent)
+			typ, err := rd.term(searchdoc.FieldType, pk.parent)
 			if err != nil {
 				return err
 			}
@@ -114,7 +112,7 @@ func (r *termRun) addContext(readers []*segReader, collect bool) error {
 			}
 			typ := children[pk.child]
 			if typ == nil {
-				if typ, err = rd.term(FieldType, pk.child); err != nil {
+				if typ, err = rd.term(searchdoc.FieldType, pk.child); err != nil {
 					return err
 				}
 				children[pk.child] = typ

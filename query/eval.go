@@ -16,6 +16,7 @@ import (
 	"github.com/blevesearch/vellum/levenshtein"
 
 	"github.com/semcat/semcat/analyzers"
+	"github.com/semcat/semcat/searchdoc"
 )
 
 // Running a plan over an index snapshot.
@@ -915,7 +916,7 @@ type omitCounter interface {
 func partStop(field, prefix string) func(byte) bool {
 	var stop func(byte) bool
 	switch {
-	case field == FieldSchemaFields:
+	case field == searchdoc.FieldSchemaFields:
 		// A path's segments keep inner spaces ("my col.id"), a name is
 		// trimmed: a prefix with a space (which no query word has) is
 		// left whole.
@@ -923,10 +924,10 @@ func partStop(field, prefix string) func(byte) bool {
 			return nil
 		}
 		stop = analyzers.EndsName
-	case field == FieldUserValues || field == FieldSystemValues ||
-		strings.HasPrefix(field, UserPropertyPrefix) || strings.HasPrefix(field, SystemPropertyPrefix):
+	case field == searchdoc.FieldUserValues || field == searchdoc.FieldSystemValues ||
+		strings.HasPrefix(field, searchdoc.UserPropertyPrefix) || strings.HasPrefix(field, searchdoc.SystemPropertyPrefix):
 		stop = analyzers.IsSeparator
-	case field == FieldName || field == FieldDescription || field == FieldColumns:
+	case field == searchdoc.FieldName || field == searchdoc.FieldDescription || field == searchdoc.FieldColumns:
 		if !analyzers.IsWord(prefix) {
 			return nil
 		}

@@ -15,9 +15,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/semcat/semcat/analyzers"
+	"github.com/semcat/semcat/searchdoc"
 )
 
-// entity is a test entity; doc lays it out as fields.go describes.
+// entity is a test entity; doc lays it out as searchdoc/fields.go describes.
 type entity struct {
 	id, typ, name        string
 	user, system         map[string]string
@@ -45,25 +46,25 @@ func (e entity) doc() map[string]any {
 	uvalues = append(uvalues, e.userTags...)
 	svalues = append(svalues, e.systemTags...)
 	d := map[string]any{
-		FieldType: e.typ, FieldMetalake: "m", FieldCatalog: e.catalog, FieldSchema: e.schemaName,
-		FieldNameExact: e.name, FieldSortKey: SortKey(e.name, "m."+e.name, "table"),
-		FieldUserValues: uvalues, FieldUserExact: uvalues, FieldSystemValues: svalues, FieldSystemExact: svalues,
-		FieldUserKeys: ukeys, FieldSystemKeys: skeys,
-		FieldTags: e.userTags, FieldTagsExact: e.userTags, FieldSystemTags: e.systemTags, FieldSystemTagsExact: e.systemTags,
+		searchdoc.FieldType: e.typ, searchdoc.FieldMetalake: "m", searchdoc.FieldCatalog: e.catalog, searchdoc.FieldSchema: e.schemaName,
+		searchdoc.FieldNameExact: e.name, searchdoc.FieldSortKey: searchdoc.SortKey(e.name, "m."+e.name, "table"),
+		searchdoc.FieldUserValues: uvalues, searchdoc.FieldUserExact: uvalues, searchdoc.FieldSystemValues: svalues, searchdoc.FieldSystemExact: svalues,
+		searchdoc.FieldUserKeys: ukeys, searchdoc.FieldSystemKeys: skeys,
+		searchdoc.FieldTags: e.userTags, searchdoc.FieldTagsExact: e.userTags, searchdoc.FieldSystemTags: e.systemTags, searchdoc.FieldSystemTagsExact: e.systemTags,
 		"u": u, "ux": u, "s": s, "sx": s,
 	}
 	if len(e.fields) > 0 {
-		d[FieldSchemaFields] = e.fields
-		d[FieldHas] = []string{"schema"}
+		d[searchdoc.FieldSchemaFields] = e.fields
+		d[searchdoc.FieldHas] = []string{"schema"}
 		var names []string
 		for _, f := range e.fields {
 			names = append(names, analyzers.SchemaFieldName(f))
 		}
-		d[FieldColumns] = names // as the indexer's documents hold them
+		d[searchdoc.FieldColumns] = names // as the indexer's documents hold them
 	}
-	d[FieldName] = e.name
+	d[searchdoc.FieldName] = e.name
 	if c, ok := system["comment"]; ok {
-		d[FieldDescription] = c
+		d[searchdoc.FieldDescription] = c
 	}
 	return d
 }
@@ -72,26 +73,26 @@ func (e entity) doc() map[string]any {
 // "alpha" by name, "orders" by a whole value, "employees" and "reports" by
 // a token, "alphabet" by a prefix only.
 var corpus = []entity{
-	{id: "employees", typ: TypeTable, name: "employees", catalog: "c", schemaName: "hr",
+	{id: "employees", typ: searchdoc.TypeTable, name: "employees", catalog: "c", schemaName: "hr",
 		user:     map[string]string{"Codename": "Alpha Tango Charlie", "owner-team": "av4_av5"},
 		userTags: []string{"Tag1", "Tag22"},
 		system:   map[string]string{"comment": "Employee master data"},
 		fields:   []string{"EmpName:string", "EmpContact:struct", "EmpContact.EmpTel:integer", "EmpContact.EmpAddr:string"}},
-	{id: "alpha", typ: TypeTable, name: "alpha", catalog: "c", schemaName: "hr",
+	{id: "alpha", typ: searchdoc.TypeTable, name: "alpha", catalog: "c", schemaName: "hr",
 		user: map[string]string{"note": "tag12-tag33", "pattern": "a*b?c"}},
-	{id: "orders", typ: TypeTable, name: "orders", catalog: "c", schemaName: "sales",
+	{id: "orders", typ: searchdoc.TypeTable, name: "orders", catalog: "c", schemaName: "sales",
 		user:     map[string]string{"Stage": "Alpha"},
 		userTags: []string{"Tag12-Tag33"},
 		fields:   []string{"OrderId:long"}},
-	{id: "reports", typ: TypeSchema, name: "reports", catalog: "c", schemaName: "reports",
+	{id: "reports", typ: searchdoc.TypeSchema, name: "reports", catalog: "c", schemaName: "reports",
 		user: map[string]string{"summary": "alpha release notes"}},
-	{id: "alphabet", typ: TypeCatalog, name: "alphabet", catalog: "alphabet",
+	{id: "alphabet", typ: searchdoc.TypeCatalog, name: "alphabet", catalog: "alphabet",
 		user: map[string]string{"kind": "letters"}},
-	{id: "sales_model", typ: TypeSemanticModel, name: "sales_model", catalog: "c", schemaName: "sales",
+	{id: "sales_model", typ: searchdoc.TypeSemanticModel, name: "sales_model", catalog: "c", schemaName: "sales",
 		system:     map[string]string{"datasets": "orders_ds"},
 		systemTags: []string{"orders_ds"},
 		fields:     []string{"orders_ds.amount:decimal"}},
-	{id: "revenue", typ: TypeMetric, name: "revenue", catalog: "c", schemaName: "sales",
+	{id: "revenue", typ: searchdoc.TypeMetric, name: "revenue", catalog: "c", schemaName: "sales",
 		user: map[string]string{"EmpTel": "integer"}},
 }
 
@@ -104,7 +105,7 @@ func mustOpenIndex(tb testing.TB, entities []entity) bleve.Index {
 	for _, e := range entities {
 		testNames[e.id] = e.name
 	}
-	idx, err := bleve.New(filepath.Join(tb.TempDir(), "index"), NewMapping())
+	idx, err := bleve.New(filepath.Join(tb.TempDir(), "index"), searchdoc.NewMapping())
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -404,15 +405,15 @@ func TestPlanLongWholeValues(t *testing.T) {
 	x256 := strings.Repeat("c", analyzers.MaxWholeBytes)
 	longKey := strings.Repeat("鍵", 100) // 100 characters, 300 bytes
 	idx := mustOpenIndex(t, []entity{
-		{id: "a", typ: TypeTable, name: "a", user: map[string]string{"ddl": longA}},
-		{id: "b", typ: TypeTable, name: "b", user: map[string]string{"ddl": longB, longKey: "v"}},
-		{id: "x256", typ: TypeTable, name: "x256", user: map[string]string{"note": x256}},
-		{id: "x257", typ: TypeTable, name: "x257", user: map[string]string{"note": x256 + "d"}},
-		{id: "short", typ: TypeTable, name: "short", user: map[string]string{"note": "ab ab"}},
+		{id: "a", typ: searchdoc.TypeTable, name: "a", user: map[string]string{"ddl": longA}},
+		{id: "b", typ: searchdoc.TypeTable, name: "b", user: map[string]string{"ddl": longB, longKey: "v"}},
+		{id: "x256", typ: searchdoc.TypeTable, name: "x256", user: map[string]string{"note": x256}},
+		{id: "x257", typ: searchdoc.TypeTable, name: "x257", user: map[string]string{"note": x256 + "d"}},
+		{id: "short", typ: searchdoc.TypeTable, name: "short", user: map[string]string{"note": "ab ab"}},
 	})
 	// The dictionary holds no value whole past the bound: the cut and the
 	// hash, 32 hex digits.
-	for _, field := range []string{FieldUserExact, UserPropertyExactPrefix + "ddl", FieldUserKeys} {
+	for _, field := range []string{searchdoc.FieldUserExact, searchdoc.UserPropertyExactPrefix + "ddl", searchdoc.FieldUserKeys} {
 		dict, err := idx.FieldDict(field)
 		if err != nil {
 			t.Fatal(err)
@@ -481,12 +482,12 @@ type ranked struct {
 	columns               []string // column names
 	comments              []string // column comments
 	tags                  []string
-	typ, schemaID         string // the type (a table when empty) and FieldSchemaID
-	modelID               string // FieldModelID
+	typ, schemaID         string // the type (a table when empty) and searchdoc.FieldSchemaID
+	modelID               string // searchdoc.FieldModelID
 }
 
 func (r ranked) doc() map[string]any {
-	e := entity{id: r.id, typ: TypeTable, name: r.name, userTags: r.tags, catalog: "c", schemaName: "s",
+	e := entity{id: r.id, typ: searchdoc.TypeTable, name: r.name, userTags: r.tags, catalog: "c", schemaName: "s",
 		system: map[string]string{}}
 	if r.description != "" {
 		e.system["comment"] = r.description
@@ -495,19 +496,19 @@ func (r ranked) doc() map[string]any {
 		e.fields = append(e.fields, c+":string")
 	}
 	d := e.doc()
-	d[FieldName] = r.name
+	d[searchdoc.FieldName] = r.name
 	if r.description != "" {
-		d[FieldDescription] = r.description
+		d[searchdoc.FieldDescription] = r.description
 	}
-	d[FieldColumns] = append(slices.Clone(r.columns), r.comments...)
+	d[searchdoc.FieldColumns] = append(slices.Clone(r.columns), r.comments...)
 	if r.typ != "" {
-		d[FieldType] = r.typ
+		d[searchdoc.FieldType] = r.typ
 	}
 	if r.schemaID != "" {
-		d[FieldSchemaID] = r.schemaID
+		d[searchdoc.FieldSchemaID] = r.schemaID
 	}
 	if r.modelID != "" {
-		d[FieldModelID] = r.modelID
+		d[searchdoc.FieldModelID] = r.modelID
 	}
 	return d
 }
@@ -517,7 +518,7 @@ func mustOpenRanked(tb testing.TB, docs []ranked) bleve.Index {
 	for _, d := range docs {
 		testNames[d.id] = d.name
 	}
-	idx, err := bleve.New(filepath.Join(tb.TempDir(), "index"), NewMapping())
+	idx, err := bleve.New(filepath.Join(tb.TempDir(), "index"), searchdoc.NewMapping())
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -1,7 +1,7 @@
 // Package query is semcat's search language (SPEC §5): Parse turns a query
 // string into a small tree of typed nodes, each printing itself back with
 // String; Simplify normalises the tree; NewPlan turns it into a plan of
-// weighted ways to match over the search-document fields in fields.go
+// weighted ways to match over the search-document fields of package searchdoc
 // (plan.go, rank.go), and Plan.Eval runs a plan over an index snapshot's
 // postings bitmaps (eval.go). Parsing knows nothing of Bleve, so each step
 // is tested on its own.

@@ -3,6 +3,8 @@ package query
 import (
 	"slices"
 	"testing"
+
+	"github.com/semcat/semcat/searchdoc"
 )
 
 // TestRevision3Ranking checks the forms of SPEC §5.2 and the properties of
@@ -99,15 +101,15 @@ func TestRevision3Ranking(t *testing.T) {
 // match.
 func TestContext(t *testing.T) {
 	idx := mustOpenRanked(t, []ranked{
-		{id: "pos", typ: TypeSchema, name: "retail", description: "The point of sale system", schemaID: "1"},
-		{id: "web", typ: TypeSchema, name: "web", description: "The web shop", schemaID: "2"},
+		{id: "pos", typ: searchdoc.TypeSchema, name: "retail", description: "The point of sale system", schemaID: "1"},
+		{id: "web", typ: searchdoc.TypeSchema, name: "web", description: "The web shop", schemaID: "2"},
 		{id: "a_web_tx", name: "transactions", description: "One row per sale", schemaID: "2"},
 		{id: "z_pos_tx", name: "transactions", description: "One row per sale", schemaID: "1"},
 		{id: "pos_items", name: "items", schemaID: "1"},
 		{id: "own_column", name: "amounts", columns: []string{"sale_amount"}, schemaID: "2"},
-		{id: "shop_model", typ: TypeSemanticModel, name: "shop", description: "Subscriptions of the storefront", schemaID: "2", modelID: "7"},
-		{id: "revenue", typ: TypeMetric, name: "revenue", schemaID: "2", modelID: "7"},
-		{id: "other_metric", typ: TypeMetric, name: "margin", schemaID: "2", modelID: "8"},
+		{id: "shop_model", typ: searchdoc.TypeSemanticModel, name: "shop", description: "Subscriptions of the storefront", schemaID: "2", modelID: "7"},
+		{id: "revenue", typ: searchdoc.TypeMetric, name: "revenue", schemaID: "2", modelID: "7"},
+		{id: "other_metric", typ: searchdoc.TypeMetric, name: "margin", schemaID: "2", modelID: "8"},
 	})
 	// A metric carries its model's description.
 	if got := ids(find(t, idx, "storefront", Options{})); !slices.Equal(got, []string{"shop_model", "revenue"}) {

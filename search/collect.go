@@ -16,6 +16,7 @@ import (
 	segment "github.com/blevesearch/scorch_segment_api/v2"
 
 	q "github.com/semcat/semcat/query"
+	"github.com/semcat/semcat/searchdoc"
 )
 
 // A search runs over one index snapshot: the plan (query.Plan.Eval) gives
@@ -55,7 +56,7 @@ type collectedHit struct {
 	id     string
 	score  float64
 	sort   []string // the hit's sort values, as a cursor carries them
-	stored string   // the q.FieldStored payload
+	stored string   // the searchdoc.FieldStored payload
 }
 
 type facetCount struct {
@@ -151,14 +152,14 @@ func collect(ctx context.Context, cache *ColumnCache, idx bleve.Index, req colle
 		case "relevance":
 			h.sort = []string{strconv.FormatFloat(float64(p.score), 'g', -1, 32), p.key}
 		case "created", "-created":
-			h.sort = []string{fmt.Sprintf("%020d", p.created), p.key} // as q.CreatedKey writes it
+			h.sort = []string{fmt.Sprintf("%020d", p.created), p.key} // as searchdoc.CreatedKey writes it
 		default:
 			h.sort = []string{p.key}
 		}
 		if h.stored, err = segmentPayload(segs[p.seg], uint64(p.local)); err != nil {
 			return nil, fmt.Errorf("document %s: %w", h.id, err)
 		}
-		req.reads.Add(q.FieldStored, 1, uint64(len(h.stored)))
+		req.reads.Add(searchdoc.FieldStored, 1, uint64(len(h.stored)))
 		out.hits = append(out.hits, h)
 	}
 	return out, nil
@@ -233,11 +234,11 @@ func pagePicks(cols *snapshotColumns, ev *q.Evaluation, req collectRequest) ([]p
 // errBadCursor is a cursor whose sort values do not parse.
 var errBadCursor = errors.New("cursor: not a cursor of this search")
 
-// segmentPayload reads document local's q.FieldStored payload.
+// segmentPayload reads document local's searchdoc.FieldStored payload.
 func segmentPayload(seg *scorch.SegmentSnapshot, local uint64) (string, error) {
 	var stored string
 	err := seg.VisitDocument(local, func(field string, _ byte, value []byte, _ []uint64) bool {
-		if field != q.FieldStored {
+		if field != searchdoc.FieldStored {
 			return true
 		}
 		stored = string(value)
@@ -325,7 +326,7 @@ func (f *facetCounter) tops(facets map[string]int, tagFields []string) map[strin
 		var all []facetCount
 		for _, field := range tagFields {
 			scope := "user"
-			if field == q.FieldSystemTags {
+			if field == searchdoc.FieldSystemTags {
 				scope = "system"
 			}
 			for _, c := range f.top(field, -1) {

@@ -14,7 +14,7 @@ import (
 	segment "github.com/blevesearch/scorch_segment_api/v2"
 
 	"github.com/semcat/semcat"
-	q "github.com/semcat/semcat/query"
+	"github.com/semcat/semcat/searchdoc"
 )
 
 // visDoc is a search document of the synthetic catalog of the visibility
@@ -34,18 +34,18 @@ func visCatalog(catalogs, schemas, tables int) []visDoc {
 	next := func() int64 { id++; return id }
 	for range catalogs {
 		c := next()
-		docs = append(docs, visDoc{typ: q.TypeCatalog, catalog: c})
+		docs = append(docs, visDoc{typ: searchdoc.TypeCatalog, catalog: c})
 		for range schemas {
 			s := next()
-			docs = append(docs, visDoc{typ: q.TypeSchema, catalog: c, schema: s})
+			docs = append(docs, visDoc{typ: searchdoc.TypeSchema, catalog: c, schema: s})
 			for range tables {
-				docs = append(docs, visDoc{typ: q.TypeTable, catalog: c, schema: s, table: next()})
+				docs = append(docs, visDoc{typ: searchdoc.TypeTable, catalog: c, schema: s, table: next()})
 			}
 			for range 2 {
 				m := next()
-				docs = append(docs, visDoc{typ: q.TypeSemanticModel, catalog: c, schema: s, model: m})
+				docs = append(docs, visDoc{typ: searchdoc.TypeSemanticModel, catalog: c, schema: s, model: m})
 				for range 2 {
-					docs = append(docs, visDoc{typ: q.TypeMetric, catalog: c, schema: s, model: m})
+					docs = append(docs, visDoc{typ: searchdoc.TypeMetric, catalog: c, schema: s, model: m})
 				}
 			}
 		}
@@ -61,7 +61,7 @@ func visIndex(tb testing.TB, docs []visDoc, per int) bleve.Index {
 	tb.Helper()
 	noMerge := map[string]any{"scorchMergePlanOptions": map[string]any{"MaxSegmentsPerTier": 1000, "FloorSegmentSize": 1},
 		"scorchPersisterOptions": map[string]any{"MaxSizeInMemoryMergePerWorker": 1}}
-	idx, err := bleve.NewUsing(filepath.Join(tb.TempDir(), "idx"), q.NewMapping(), bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, noMerge)
+	idx, err := bleve.NewUsing(filepath.Join(tb.TempDir(), "idx"), searchdoc.NewMapping(), bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, noMerge)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -70,15 +70,15 @@ func visIndex(tb testing.TB, docs []visDoc, per int) bleve.Index {
 	for from := 0; from < len(docs); from += per {
 		batch := idx.NewBatch()
 		for _, d := range docs[from:min(from+per, len(docs))] {
-			f := map[string]any{q.FieldType: d.typ, q.FieldMetalake: "m", q.FieldMetalakeID: "1", q.FieldCatalogID: str(d.catalog)}
+			f := map[string]any{searchdoc.FieldType: d.typ, searchdoc.FieldMetalake: "m", searchdoc.FieldMetalakeID: "1", searchdoc.FieldCatalogID: str(d.catalog)}
 			if d.schema != 0 {
-				f[q.FieldSchemaID] = str(d.schema)
+				f[searchdoc.FieldSchemaID] = str(d.schema)
 			}
 			if d.table != 0 {
-				f[q.FieldTableID] = str(d.table)
+				f[searchdoc.FieldTableID] = str(d.table)
 			}
 			if d.model != 0 {
-				f[q.FieldModelID] = str(d.model)
+				f[searchdoc.FieldModelID] = str(d.model)
 			}
 			if err := batch.Index(d.key, f); err != nil {
 				tb.Fatal(err)
@@ -121,8 +121,8 @@ func accessOf(g *semcat.Grants, d visDoc) *semcat.Access {
 // with its model).
 func visible(tb testing.TB, a *semcat.Access, typ string) bool {
 	rule := map[string]func() (bool, error){
-		q.TypeCatalog: a.CanUseCatalog, q.TypeSchema: a.CanUseSchema, q.TypeTable: a.CanSeeTable,
-		q.TypeSemanticModel: a.CanSeeSemanticModel, q.TypeMetric: a.CanSeeSemanticModel,
+		searchdoc.TypeCatalog: a.CanUseCatalog, searchdoc.TypeSchema: a.CanUseSchema, searchdoc.TypeTable: a.CanSeeTable,
+		searchdoc.TypeSemanticModel: a.CanSeeSemanticModel, searchdoc.TypeMetric: a.CanSeeSemanticModel,
 	}[typ]
 	ok, err := rule()
 	if err != nil {
@@ -303,16 +303,16 @@ func TestLargeVisibilityIsCostly(t *testing.T) {
 //	       └ s2 (6) ─ t2 (7)
 //	c2 (8) ─ s3 (9) ─ t3 (10)
 var visTable = []visDoc{
-	{key: "c1", typ: q.TypeCatalog, catalog: 2},
-	{key: "c1.s1", typ: q.TypeSchema, catalog: 2, schema: 3},
-	{key: "c1.s1.t1", typ: q.TypeTable, catalog: 2, schema: 3, table: 4},
-	{key: "c1.s1.m1", typ: q.TypeSemanticModel, catalog: 2, schema: 3, model: 5},
-	{key: "c1.s1.m1.x", typ: q.TypeMetric, catalog: 2, schema: 3, model: 5},
-	{key: "c1.s2", typ: q.TypeSchema, catalog: 2, schema: 6},
-	{key: "c1.s2.t2", typ: q.TypeTable, catalog: 2, schema: 6, table: 7},
-	{key: "c2", typ: q.TypeCatalog, catalog: 8},
-	{key: "c2.s3", typ: q.TypeSchema, catalog: 8, schema: 9},
-	{key: "c2.s3.t3", typ: q.TypeTable, catalog: 8, schema: 9, table: 10},
+	{key: "c1", typ: searchdoc.TypeCatalog, catalog: 2},
+	{key: "c1.s1", typ: searchdoc.TypeSchema, catalog: 2, schema: 3},
+	{key: "c1.s1.t1", typ: searchdoc.TypeTable, catalog: 2, schema: 3, table: 4},
+	{key: "c1.s1.m1", typ: searchdoc.TypeSemanticModel, catalog: 2, schema: 3, model: 5},
+	{key: "c1.s1.m1.x", typ: searchdoc.TypeMetric, catalog: 2, schema: 3, model: 5},
+	{key: "c1.s2", typ: searchdoc.TypeSchema, catalog: 2, schema: 6},
+	{key: "c1.s2.t2", typ: searchdoc.TypeTable, catalog: 2, schema: 6, table: 7},
+	{key: "c2", typ: searchdoc.TypeCatalog, catalog: 8},
+	{key: "c2.s3", typ: searchdoc.TypeSchema, catalog: 8, schema: 9},
+	{key: "c2.s3.t3", typ: searchdoc.TypeTable, catalog: 8, schema: 9, table: 10},
 }
 
 // TestVisibilityAgreement is the table of grants × entities on which the
