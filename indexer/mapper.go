@@ -20,8 +20,8 @@ import (
 // express: the fields of a property map (u.<key>, s.<key>, …), which Bleve
 // maps dynamically, are indexed without term vectors. Bleve's dynamic text
 // fields always keep them, and nothing reads them: search explains hits
-// from stored metadata (query.Evaluation.Leaves), and every location was one more
-// thing to build, merge and map for each of those fields' terms.
+// from stored metadata (search.Evaluation.Leaves), and every location was
+// one more thing to build, merge and map for each of those fields' terms.
 type mapper struct {
 	// fields maps a document key to the fields it is indexed as (a field
 	// and its prefix field share a key).

@@ -11,7 +11,7 @@ import (
 // Terms that stand for a run of the query's words (SPEC §5.2, revision 3):
 // compounds, acronyms of a phrase, and the metalake's synonyms. Each is an
 // optional term that covers the words it replaces (Term.Covers), so that a
-// document matching it counts those words as matched (coverage.go).
+// document matching it counts those words as matched (search/coverage.go).
 
 // Synonyms are a metalake's synonym sets, ready for planning: each entry,
 // lower-cased with its words as the text analyzer reads them, maps to the
@@ -192,8 +192,8 @@ func (c *planner) runs(seq, kept []Q, syn *Synonyms) []*Term {
 			}
 			a := analyzers.AcronymTerm(analyzers.Initials(words[i : i+n]))
 			g := &groups{}
-			g.add(InName, Exact, wContext, Clause{Field: searchdoc.FieldName, Term: a})
-			g.add(InDescription, Exact, wContext, Clause{Field: searchdoc.FieldDescription, Term: a})
+			g.add(InName, Exact, ContextWeight, Clause{Field: searchdoc.FieldName, Term: a})
+			g.add(InDescription, Exact, ContextWeight, Clause{Field: searchdoc.FieldDescription, Term: a})
 			var run []int
 			for k := i; k < i+n; k++ {
 				run = append(run, k)

@@ -11,7 +11,7 @@ import (
 	"github.com/semcat/semcat/searchdoc"
 )
 
-// A Plan is a parsed query ready to run over the index (eval.go): its
+// A Plan is a parsed query ready to run over the index (package search): its
 // terms, required, optional and excluded, each a list of the ways it can
 // match (Groups), weighted by where and how the match is (rank.go).
 type Plan struct {
@@ -31,13 +31,13 @@ type Term struct {
 	Groups []Group // the ways it matches, best weight first
 	// Typos are the ways it matches within one or two edits, tried when
 	// none of Groups finds the term in the index (SPEC §5.2), or finds it
-	// only as a rare misspelling (eval.go).
+	// only as a rare misspelling (search/eval.go).
 	Typos []Group
 	// Scale multiplies the term's score: 1, or kPart for a part of an
 	// identifier word (identifierParts).
 	Scale float64
 	// Covers are the query words the term stands for, by their place in
-	// the query (coverage.go): a word its own, a compound, acronym or
+	// the query (search/coverage.go): a word its own, a compound, acronym or
 	// synonym the run of words it replaces; none for an identifier's
 	// parts. A document ranks first by how many words its terms cover.
 	Covers []int
@@ -59,7 +59,7 @@ const (
 	InColumns
 	InOther
 	// InContext: in a parent's description, which a document carries at
-	// a low weight (context.go).
+	// a low weight (search/context.go).
 	InContext
 )
 
@@ -489,14 +489,16 @@ func (g *groups) sorted() []Group {
 		out = append(out, *gr)
 	}
 	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && less(out[j], out[j-1]); j-- {
+		for j := i; j > 0 && out[j].Before(out[j-1]); j-- {
 			out[j], out[j-1] = out[j-1], out[j]
 		}
 	}
 	return out
 }
 
-func less(a, b Group) bool {
+// Before reports whether a comes before b in a term's groups: the higher
+// weight first, then where, how, and the clauses' text.
+func (a Group) Before(b Group) bool {
 	if a.Weight != b.Weight {
 		return a.Weight > b.Weight
 	}

@@ -11,13 +11,11 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 	bq "github.com/blevesearch/bleve/v2/search/query"
 	segment "github.com/blevesearch/scorch_segment_api/v2"
-
-	q "github.com/semcat/semcat/query"
 )
 
 // Filters and pages over postings bitmaps.
 //
-// A search's matches and scores come from query.Plan.Eval, one bitmap of
+// A search's matches and scores come from evalPlan (eval.go), one bitmap of
 // hits and one array of scores per segment. Here the search's filters
 // (metalake, type, catalog, schema, tags, the caller's visibility) become
 // bitmaps too, and the page is taken from the hits: by score, then sort
@@ -29,7 +27,7 @@ type segBitmaps struct {
 	seg   segment.Segment
 	size  uint64 // documents, deleted ones included
 	dicts map[string]segment.TermDictionary
-	reads q.Reads // counts the postings read (nil: not counted)
+	reads Reads // counts the postings read (nil: not counted)
 }
 
 // orInto is what zap's postings lists offer: their documents, deleted ones
@@ -73,7 +71,7 @@ func orPostings(out *roaring.Bitmap, d segment.TermDictionary, term string, read
 	read(pl)
 	o, ok := pl.(orInto)
 	if !ok {
-		return fmt.Errorf("%w: postings %T", q.ErrNoBitmaps, pl)
+		return fmt.Errorf("%w: postings %T", ErrNoBitmaps, pl)
 	}
 	o.OrInto(out)
 	return nil
@@ -103,7 +101,7 @@ func (b *segBitmaps) idSet(s *idSet) (*roaring.Bitmap, error) {
 		b.reads.Postings(s.field, pl)
 		o, ok := pl.(orInto)
 		if !ok {
-			return fmt.Errorf("%w: postings %T", q.ErrNoBitmaps, pl)
+			return fmt.Errorf("%w: postings %T", ErrNoBitmaps, pl)
 		}
 		o.OrInto(out)
 		return nil
@@ -425,7 +423,7 @@ type scoreCursor struct {
 // topByScore returns the first n hits by score, then sort key, after the
 // cursor if one is set. It keeps the n best in a heap whose root is the
 // worst kept, so that most hits cost one comparison of scores.
-func topByScore(cols *snapshotColumns, ev *q.Evaluation, n int, after *scoreCursor) []pick {
+func topByScore(cols *snapshotColumns, ev *Evaluation, n int, after *scoreCursor) []pick {
 	c, constant := ev.Constant()
 	if constant || !ev.Scored() {
 		// Every hit scores c (one way of matching), or 0 (`*` under
@@ -458,7 +456,7 @@ func topByScore(cols *snapshotColumns, ev *q.Evaluation, n int, after *scoreCurs
 }
 
 // candidates returns the hits of a segment that can be on the page.
-func candidates(sr q.SegmentResult) *roaring.Bitmap {
+func candidates(sr SegmentResult) *roaring.Bitmap {
 	if sr.Candidates != nil {
 		return sr.Candidates
 	}
@@ -466,7 +464,7 @@ func candidates(sr q.SegmentResult) *roaring.Bitmap {
 }
 
 // eachScored calls fn with every candidate of ev and its score.
-func eachScored(ev *q.Evaluation, fn func(seg int, local uint32, score float32)) {
+func eachScored(ev *Evaluation, fn func(seg int, local uint32, score float32)) {
 	buf := make([]uint32, 256)
 	for seg, sr := range ev.Segments {
 		if sr.Scores == nil {
@@ -482,7 +480,7 @@ func eachScored(ev *q.Evaluation, fn func(seg int, local uint32, score float32))
 }
 
 // scoreClass returns, per segment, the candidates that scored score.
-func scoreClass(ev *q.Evaluation, score float32) []*roaring.Bitmap {
+func scoreClass(ev *Evaluation, score float32) []*roaring.Bitmap {
 	out := make([]*roaring.Bitmap, len(ev.Segments))
 	eachScored(ev, func(seg int, local uint32, s float32) {
 		if s == score {
@@ -508,13 +506,13 @@ func withScore(picks []pick, score float32) []pick {
 // few that score above it with their keys, and the first of its class in
 // each segment by key rank, so that a page of hits that tie, as a tag's
 // all do, costs no key comparison per hit.
-func topBelow(cols *snapshotColumns, ev *q.Evaluation, n int, bound float32) []pick {
+func topBelow(cols *snapshotColumns, ev *Evaluation, n int, bound float32) []pick {
 	if n <= 0 {
 		return nil
 	}
 	last, known := ev.Best(n)
 	if !known || !math.IsInf(float64(bound), 1) {
-		best := q.NewTopScores(n)
+		best := NewTopScores(n)
 		eachScored(ev, func(_ int, _ uint32, s float32) {
 			if s < bound {
 				best.Add(s)
@@ -552,7 +550,7 @@ func topBelow(cols *snapshotColumns, ev *q.Evaluation, n int, bound float32) []p
 
 // topByCreated returns the first n hits by creation time (newest first
 // when desc), then sort key, after the cursor's values if set.
-func topByCreated(cols *snapshotColumns, ev *q.Evaluation, n int, desc bool, after *createdCursor) []pick {
+func topByCreated(cols *snapshotColumns, ev *Evaluation, n int, desc bool, after *createdCursor) []pick {
 	cmpCreated := func(a, b pick) int {
 		c := 0
 		switch {

@@ -19,7 +19,7 @@ import (
 	"github.com/semcat/semcat/searchdoc"
 )
 
-// A search runs over one index snapshot: the plan (query.Plan.Eval) gives
+// A search runs over one index snapshot: the plan (evalPlan, eval.go) gives
 // each segment's hits and scores over postings bitmaps, the filters are
 // bitmaps too (bitmaps.go), and the page, the sort key and the facets come
 // from that snapshot's columns (columns.go), not from doc values decoded
@@ -38,7 +38,7 @@ type collectRequest struct {
 	// FieldSystemTags, or both, as the scope allows).
 	tagFields []string
 	// reads, when not nil, counts what the search reads of the index.
-	reads q.Reads
+	reads Reads
 	// prefetch asks for the page's payloads at once before reading them
 	// (prefetchPayloads): where the index is larger than memory.
 	prefetch bool
@@ -94,7 +94,7 @@ func collect(ctx context.Context, cache *ColumnCache, idx bleve.Index, req colle
 		return nil, err
 	}
 	segs := reader.Segments()
-	ev, err := req.plan.Eval(ctx, reader, q.EvalOptions{
+	ev, err := evalPlan(ctx, req.plan, reader, EvalOptions{
 		Filter: func(i int) (*roaring.Bitmap, error) {
 			if len(filters) == 0 {
 				return nil, nil
@@ -176,7 +176,7 @@ func need(req collectRequest) int {
 
 // pagePicks returns the page: the hits after req.after (or from
 // req.offset) up to req.limit, in the sort's order.
-func pagePicks(cols *snapshotColumns, ev *q.Evaluation, req collectRequest) ([]pick, error) {
+func pagePicks(cols *snapshotColumns, ev *Evaluation, req collectRequest) ([]pick, error) {
 	need := req.offset + req.limit
 	if req.after != nil {
 		need = req.limit

@@ -49,7 +49,7 @@ type segColumns struct {
 	byKey   []uint32
 	keyRank []uint32
 	// nameParts holds each document's number of name parts (at most 255),
-	// by which ranking scales a name match (query.EvalOptions).
+	// by which ranking scales a name match (EvalOptions).
 	nameParts []uint8
 	// created holds each document's FieldCreated key, parsed.
 	created []uint64

@@ -153,7 +153,7 @@ func search(ctx context.Context, x Index, req semcat.SearchRequest, visible bq.Q
 	}
 	creq := collectRequest{plan: plan, filters: filters, sort: sortName, limit: req.Limit, offset: req.Offset, tagFields: tagFields}
 	if req.Profile {
-		creq.reads = q.Reads{}
+		creq.reads = Reads{}
 	}
 	if req.Cursor != "" {
 		cs, err := decodeCursorToken(req.Cursor)
@@ -207,7 +207,7 @@ func search(ctx context.Context, x Index, req semcat.SearchRequest, visible bq.Q
 		fieldAnalyzer = tokensOf(m.AnalyzerNamed(analyzers.AnalyzerSchemaField))
 		return nil
 	})
-	if tc := (*q.TooComplexError)(nil); errors.As(err, &tc) {
+	if tc := (*TooComplexError)(nil); errors.As(err, &tc) {
 		return nil, semcat.Errorf(semcat.EINVALID, "%s", tc.Error())
 	} else if err != nil {
 		return nil, fmt.Errorf("search: %w", err)

@@ -1,8 +1,9 @@
 // Package search is semcat's search engine: it answers a search request
-// over the index the indexer keeps (Index), with the query package's plan
-// for matches and scores, the caller's visibility and the request's
-// filters as postings bitmaps, and the page, sort keys and facets from
-// in-memory columns of the index's segments.
+// over the index the indexer keeps (Index), evaluating the query package's
+// plan over the segments' postings for matches and scores (eval.go), the
+// caller's visibility and the request's filters as postings bitmaps too,
+// and the page, sort keys and facets from in-memory columns of the index's
+// segments.
 package search
 
 import (

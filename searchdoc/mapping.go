@@ -27,7 +27,7 @@ func NewMapping() mapping.IndexMapping {
 		return f
 	}
 	// No term vectors: search explains hits from their stored metadata
-	// (query.Evaluation.Leaves), and vectors made every segment larger to build, merge
+	// (search.Evaluation.Leaves), and vectors made every segment larger to build, merge
 	// and read.
 	textField := func(analyzer string) *mapping.FieldMapping {
 		f := bleve.NewTextFieldMapping()
@@ -44,7 +44,7 @@ func NewMapping() mapping.IndexMapping {
 		doc.AddFieldMappingsAt(name, keywordField(true))
 	}
 	// The parents' ids also say, of a parent matched, which documents
-	// carry its description as context (query/context.go).
+	// carry its description as context (search/context.go).
 	for _, name := range ContextFields {
 		doc.AddFieldMappingsAt(name, keywordField(true))
 	}
@@ -53,7 +53,7 @@ func NewMapping() mapping.IndexMapping {
 	}
 
 	// No prefix fields (edge n-grams): a prefix expands over the field's
-	// own dictionary, reading the words that start with it (query/eval.go,
+	// own dictionary, reading the words that start with it (search/eval.go,
 	// partStop). Fields whose terms are mostly in one document keep term
 	// frequencies: Bleve stores such a term's one posting in its
 	// dictionary only when its frequency is 1.

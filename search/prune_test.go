@@ -1,4 +1,4 @@
-package query
+package search
 
 import (
 	"math/rand/v2"

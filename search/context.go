@@ -1,4 +1,4 @@
-package query
+package search
 
 import (
 	"slices"
@@ -7,6 +7,7 @@ import (
 	index "github.com/blevesearch/bleve_index_api"
 	segment "github.com/blevesearch/scorch_segment_api/v2"
 
+	q "github.com/semcat/semcat/query"
 	"github.com/semcat/semcat/searchdoc"
 )
 
@@ -18,14 +19,13 @@ import (
 // a schema's description needs no table reindexed.
 //
 // The weight keeps context below a document's own text: a document whose
-// best way of matching a word is its context scores wContext, less than
+// best way of matching a word is its context scores query.ContextWeight, less than
 // any own match (the least is a typo in a value, wOther × kTypo); one that
 // matched the word itself gains wContextAlso more, enough to decide between
 // documents that match equally by their own text and too little to
 // reorder unequal ones (the smallest step of the own weights, nameNorm's
 // between long names, is larger for names of up to 20 parts).
 const (
-	wContext     = 0.25
 	wContextAlso = 0.01
 	// maxContextParents: a word found in more parents' descriptions
 	// than this is too common to tell their children apart, and is not
@@ -56,7 +56,7 @@ func (r *termRun) addContext(readers []*segReader, collect bool) error {
 	}
 	var desc []int
 	for k, g := range r.groups {
-		if g.Where == InDescription {
+		if g.Where == q.InDescription {
 			desc = append(desc, k)
 		}
 	}
@@ -97,7 +97,7 @@ func (r *termRun) addContext(readers []*segReader, collect bool) error {
 	if len(parents) == 0 {
 		return nil
 	}
-	r.groups = append(slices.Clip(r.groups), Group{Where: InContext, How: Exact, Weight: wContext})
+	r.groups = append(slices.Clip(r.groups), q.Group{Where: q.InContext, How: q.Exact, Weight: q.ContextWeight})
 	for i, rd := range readers {
 		var found *roaring.Bitmap
 		children := map[string]*roaring.Bitmap{}
