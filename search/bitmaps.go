@@ -3,7 +3,6 @@ package search
 import (
 	"cmp"
 	"errors"
-	"fmt"
 	"math"
 	"slices"
 	"sort"
@@ -22,59 +21,10 @@ import (
 // key (a bounded heap); by sort key alone, from each segment's documents in
 // key order (segColumns.byKey); or by creation time.
 
-// segBitmaps reads one segment's postings as bitmaps.
+// segBitmaps reads one segment's filters as bitmaps.
 type segBitmaps struct {
-	seg   segment.Segment
-	size  uint64 // documents, deleted ones included
-	dicts map[string]segment.TermDictionary
-	reads Reads // counts the postings read (nil: not counted)
-}
-
-// orInto is what zap's postings lists offer: their documents, deleted ones
-// included, added to a bitmap.
-type orInto interface{ OrInto(*roaring.Bitmap) }
-
-func (b *segBitmaps) dict(field string) (segment.TermDictionary, error) {
-	d, ok := b.dicts[field]
-	if !ok {
-		var err error
-		if d, err = b.seg.Dictionary(field); err != nil {
-			return nil, err
-		}
-		b.dicts[field] = d
-	}
-	return d, nil
-}
-
-// term returns the documents of the segment that hold term in field.
-func (b *segBitmaps) term(field, term string) (*roaring.Bitmap, error) {
-	out := roaring.New()
-	return out, b.orTerm(out, field, term)
-}
-
-// orTerm adds the documents of the segment that hold term in field to out.
-func (b *segBitmaps) orTerm(out *roaring.Bitmap, field, term string) error {
-	d, err := b.dict(field)
-	if err != nil {
-		return err
-	}
-	return orPostings(out, d, term, func(pl segment.PostingsList) { b.reads.Postings(field, pl) })
-}
-
-// orPostings adds the documents holding term in d to out, and hands their
-// postings list to read.
-func orPostings(out *roaring.Bitmap, d segment.TermDictionary, term string, read func(segment.PostingsList)) error {
-	pl, err := d.PostingsList([]byte(term), nil, nil)
-	if err != nil || pl == nil {
-		return err
-	}
-	read(pl)
-	o, ok := pl.(orInto)
-	if !ok {
-		return fmt.Errorf("%w: postings %T", ErrNoBitmaps, pl)
-	}
-	o.OrInto(out)
-	return nil
+	segPostings
+	size uint64 // documents, deleted ones included
 }
 
 // idSet returns the documents of the segment that hold one of s's ids:
@@ -98,13 +48,7 @@ func (b *segBitmaps) idSet(s *idSet) (*roaring.Bitmap, error) {
 		if pl, err = d.PostingsList([]byte(id), nil, pl); err != nil || pl == nil {
 			return err
 		}
-		b.reads.Postings(s.field, pl)
-		o, ok := pl.(orInto)
-		if !ok {
-			return fmt.Errorf("%w: postings %T", ErrNoBitmaps, pl)
-		}
-		o.OrInto(out)
-		return nil
+		return b.orList(out, s.field, pl)
 	}
 	if d.Cardinality() >= len(s.ids) {
 		for _, id := range s.ids {

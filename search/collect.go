@@ -13,7 +13,6 @@ import (
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	bq "github.com/blevesearch/bleve/v2/search/query"
 	index "github.com/blevesearch/bleve_index_api"
-	segment "github.com/blevesearch/scorch_segment_api/v2"
 
 	q "github.com/semcat/semcat/query"
 	"github.com/semcat/semcat/searchdoc"
@@ -99,7 +98,7 @@ func collect(ctx context.Context, cache *ColumnCache, idx bleve.Index, req colle
 			if len(filters) == 0 {
 				return nil, nil
 			}
-			b := &segBitmaps{seg: segs[i].Segment(), size: segs[i].Segment().Count(), dicts: map[string]segment.TermDictionary{}, reads: req.reads}
+			b := &segBitmaps{segPostings: newSegPostings(segs[i].Segment(), req.reads), size: segs[i].Segment().Count()}
 			return b.filter(bq.NewConjunctionQuery(filters))
 		},
 		NameParts: func(i int) []uint8 { return cols.segs[i].nameParts },

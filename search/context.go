@@ -138,18 +138,6 @@ func (r *termRun) addContext(readers []*segReader, collect bool) error {
 	return nil
 }
 
-// term returns the documents of the segment holding a term of field
-// (deleted ones included).
-func (rd *segReader) term(field, text string) (*roaring.Bitmap, error) {
-	out := roaring.New()
-	d, err := rd.dict(field)
-	if err != nil {
-		return nil, err
-	}
-	_, err = rd.postings(out, d, field, text)
-	return out, err
-}
-
 // docValues calls fn with field's value in each document of docs.
 func (rd *segReader) docValues(docs *roaring.Bitmap, field string, fn func(string)) error {
 	dv, ok := rd.seg.(segment.DocValueVisitable)

@@ -203,7 +203,7 @@ func evalPlan(ctx context.Context, p *q.Plan, snap *scorch.IndexSnapshot, opts E
 	readers := make([]*segReader, len(segs))
 	dfas := map[typoKey]*levenshtein.DFA{}
 	for i, ss := range segs {
-		readers[i] = &segReader{ctx: ctx, seg: ss.Segment(), deleted: ss.Deleted(), dicts: map[string]segment.TermDictionary{}, dfas: dfas, reads: opts.Reads}
+		readers[i] = &segReader{segPostings: newSegPostings(ss.Segment(), opts.Reads), ctx: ctx, deleted: ss.Deleted(), dfas: dfas}
 	}
 	leaves := q.NewLeafSet()
 	run := func(t *q.Term, collect bool) (*termRun, error) {
@@ -689,31 +689,18 @@ func (r *termRun) increments(gi int, idf float64, haveParts bool) *groupIncremen
 	return inc
 }
 
-// segReader reads one segment's postings as bitmaps.
+// segReader reads one segment for an evaluation: its postings
+// (segPostings), its deleted documents and the typo automata.
 type segReader struct {
-	ctx     context.Context
-	seg     segment.Segment
-	deleted *roaring.Bitmap
-	dicts   map[string]segment.TermDictionary
-	dfas    map[typoKey]*levenshtein.DFA // shared by the evaluation's segments
-	reads   Reads                        // shared too; nil: not counted
+	segPostings // its reads are shared by the evaluation's segments
+	ctx         context.Context
+	deleted     *roaring.Bitmap
+	dfas        map[typoKey]*levenshtein.DFA // shared by the evaluation's segments
 }
 
 type typoKey struct {
 	term     string
 	distance int
-}
-
-func (rd *segReader) dict(field string) (segment.TermDictionary, error) {
-	d, ok := rd.dicts[field]
-	if !ok {
-		var err error
-		if d, err = rd.seg.Dictionary(field); err != nil {
-			return nil, err
-		}
-		rd.dicts[field] = d
-	}
-	return d, nil
 }
 
 // group returns the documents of the segment (deleted ones included) that
@@ -995,22 +982,6 @@ func atBoundary(rest string) bool {
 		}
 	}
 	return false
-}
-
-// postings adds the documents holding term in field's dictionary d to
-// out, and says whether there were any.
-func (rd *segReader) postings(out *roaring.Bitmap, d segment.TermDictionary, field, term string) (bool, error) {
-	pl, err := d.PostingsList([]byte(term), nil, nil)
-	if err != nil || pl == nil || pl.Count() == 0 {
-		return false, err
-	}
-	rd.reads.Postings(field, pl)
-	o, ok := pl.(orInto)
-	if !ok {
-		return false, fmt.Errorf("%w: postings %T", ErrNoBitmaps, pl)
-	}
-	o.OrInto(out)
-	return true, nil
 }
 
 // prefixEnd is the first key after every key that starts with prefix, or

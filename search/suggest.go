@@ -13,7 +13,6 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/blevesearch/bleve/v2"
 	bq "github.com/blevesearch/bleve/v2/search/query"
-	segment "github.com/blevesearch/scorch_segment_api/v2"
 
 	"github.com/semcat/semcat"
 	"github.com/semcat/semcat/analyzers"
@@ -188,7 +187,7 @@ func suggest(ctx context.Context, x Index, req semcat.SuggestRequest, visible bq
 		pass := func(i int) (*roaring.Bitmap, error) {
 			if passes[i] == nil {
 				seg := segs[i].Segment()
-				b := &segBitmaps{seg: seg, size: seg.Count(), dicts: map[string]segment.TermDictionary{}}
+				b := &segBitmaps{segPostings: newSegPostings(seg, nil), size: seg.Count()}
 				bm := b.all()
 				if len(filters) > 0 {
 					if bm, err = b.filter(bq.NewConjunctionQuery(filters)); err != nil {

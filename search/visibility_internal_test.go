@@ -11,7 +11,6 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/blevesearch/bleve/v2"
-	segment "github.com/blevesearch/scorch_segment_api/v2"
 
 	"github.com/semcat/semcat"
 	"github.com/semcat/semcat/searchdoc"
@@ -142,7 +141,7 @@ func filterBitmaps(tb testing.TB, idx bleve.Index, g *semcat.Grants, want map[st
 	defer reader.Close()
 	vis := Visibility(g)
 	for _, s := range reader.Segments() {
-		b := &segBitmaps{seg: s.Segment(), size: s.Segment().Count(), dicts: map[string]segment.TermDictionary{}}
+		b := &segBitmaps{segPostings: newSegPostings(s.Segment(), nil), size: s.Segment().Count()}
 		bm, err := b.filter(vis)
 		if err != nil {
 			tb.Fatal(err)
@@ -262,7 +261,7 @@ func BenchmarkVisibilityOwned(b *testing.B) {
 	for b.Loop() {
 		vis := Visibility(g)
 		for _, s := range reader.Segments() {
-			sb := &segBitmaps{seg: s.Segment(), size: s.Segment().Count(), dicts: map[string]segment.TermDictionary{}}
+			sb := &segBitmaps{segPostings: newSegPostings(s.Segment(), nil), size: s.Segment().Count()}
 			if _, err := sb.filter(vis); err != nil {
 				b.Fatal(err)
 			}
