@@ -14,7 +14,7 @@ package analyzers
 
 // AcronymMarker starts every acronym term: a byte no query word or prefix
 // starts with, so that exact words, prefixes and word forms never meet an
-// acronym term (a typo expansion skips them, query/eval.go).
+// acronym term (a typo expansion skips them, search/eval.go).
 const AcronymMarker = "\x01"
 
 // MinAcronym and MaxAcronym bound an acronym's letters.

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/semcat/semcat/query"
+	"github.com/semcat/semcat/searchdoc"
 )
 
 // Stats summarise latencies in milliseconds.
@@ -571,7 +571,7 @@ func (r *Results) writeReads(p func(string, ...any)) {
 		var postings, terms, lists, stored float64
 		var fields []string
 		for _, f := range q.Reads {
-			if f.Field == query.FieldStored {
+			if f.Field == searchdoc.FieldStored {
 				stored = f.Bytes
 			} else {
 				postings += f.Bytes

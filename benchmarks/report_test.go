@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/semcat/semcat/query"
+	"github.com/semcat/semcat/searchdoc"
 )
 
 // TestMarkdownNamesTheMemoryLimit: a run under -memory-limit says so in
@@ -173,7 +174,7 @@ func TestCostlyQueryIsAllowed(t *testing.T) {
 // run without them no table.
 func TestMarkdownShowsWhatSearchesRead(t *testing.T) {
 	r := &Results{Size: "10k", Queries: []QueryResult{{Kind: "prefix", Reads: []FieldRead{
-		{Field: query.FieldStored, Lists: 20, Bytes: 20480}, {Field: "sv", Lists: 2, Bytes: 8192}, {Field: "n", Lists: 3, Bytes: 2048, Terms: 40},
+		{Field: searchdoc.FieldStored, Lists: 20, Bytes: 20480}, {Field: "sv", Lists: 2, Bytes: 8192}, {Field: "n", Lists: 3, Bytes: 2048, Terms: 40},
 	}}}}
 	want := "| prefix | 10 KiB in 5 lists | 40 | 20.0 KiB | `doc` 20.0, `sv` 8.0, `n` 2.0; 40 |"
 	if md := r.Markdown(); !strings.Contains(md, want) {

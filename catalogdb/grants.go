@@ -9,32 +9,13 @@ import (
 	"github.com/semcat/semcat"
 )
 
-// Grant is one privilege bound, through one of a user's roles, on an
-// object.
-type Grant struct {
-	Kind      semcat.EntityKind
-	ID        int64
-	Privilege semcat.Privilege
-	Condition semcat.Condition
-}
-
-// Grants is everything that decides what a user may see in a metalake:
-// the bindings of its roles and the objects it owns, by kind.
-type Grants struct {
-	Bindings []Grant
-	Owned    map[semcat.EntityKind][]int64
-	// Member: the user is a member of the metalake or owns it (and so may
-	// know it exists).
-	Member bool
-}
-
 // UserGrants loads a user's grants and ownerships in a metalake, in one
 // snapshot. A missing metalake or user has none. The owner of the metalake
 // sees everything in it, whatever else it owns or is granted: its Grants
 // hold that ownership alone, so that its searches do not carry (nor load)
 // one term per object it created.
-func (s *Store) UserGrants(ctx context.Context, metalake, user string) (*Grants, error) {
-	g := &Grants{Owned: map[semcat.EntityKind][]int64{}}
+func (s *Store) UserGrants(ctx context.Context, metalake, user string) (*semcat.Grants, error) {
+	g := &semcat.Grants{Owned: map[semcat.EntityKind][]int64{}}
 	err := s.read(ctx, func(tx pgx.Tx) error {
 		var mid int64
 		var ownsMetalake bool
@@ -62,7 +43,7 @@ func (s *Store) UserGrants(ctx context.Context, metalake, user string) (*Grants,
 			return err
 		}
 		var (
-			gr               Grant
+			gr               semcat.Grant
 			kind, priv, cond string
 		)
 		if _, err := pgx.ForEachRow(rows, []any{&kind, &gr.ID, &priv, &cond}, func() error {

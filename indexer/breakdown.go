@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -13,8 +14,8 @@ import (
 	"github.com/blevesearch/bleve/v2/index/scorch"
 
 	"github.com/semcat/semcat"
-	q "github.com/semcat/semcat/query"
 	"github.com/semcat/semcat/search"
+	"github.com/semcat/semcat/searchdoc"
 )
 
 // Where an index's bytes and build CPU go (issue 28's first step): the
@@ -33,15 +34,15 @@ type FieldGroup struct {
 // BreakdownGroups are the groups a breakdown measures: every field of the
 // mapping is in one.
 var BreakdownGroups = []FieldGroup{
-	{"stored payload", []string{q.FieldStored}},
-	{"schema fields", []string{q.FieldSchemaFields, q.FieldHas}},
-	{"column names and comments", []string{q.FieldColumns}},
-	{"value words", []string{q.FieldUserValues, q.FieldSystemValues}},
-	{"whole values, keys and tags", []string{q.FieldNameExact, q.FieldUserExact, q.FieldSystemExact, q.FieldUserKeys, q.FieldSystemKeys, q.FieldTagsExact, q.FieldSystemTagsExact}},
-	{"property fields (key:value)", []string{trim(q.UserPropertyPrefix), trim(q.UserPropertyExactPrefix), trim(q.SystemPropertyPrefix), trim(q.SystemPropertyExactPrefix)}},
-	{"name and description words", []string{q.FieldName, q.FieldDescription}},
-	{"facet and sort columns (doc values)", []string{q.FieldType, q.FieldCatalog, q.FieldSchema, q.FieldOwner, q.FieldTags, q.FieldSystemTags, q.FieldSortKey, q.FieldCreated}},
-	{"ids and metalake", []string{q.FieldMetalake, q.FieldMetalakeID, q.FieldCatalogID, q.FieldSchemaID, q.FieldTableID, q.FieldModelID}},
+	{"stored payload", []string{searchdoc.FieldStored}},
+	{"schema fields", []string{searchdoc.FieldSchemaFields, searchdoc.FieldHas}},
+	{"column names and comments", []string{searchdoc.FieldColumns}},
+	{"value words", []string{searchdoc.FieldUserValues, searchdoc.FieldSystemValues}},
+	{"whole values, keys and tags", []string{searchdoc.FieldNameExact, searchdoc.FieldUserExact, searchdoc.FieldSystemExact, searchdoc.FieldUserKeys, searchdoc.FieldSystemKeys, searchdoc.FieldTagsExact, searchdoc.FieldSystemTagsExact}},
+	{"property fields (key:value)", []string{trim(searchdoc.UserPropertyPrefix), trim(searchdoc.UserPropertyExactPrefix), trim(searchdoc.SystemPropertyPrefix), trim(searchdoc.SystemPropertyExactPrefix)}},
+	{"name and description words", []string{searchdoc.FieldName, searchdoc.FieldDescription}},
+	{"facet and sort columns (doc values)", []string{searchdoc.FieldType, searchdoc.FieldCatalog, searchdoc.FieldSchema, searchdoc.FieldOwner, searchdoc.FieldTags, searchdoc.FieldSystemTags, searchdoc.FieldSortKey, searchdoc.FieldCreated}},
+	{"ids and metalake", []string{searchdoc.FieldMetalake, searchdoc.FieldMetalakeID, searchdoc.FieldCatalogID, searchdoc.FieldSchemaID, searchdoc.FieldTableID, searchdoc.FieldModelID}},
 }
 
 // IndexCost is the size and build CPU of one index of a breakdown.
@@ -75,7 +76,7 @@ func MeasureBreakdown(ctx context.Context, records []*semcat.EntityRecord, dir s
 	docs := make([]map[string]any, len(records))
 	ids := make([]string, len(records))
 	for i, r := range records {
-		d, err := Document(r)
+		d, err := searchdoc.Document(r)
 		if err != nil {
 			return nil, err
 		}
@@ -230,3 +231,6 @@ func cpuSeconds() float64 {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
+
+// trim is a property prefix's sub-document name.
+func trim(prefix string) string { return strings.TrimSuffix(prefix, ".") }

@@ -11,7 +11,7 @@ import (
 	index "github.com/blevesearch/bleve_index_api"
 
 	"github.com/semcat/semcat"
-	q "github.com/semcat/semcat/query"
+	"github.com/semcat/semcat/searchdoc"
 )
 
 // breakdownRecords are n tables with properties, tags and nested columns.
@@ -34,7 +34,7 @@ func breakdownRecords(n int) []*semcat.EntityRecord {
 // of its group, property maps included, and maps the rest as before.
 func TestMapperWithout(t *testing.T) {
 	r := breakdownRecords(1)[0]
-	fields, err := Document(r)
+	fields, err := searchdoc.Document(r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestMeasureBreakdown(t *testing.T) {
 			t.Errorf("without %s: %d bytes, the whole index %d", g.Group.Name, g.Without.Bytes, b.Whole.Bytes)
 		}
 	}
-	if g := b.Groups[0]; g.Group.Fields[0] != q.FieldStored || g.Bytes < b.Whole.Bytes/10 {
+	if g := b.Groups[0]; g.Group.Fields[0] != searchdoc.FieldStored || g.Bytes < b.Whole.Bytes/10 {
 		t.Errorf("the stored payloads cost %d of %d bytes", g.Bytes, b.Whole.Bytes)
 	}
 }

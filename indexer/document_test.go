@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/semcat/semcat"
-	q "github.com/semcat/semcat/query"
 	"github.com/semcat/semcat/search"
+	"github.com/semcat/semcat/searchdoc"
 )
 
 // TestSchemaTextIndexedOnce: a table's schema text does not index its
@@ -28,7 +28,7 @@ func TestSchemaTextIndexedOnce(t *testing.T) {
 	// The words of the schema text that no entry indexes stay; the names
 	// go.
 	terms := map[string]bool{}
-	dict, err := x.Index().FieldDict(q.FieldSystemValues)
+	dict, err := x.Index().FieldDict(searchdoc.FieldSystemValues)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,12 +38,12 @@ func TestSchemaTextIndexedOnce(t *testing.T) {
 	dict.Close()
 	for _, term := range []string{"struct<emptel", "integer,", "integer", "string>", "emp_addr", "addr"} {
 		if !terms[term] {
-			t.Errorf("%s lacks the schema word %q", q.FieldSystemValues, term)
+			t.Errorf("%s lacks the schema word %q", searchdoc.FieldSystemValues, term)
 		}
 	}
 	for _, term := range []string{"empname", "empcontact", "emptel"} {
 		if terms[term] {
-			t.Errorf("%s holds the field name %q, which the schema entries index", q.FieldSystemValues, term)
+			t.Errorf("%s holds the field name %q, which the schema entries index", searchdoc.FieldSystemValues, term)
 		}
 	}
 

@@ -5,12 +5,13 @@ import (
 
 	"github.com/semcat/semcat"
 	"github.com/semcat/semcat/search"
+	"github.com/semcat/semcat/searchdoc"
 )
 
 // PayloadEntity decodes the entity of a stored payload, for the external
 // tests.
 func PayloadEntity(payload string) (semcat.SearchEntity, error) {
-	st, err := search.DecodePayload(payload)
+	st, err := searchdoc.DecodePayload(payload)
 	if err != nil {
 		return semcat.SearchEntity{}, err
 	}

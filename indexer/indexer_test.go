@@ -23,6 +23,7 @@ import (
 	"github.com/semcat/semcat/catalogdb"
 	"github.com/semcat/semcat/catalogdb/pgtest"
 	"github.com/semcat/semcat/indexer"
+	"github.com/semcat/semcat/searchdoc"
 )
 
 func TestMain(m *testing.M) {
@@ -88,7 +89,7 @@ func dbContents(tb testing.TB, s *catalogdb.Store) map[string]string {
 	out := map[string]string{}
 	_, _, err := s.ScanEntities(context.Background(), 500, func(recs []*semcat.EntityRecord) error {
 		for _, r := range recs {
-			doc, err := indexer.Document(r)
+			doc, err := searchdoc.Document(r)
 			if err != nil {
 				return err
 			}

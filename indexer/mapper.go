@@ -11,6 +11,7 @@ import (
 	index "github.com/blevesearch/bleve_index_api"
 
 	"github.com/semcat/semcat"
+	"github.com/semcat/semcat/searchdoc"
 )
 
 // mapper turns the field map Document builds into a Bleve document by the
@@ -19,8 +20,8 @@ import (
 // express: the fields of a property map (u.<key>, s.<key>, …), which Bleve
 // maps dynamically, are indexed without term vectors. Bleve's dynamic text
 // fields always keep them, and nothing reads them: search explains hits
-// from stored metadata (query.Evaluation.Leaves), and every location was one more
-// thing to build, merge and map for each of those fields' terms.
+// from stored metadata (search.Evaluation.Leaves), and every location was
+// one more thing to build, merge and map for each of those fields' terms.
 type mapper struct {
 	// fields maps a document key to the fields it is indexed as (a field
 	// and its prefix field share a key).
@@ -226,7 +227,7 @@ func freqsSize(terms, termBytes int) int {
 
 // addDocument adds the search document of r to b.
 func addDocument(b *bleve.Batch, r *semcat.EntityRecord) error {
-	doc, err := Document(r)
+	doc, err := searchdoc.Document(r)
 	if err != nil {
 		return err
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/semcat/semcat"
-	q "github.com/semcat/semcat/query"
+	"github.com/semcat/semcat/searchdoc"
 )
 
 // TestMapperAgreesWithMapping: the documents the indexer writes hold the
@@ -46,7 +46,7 @@ func TestMapperAgreesWithMapping(t *testing.T) {
 				{Dialect: "ANSI_SQL", Expression: "SUM(amount)"}, {Dialect: "SPARK", Expression: "sum(amount)"}}}}},
 	}
 	for _, r := range records {
-		fields, err := Document(r)
+		fields, err := searchdoc.Document(r)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -152,7 +152,7 @@ func fieldsOf(doc *document.Document, dynamic bool) []string {
 // TestMultiFieldSize: the size a multiField counts while analysing is what
 // Bleve's TokenFrequencies.Size would walk its terms to say.
 func TestMultiFieldSize(t *testing.T) {
-	for _, r := range documents.fields[q.FieldSchemaFields] {
+	for _, r := range documents.fields[searchdoc.FieldSchemaFields] {
 		f := &multiField{name: r.name, values: []string{"EmpName:string", "EmpContact:struct", "EmpContact.EmpTel:integer", "EmpContact.EmpAddr:string", "Größe:double", "Region:string"}, rule: r}
 		f.Analyze()
 		if len(f.freqs) < 5 {

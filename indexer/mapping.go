@@ -8,8 +8,8 @@ package indexer
 import (
 	"github.com/blevesearch/bleve/v2/mapping"
 
-	q "github.com/semcat/semcat/query"
+	"github.com/semcat/semcat/searchdoc"
 )
 
-// newMapping returns the index mapping: the query package's.
-func newMapping() mapping.IndexMapping { return q.NewMapping() }
+// newMapping returns the index mapping: the search document's (package searchdoc).
+func newMapping() mapping.IndexMapping { return searchdoc.NewMapping() }

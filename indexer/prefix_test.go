@@ -9,8 +9,8 @@ import (
 
 	"github.com/semcat/semcat"
 	"github.com/semcat/semcat/analyzers"
-	q "github.com/semcat/semcat/query"
 	"github.com/semcat/semcat/search"
+	"github.com/semcat/semcat/searchdoc"
 )
 
 // TestPrefixExpansion: a prefix expands over the field's dictionary,
@@ -98,7 +98,7 @@ func TestPrefixExpansion(t *testing.T) {
 			t.Errorf("%s: %d hits, want the 40 identifiers' tables at least", query, res.Total)
 		}
 		for _, f := range res.Profile.Fields {
-			if (f.Field == q.FieldUserValues || f.Field == q.UserPropertyPrefix+"p") && f.Terms >= 20 {
+			if (f.Field == searchdoc.FieldUserValues || f.Field == searchdoc.UserPropertyPrefix+"p") && f.Terms >= 20 {
 				t.Errorf("%s walked %d terms of %s, want the words starting with vukut only", query, f.Terms, f.Field)
 			}
 		}

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/semcat/semcat"
-	q "github.com/semcat/semcat/query"
 	"github.com/semcat/semcat/search"
+	"github.com/semcat/semcat/searchdoc"
 )
 
 // TestSearchProfile: a search asked for its profile says what it read of
@@ -34,13 +34,13 @@ func TestSearchProfile(t *testing.T) {
 	for _, f := range res.Profile.Fields {
 		byField[f.Field] = f
 	}
-	if doc := byField[q.FieldStored]; doc.Lists != 5 || doc.Bytes == 0 {
+	if doc := byField[searchdoc.FieldStored]; doc.Lists != 5 || doc.Bytes == 0 {
 		t.Errorf("stored documents read: %+v, want the page's 5", doc)
 	}
-	if ty := byField[q.FieldType]; ty.Lists == 0 || ty.Bytes == 0 {
+	if ty := byField[searchdoc.FieldType]; ty.Lists == 0 || ty.Bytes == 0 {
 		t.Errorf("the type filter's postings: %+v, want read", ty)
 	}
-	if n := byField[q.FieldName]; n.Terms == 0 || n.Lists == 0 {
+	if n := byField[searchdoc.FieldName]; n.Terms == 0 || n.Lists == 0 {
 		t.Errorf("the prefix's expansion over names: %+v, want terms walked and their postings read", n)
 	}
 	if !slices.IsSortedFunc(res.Profile.Fields, func(a, b semcat.FieldRead) int { return int(b.Bytes) - int(a.Bytes) }) {

@@ -12,8 +12,8 @@ import (
 
 	"github.com/semcat/semcat"
 	"github.com/semcat/semcat/catalogdb"
-	q "github.com/semcat/semcat/query"
 	"github.com/semcat/semcat/search"
+	"github.com/semcat/semcat/searchdoc"
 )
 
 // ScrubStats says what a scrub looked at and what it repaired. Pending
@@ -174,7 +174,7 @@ func (x *Indexer) scrubSuspects(ctx context.Context, idx bleve.Index, sample int
 // staleDocument returns r's document id and current document, and whether
 // the document in idx is missing or differs from it.
 func staleDocument(idx bleve.Index, r *semcat.EntityRecord) (id string, doc map[string]any, stale bool, err error) {
-	if doc, err = Document(r); err != nil {
+	if doc, err = searchdoc.Document(r); err != nil {
 		return "", nil, false, err
 	}
 	id = DocID(r.Kind, r.ID)
@@ -182,7 +182,7 @@ func staleDocument(idx bleve.Index, r *semcat.EntityRecord) (id string, doc map[
 	if err != nil {
 		return "", nil, false, err
 	}
-	return id, doc, got != doc[q.FieldStored], nil
+	return id, doc, got != doc[searchdoc.FieldStored], nil
 }
 
 // randomWindow returns the ids of up to n documents in a row of idx, from
@@ -243,11 +243,11 @@ func selfAndAncestors(r *semcat.EntityRecord) []catalogdb.EntityRef {
 // no such document.
 func storedPayload(idx bleve.Index, id string) (string, error) {
 	sr := bleve.NewSearchRequestOptions(bq.NewDocIDQuery([]string{id}), 1, 0, false)
-	sr.Fields = []string{q.FieldStored}
+	sr.Fields = []string{searchdoc.FieldStored}
 	res, err := idx.Search(sr)
 	if err != nil || len(res.Hits) == 0 {
 		return "", err
 	}
-	s, _ := res.Hits[0].Fields[q.FieldStored].(string)
+	s, _ := res.Hits[0].Fields[searchdoc.FieldStored].(string)
 	return s, nil
 }

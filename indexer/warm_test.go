@@ -14,8 +14,8 @@ import (
 	index "github.com/blevesearch/bleve_index_api"
 	segment "github.com/blevesearch/scorch_segment_api/v2"
 
-	q "github.com/semcat/semcat/query"
 	"github.com/semcat/semcat/search"
+	"github.com/semcat/semcat/searchdoc"
 )
 
 // TestMergedSegmentsWarmed: while an index is searched, the columns of the
@@ -34,7 +34,7 @@ func TestMergedSegmentsWarmed(t *testing.T) {
 			batch := idx.NewBatch()
 			for i := range 20 {
 				id := fmt.Sprintf("%s-%d-%d", name, b, i)
-				if err := batch.Index(id, map[string]any{q.FieldType: "table", q.FieldSortKey: q.SortKey(id, "m."+id, "table")}); err != nil {
+				if err := batch.Index(id, map[string]any{searchdoc.FieldType: "table", searchdoc.FieldSortKey: searchdoc.SortKey(id, "m."+id, "table")}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -119,7 +119,7 @@ func TestWarmColumns(t *testing.T) {
 	defer idx.Close()
 	add := func(id string) {
 		b := idx.NewBatch()
-		if err := b.Index(id, map[string]any{q.FieldType: "table", q.FieldSortKey: q.SortKey(id, "m."+id, "table")}); err != nil {
+		if err := b.Index(id, map[string]any{searchdoc.FieldType: "table", searchdoc.FieldSortKey: searchdoc.SortKey(id, "m."+id, "table")}); err != nil {
 			t.Fatal(err)
 		}
 		if err := idx.Batch(b); err != nil {

@@ -5,12 +5,13 @@ import (
 	"strings"
 
 	"github.com/semcat/semcat/analyzers"
+	"github.com/semcat/semcat/searchdoc"
 )
 
 // Terms that stand for a run of the query's words (SPEC §5.2, revision 3):
 // compounds, acronyms of a phrase, and the metalake's synonyms. Each is an
 // optional term that covers the words it replaces (Term.Covers), so that a
-// document matching it counts those words as matched (coverage.go).
+// document matching it counts those words as matched (search/coverage.go).
 
 // Synonyms are a metalake's synonym sets, ready for planning: each entry,
 // lower-cased with its words as the text analyzer reads them, maps to the
@@ -87,9 +88,9 @@ func (c *planner) acronym(g *groups, w string) {
 		return
 	}
 	a := analyzers.AcronymTerm(w)
-	g.add(InName, Form, wName*kForm, Clause{Field: FieldName, Term: a})
-	g.add(InDescription, Form, wDescription*kForm, Clause{Field: FieldDescription, Term: a})
-	g.add(InColumns, Form, wColumn*kForm, Clause{Field: FieldColumns, Term: a})
+	g.add(InName, Form, wName*kForm, Clause{Field: searchdoc.FieldName, Term: a})
+	g.add(InDescription, Form, wDescription*kForm, Clause{Field: searchdoc.FieldDescription, Term: a})
+	g.add(InColumns, Form, wColumn*kForm, Clause{Field: searchdoc.FieldColumns, Term: a})
 }
 
 // minPhraseAcronym is the fewest words of a query phrase looked for as the
@@ -162,10 +163,10 @@ func (c *planner) runs(seq, kept []Q, syn *Synonyms) []*Term {
 			}
 			ini := analyzers.Initials(words[i : i+n])
 			g := &groups{}
-			g.add(InName, Form, wWholeName*kForm, term(FieldNameExact, ini))
-			g.add(InName, Form, wName*kForm, Clause{Field: FieldName, Term: ini})
-			g.add(InDescription, Form, wDescription*kForm, Clause{Field: FieldDescription, Term: ini})
-			g.add(InColumns, Form, wColumn*kForm, Clause{Field: FieldColumns, Term: ini})
+			g.add(InName, Form, wWholeName*kForm, term(searchdoc.FieldNameExact, ini))
+			g.add(InName, Form, wName*kForm, Clause{Field: searchdoc.FieldName, Term: ini})
+			g.add(InDescription, Form, wDescription*kForm, Clause{Field: searchdoc.FieldDescription, Term: ini})
+			g.add(InColumns, Form, wColumn*kForm, Clause{Field: searchdoc.FieldColumns, Term: ini})
 			emit(strings.Join(words[i:i+n], " ")+" ("+ini+")", covers(i, i+n), g)
 		}
 	}
@@ -191,8 +192,8 @@ func (c *planner) runs(seq, kept []Q, syn *Synonyms) []*Term {
 			}
 			a := analyzers.AcronymTerm(analyzers.Initials(words[i : i+n]))
 			g := &groups{}
-			g.add(InName, Exact, wContext, Clause{Field: FieldName, Term: a})
-			g.add(InDescription, Exact, wContext, Clause{Field: FieldDescription, Term: a})
+			g.add(InName, Exact, ContextWeight, Clause{Field: searchdoc.FieldName, Term: a})
+			g.add(InDescription, Exact, ContextWeight, Clause{Field: searchdoc.FieldDescription, Term: a})
 			var run []int
 			for k := i; k < i+n; k++ {
 				run = append(run, k)
@@ -230,13 +231,13 @@ func (c *planner) alternative(g *groups, words []string) {
 	if len(words) == 1 {
 		c.word(tmp, &Word{Text: words[0]})
 	} else {
-		tmp.add(InName, Exact, wWholeName, term(FieldNameExact, strings.Join(words, " ")))
+		tmp.add(InName, Exact, wWholeName, term(searchdoc.FieldNameExact, strings.Join(words, " ")))
 		c.word(tmp, &Word{Text: strings.Join(words, "_")})
 		for _, f := range []struct {
 			where  Where
 			field  string
 			weight float64
-		}{{InName, FieldName, wName}, {InDescription, FieldDescription, wDescription}, {InColumns, FieldColumns, wColumn}} {
+		}{{InName, searchdoc.FieldName, wName}, {InDescription, searchdoc.FieldDescription, wDescription}, {InColumns, searchdoc.FieldColumns, wColumn}} {
 			var all []Clause
 			for _, w := range words {
 				for _, s := range analyzers.Segments(w) {

@@ -8,9 +8,10 @@ import (
 
 	"github.com/semcat/semcat"
 	"github.com/semcat/semcat/analyzers"
+	"github.com/semcat/semcat/searchdoc"
 )
 
-// A Plan is a parsed query ready to run over the index (eval.go): its
+// A Plan is a parsed query ready to run over the index (package search): its
 // terms, required, optional and excluded, each a list of the ways it can
 // match (Groups), weighted by where and how the match is (rank.go).
 type Plan struct {
@@ -30,13 +31,13 @@ type Term struct {
 	Groups []Group // the ways it matches, best weight first
 	// Typos are the ways it matches within one or two edits, tried when
 	// none of Groups finds the term in the index (SPEC §5.2), or finds it
-	// only as a rare misspelling (eval.go).
+	// only as a rare misspelling (search/eval.go).
 	Typos []Group
 	// Scale multiplies the term's score: 1, or kPart for a part of an
 	// identifier word (identifierParts).
 	Scale float64
 	// Covers are the query words the term stands for, by their place in
-	// the query (coverage.go): a word its own, a compound, acronym or
+	// the query (search/coverage.go): a word its own, a compound, acronym or
 	// synonym the run of words it replaces; none for an identifier's
 	// parts. A document ranks first by how many words its terms cover.
 	Covers []int
@@ -58,7 +59,7 @@ const (
 	InColumns
 	InOther
 	// InContext: in a parent's description, which a document carries at
-	// a low weight (context.go).
+	// a low weight (search/context.go).
 	InContext
 )
 
@@ -192,7 +193,7 @@ type Options struct {
 	Synonyms *Synonyms
 }
 
-// NewPlan turns a parsed query into a plan over the fields in fields.go. It
+// NewPlan turns a parsed query into a plan over the fields of package searchdoc. It
 // simplifies q first. It fails only for an unknown scope or node type.
 //
 // Term by term (t is the value lower-cased with whitespace collapsed, as
@@ -209,12 +210,12 @@ type Options struct {
 //	"a b"      the whole name; whole values (with *: starting with it)
 //	key:v      the property's tokens and whole value; the schema entry
 //	           key:v, so that f:TYPE finds field f of type TYPE
-//	key:*      FieldUserKeys, FieldSystemKeys hold key
-//	tags:t     FieldTagsExact, FieldSystemTagsExact (with *: and prefix)
-//	policies:p FieldPoliciesExact, in system scope (with *: and prefix)
-//	schema:f   FieldSchemaFields holds f, a.b, f:type or a.b:type (with *:
+//	key:*      searchdoc.FieldUserKeys, searchdoc.FieldSystemKeys hold key
+//	tags:t     searchdoc.FieldTagsExact, searchdoc.FieldSystemTagsExact (with *: and prefix)
+//	policies:p searchdoc.FieldPoliciesExact, in system scope (with *: and prefix)
+//	schema:f   searchdoc.FieldSchemaFields holds f, a.b, f:type or a.b:type (with *:
 //	           and prefix)
-//	schema:*   FieldHas holds "schema"
+//	schema:*   searchdoc.FieldHas holds "schema"
 //	properties:k  as key:* (with *: and prefix on the key fields)
 //	*          every document
 //
@@ -414,7 +415,7 @@ func (c *planner) term(q Q) (*Term, error) {
 			c.keys(g, Prefix, prefix(q.Key))
 		}
 	case *Tag:
-		for _, f := range c.fields(FieldTagsExact, FieldSystemTagsExact) {
+		for _, f := range c.fields(searchdoc.FieldTagsExact, searchdoc.FieldSystemTagsExact) {
 			g.add(InOther, Exact, wOther, term(f, exact(q.Name)))
 			if q.Prefix {
 				g.add(InOther, Prefix, wOther*kPrefix, prefixClause(f, prefix(q.Name)))
@@ -422,9 +423,9 @@ func (c *planner) term(q Q) (*Term, error) {
 		}
 	case *Policy:
 		if c.system {
-			g.add(InOther, Exact, wOther, term(FieldPoliciesExact, exact(q.Name)))
+			g.add(InOther, Exact, wOther, term(searchdoc.FieldPoliciesExact, exact(q.Name)))
 			if q.Prefix {
-				g.add(InOther, Prefix, wOther*kPrefix, prefixClause(FieldPoliciesExact, prefix(q.Name)))
+				g.add(InOther, Prefix, wOther*kPrefix, prefixClause(searchdoc.FieldPoliciesExact, prefix(q.Name)))
 			}
 		}
 	case *SchemaField:
@@ -433,14 +434,14 @@ func (c *planner) term(q Q) (*Term, error) {
 			if q.Type != "" {
 				entry += ":" + exact(q.Type)
 			}
-			g.add(InColumns, Exact, wColumnName, term(FieldSchemaFields, entry))
+			g.add(InColumns, Exact, wColumnName, term(searchdoc.FieldSchemaFields, entry))
 			if q.Prefix {
-				g.add(InColumns, Prefix, wColumnName*kPrefix, prefixClause(FieldSchemaFields, entry))
+				g.add(InColumns, Prefix, wColumnName*kPrefix, prefixClause(searchdoc.FieldSchemaFields, entry))
 			}
 		}
 	case *HasSchema:
 		if c.system {
-			g.add(InOther, Exact, wOther, term(FieldHas, "schema"))
+			g.add(InOther, Exact, wOther, term(searchdoc.FieldHas, "schema"))
 		}
 	case *All, *Nothing:
 		return nil, nil
@@ -488,14 +489,16 @@ func (g *groups) sorted() []Group {
 		out = append(out, *gr)
 	}
 	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && less(out[j], out[j-1]); j-- {
+		for j := i; j > 0 && out[j].Before(out[j-1]); j-- {
 			out[j], out[j-1] = out[j-1], out[j]
 		}
 	}
 	return out
 }
 
-func less(a, b Group) bool {
+// Before reports whether a comes before b in a term's groups: the higher
+// weight first, then where, how, and the clauses' text.
+func (a Group) Before(b Group) bool {
 	if a.Weight != b.Weight {
 		return a.Weight > b.Weight
 	}
@@ -509,7 +512,7 @@ func less(a, b Group) bool {
 }
 
 func term(field, text string) Clause {
-	if isWholeField(field) {
+	if searchdoc.IsWholeField(field) {
 		text = analyzers.WholeTerm(text)
 	}
 	return Clause{Field: field, Term: text}
@@ -518,7 +521,7 @@ func term(field, text string) Clause {
 // prefixClause is a prefix of field: every term of the field that starts
 // with text.
 func prefixClause(field, text string) Clause {
-	if isWholeField(field) {
+	if searchdoc.IsWholeField(field) {
 		text = analyzers.WholePrefix(text)
 	}
 	return Clause{Field: field, Term: text, Mode: MatchPrefix}
@@ -541,45 +544,45 @@ func (c *planner) word(g *groups, q *Word) {
 	segs := analyzers.Segments(q.Text)
 	identifier := len(segs) > 1
 	if c.system {
-		g.add(InName, Exact, wWholeName, term(FieldNameExact, t))
+		g.add(InName, Exact, wWholeName, term(searchdoc.FieldNameExact, t))
 		var parts []Clause
 		for _, s := range segs {
-			parts = append(parts, Clause{Field: FieldName, Term: s})
+			parts = append(parts, Clause{Field: searchdoc.FieldName, Term: s})
 		}
 		g.addAll(InName, Exact, wName, parts...)
 		// A name starting with a plain word has it as a part already
 		// (wName); an identifier's start is worth more than its parts.
 		if identifier && len(t) >= minNamePrefix {
-			g.add(InName, Prefix, wIdentifierPrefix, Clause{Field: FieldNameExact, Term: analyzers.WholePrefix(t), Mode: MatchPrefix, Boundary: true})
+			g.add(InName, Prefix, wIdentifierPrefix, Clause{Field: searchdoc.FieldNameExact, Term: analyzers.WholePrefix(t), Mode: MatchPrefix, Boundary: true})
 		}
 		if tw != "" {
-			g.add(InDescription, Exact, wDescription, Clause{Field: FieldDescription, Term: tw})
-			g.add(InColumns, Exact, wColumn, Clause{Field: FieldColumns, Term: tw})
+			g.add(InDescription, Exact, wDescription, Clause{Field: searchdoc.FieldDescription, Term: tw})
+			g.add(InColumns, Exact, wColumn, Clause{Field: searchdoc.FieldColumns, Term: tw})
 		}
-		// A column named the word has it in FieldColumns too, unless the
+		// A column named the word has it in searchdoc.FieldColumns too, unless the
 		// word is a path (a.b), a typed entry or punctuated.
 		if tw != t || strings.ContainsAny(t, ".:") {
-			g.add(InColumns, Exact, wColumnName, term(FieldSchemaFields, t))
+			g.add(InColumns, Exact, wColumnName, term(searchdoc.FieldSchemaFields, t))
 		}
 		if !q.Prefix && !identifier && len(segs) == 1 {
-			if f, ok := form(FieldName, segs[0]); ok {
+			if f, ok := form(searchdoc.FieldName, segs[0]); ok {
 				g.add(InName, Form, wName*kForm, f)
-				f.Field = FieldDescription
+				f.Field = searchdoc.FieldDescription
 				g.add(InDescription, Form, wDescription*kForm, f)
-				f.Field = FieldColumns
+				f.Field = searchdoc.FieldColumns
 				g.add(InColumns, Form, wColumn*kForm, f)
-				f.Field = FieldSystemValues
+				f.Field = searchdoc.FieldSystemValues
 				g.add(InOther, Form, wOther*kForm, f)
 			}
 		}
 	}
 	// A value equal to the word has it as a token: the whole-value fields
 	// would find nothing more for a word, which holds no space.
-	for _, f := range c.fields(FieldUserValues, FieldSystemValues) {
+	for _, f := range c.fields(searchdoc.FieldUserValues, searchdoc.FieldSystemValues) {
 		g.add(InOther, Exact, wOther, term(f, t))
 	}
 	if c.user && !q.Prefix && !identifier && len(segs) == 1 {
-		if f, ok := form(FieldUserValues, segs[0]); ok {
+		if f, ok := form(searchdoc.FieldUserValues, segs[0]); ok {
 			g.add(InOther, Form, wOther*kForm, f)
 		}
 	}
@@ -588,11 +591,11 @@ func (c *planner) word(g *groups, q *Word) {
 	}
 	p := prefix(q.Text)
 	if c.system {
-		g.add(InName, Prefix, wName*kPrefix, Clause{Field: FieldName, Term: p, Mode: MatchPrefix})
-		g.add(InDescription, Prefix, wDescription*kPrefix, Clause{Field: FieldDescription, Term: p, Mode: MatchPrefix})
-		g.add(InColumns, Prefix, wColumn*kPrefix, Clause{Field: FieldColumns, Term: p, Mode: MatchPrefix}, prefixClause(FieldSchemaFields, p))
+		g.add(InName, Prefix, wName*kPrefix, Clause{Field: searchdoc.FieldName, Term: p, Mode: MatchPrefix})
+		g.add(InDescription, Prefix, wDescription*kPrefix, Clause{Field: searchdoc.FieldDescription, Term: p, Mode: MatchPrefix})
+		g.add(InColumns, Prefix, wColumn*kPrefix, Clause{Field: searchdoc.FieldColumns, Term: p, Mode: MatchPrefix}, prefixClause(searchdoc.FieldSchemaFields, p))
 	}
-	for _, f := range c.fields(FieldUserValues, FieldSystemValues) {
+	for _, f := range c.fields(searchdoc.FieldUserValues, searchdoc.FieldSystemValues) {
 		g.add(InOther, Prefix, wOther*kPrefix, prefixClause(f, p))
 	}
 }
@@ -613,11 +616,11 @@ func (c *planner) typos(text string) []Group {
 	clause := func(field string) Clause { return Clause{Field: field, Term: w, Mode: MatchTypo, Distance: d} }
 	g := &groups{}
 	if c.system {
-		g.add(InName, Typo, wName*kTypo, clause(FieldName))
-		g.add(InDescription, Typo, wDescription*kTypo, clause(FieldDescription))
-		g.add(InColumns, Typo, wColumn*kTypo, clause(FieldColumns))
+		g.add(InName, Typo, wName*kTypo, clause(searchdoc.FieldName))
+		g.add(InDescription, Typo, wDescription*kTypo, clause(searchdoc.FieldDescription))
+		g.add(InColumns, Typo, wColumn*kTypo, clause(searchdoc.FieldColumns))
 	}
-	for _, f := range c.fields(FieldUserValues, FieldSystemValues) {
+	for _, f := range c.fields(searchdoc.FieldUserValues, searchdoc.FieldSystemValues) {
 		g.add(InOther, Typo, wOther*kTypo, clause(f))
 	}
 	return g.sorted()
@@ -627,9 +630,9 @@ func (c *planner) phrase(g *groups, q *Phrase) {
 	t := exact(q.Text)
 	whole := !q.Prefix || prefix(q.Text) == t // not "alpha *", which needs a word after alpha
 	if c.system && whole {
-		g.add(InName, Exact, wWholeName, term(FieldNameExact, t))
+		g.add(InName, Exact, wWholeName, term(searchdoc.FieldNameExact, t))
 	}
-	for _, f := range c.fields(FieldUserExact, FieldSystemExact) {
+	for _, f := range c.fields(searchdoc.FieldUserExact, searchdoc.FieldSystemExact) {
 		if whole {
 			g.add(InOther, Exact, wOther, term(f, t))
 		}
@@ -643,7 +646,7 @@ func (c *planner) keyValue(g *groups, q *KeyValue) {
 	key := strings.ToLower(q.Key) // as the indexer names property fields
 	t := exact(q.Value)
 	whole := !q.Prefix || prefix(q.Value) == t // as in phrase
-	for _, f := range c.fields(UserPropertyExactPrefix+key, SystemPropertyExactPrefix+key) {
+	for _, f := range c.fields(searchdoc.UserPropertyExactPrefix+key, searchdoc.SystemPropertyExactPrefix+key) {
 		if whole {
 			g.add(InOther, Exact, wOther, term(f, t))
 		}
@@ -654,7 +657,7 @@ func (c *planner) keyValue(g *groups, q *KeyValue) {
 	if q.Phrase {
 		return
 	}
-	for _, f := range c.fields(UserPropertyPrefix+key, SystemPropertyPrefix+key) {
+	for _, f := range c.fields(searchdoc.UserPropertyPrefix+key, searchdoc.SystemPropertyPrefix+key) {
 		g.add(InOther, Exact, wOther, term(f, t))
 		if q.Prefix {
 			g.add(InOther, Prefix, wOther*kPrefix, prefixClause(f, prefix(q.Value)))
@@ -662,16 +665,16 @@ func (c *planner) keyValue(g *groups, q *KeyValue) {
 	}
 	if c.system {
 		entry := exact(q.Key) + ":" + t
-		g.add(InColumns, Exact, wColumnName, term(FieldSchemaFields, entry))
+		g.add(InColumns, Exact, wColumnName, term(searchdoc.FieldSchemaFields, entry))
 		if q.Prefix {
-			g.add(InColumns, Prefix, wColumnName*kPrefix, prefixClause(FieldSchemaFields, entry))
+			g.add(InColumns, Prefix, wColumnName*kPrefix, prefixClause(searchdoc.FieldSchemaFields, entry))
 		}
 	}
 }
 
 // keys adds a property key on the key fields of the scope.
 func (c *planner) keys(g *groups, h How, key string) {
-	for _, f := range c.fields(FieldUserKeys, FieldSystemKeys) {
+	for _, f := range c.fields(searchdoc.FieldUserKeys, searchdoc.FieldSystemKeys) {
 		if h == Prefix {
 			g.add(InOther, Prefix, wOther*kPrefix, prefixClause(f, key))
 		} else {

@@ -1,10 +1,10 @@
 // Package query is semcat's search language (SPEC §5): Parse turns a query
 // string into a small tree of typed nodes, each printing itself back with
 // String; Simplify normalises the tree; NewPlan turns it into a plan of
-// weighted ways to match over the search-document fields in fields.go
-// (plan.go, rank.go), and Plan.Eval runs a plan over an index snapshot's
-// postings bitmaps (eval.go). Parsing knows nothing of Bleve, so each step
-// is tested on its own.
+// weighted ways to match over the search-document fields of package searchdoc
+// (plan.go, rank.go); package search runs a plan over an index snapshot's
+// postings bitmaps. The package knows nothing of Bleve, so each step is
+// tested on its own.
 //
 // The shape of a parsed query (SPEC §5.1):
 //

@@ -1,10 +1,10 @@
 package query
 
-import "math"
-
-// Ranking (SPEC §5.4). How many of the query's words a document matches
-// comes first (coverage.go); within that, a document's score is the sum,
-// over the query's terms that it matches, of
+// Ranking (SPEC §5.4): the weights a plan gives each way of matching; the
+// search package's evaluation scores with them (search/rank.go has idf,
+// alsoShare and nameNorm). How many of the query's words a document
+// matches comes first (search/coverage.go); within that, a document's
+// score is the sum, over the query's terms that it matches, of
 //
 //	idf(term) × ((1 - alsoShare) × best + alsoShare × sum)
 //
@@ -50,8 +50,6 @@ const (
 	kPrefix = 0.7
 	kTypo   = 0.5
 
-	alsoShare = 0.2
-
 	// kPart scales the score of a part of an identifier word
 	// (identifierParts).
 	kPart = 0.3
@@ -65,31 +63,12 @@ const (
 	minTypoRunes  = 5
 )
 
-// idf is BM25's inverse document frequency of a term matching df of n
-// documents.
-func idf(df, n uint64) float64 {
-	return math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
-}
+// ContextWeight is the weight of a match in a parent's description, which
+// a document carries as context (SPEC §5.4): below any of the document's
+// own matches (the least is a typo in a value, wOther × kTypo); the
+// search package's evaluation says how it decides ties.
+const ContextWeight = 0.25
 
-// minNameNorm and maxNameNorm bound nameNorm.
-const (
-	minNameNorm = 0.75
-	maxNameNorm = 1.25
-)
-
-// nameNorm scales a match in a name of parts parts: 1.25 for a one-part
-// name, 1 for two, towards 0.75 for long ones.
-func nameNorm(parts int) float64 {
-	if parts < 1 {
-		parts = 1
-	}
-	return minNameNorm + (maxNameNorm-minNameNorm)/float64(parts)
-}
-
-// nameNorms holds nameNorm of 0 to 255 parts.
-var nameNorms = func() (out [256]float64) {
-	for i := range out {
-		out[i] = nameNorm(i)
-	}
-	return out
-}()
+// WholeName reports whether the group is a match of the whole name, which
+// evaluation scales by no name length.
+func (g Group) WholeName() bool { return g.Where == InName && g.Weight == wWholeName }

@@ -3,7 +3,6 @@ package search
 import (
 	"cmp"
 	"errors"
-	"fmt"
 	"math"
 	"slices"
 	"sort"
@@ -11,72 +10,21 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 	bq "github.com/blevesearch/bleve/v2/search/query"
 	segment "github.com/blevesearch/scorch_segment_api/v2"
-
-	q "github.com/semcat/semcat/query"
 )
 
 // Filters and pages over postings bitmaps.
 //
-// A search's matches and scores come from query.Plan.Eval, one bitmap of
+// A search's matches and scores come from evalPlan (eval.go), one bitmap of
 // hits and one array of scores per segment. Here the search's filters
 // (metalake, type, catalog, schema, tags, the caller's visibility) become
 // bitmaps too, and the page is taken from the hits: by score, then sort
 // key (a bounded heap); by sort key alone, from each segment's documents in
 // key order (segColumns.byKey); or by creation time.
 
-// segBitmaps reads one segment's postings as bitmaps.
+// segBitmaps reads one segment's filters as bitmaps.
 type segBitmaps struct {
-	seg   segment.Segment
-	size  uint64 // documents, deleted ones included
-	dicts map[string]segment.TermDictionary
-	reads q.Reads // counts the postings read (nil: not counted)
-}
-
-// orInto is what zap's postings lists offer: their documents, deleted ones
-// included, added to a bitmap.
-type orInto interface{ OrInto(*roaring.Bitmap) }
-
-func (b *segBitmaps) dict(field string) (segment.TermDictionary, error) {
-	d, ok := b.dicts[field]
-	if !ok {
-		var err error
-		if d, err = b.seg.Dictionary(field); err != nil {
-			return nil, err
-		}
-		b.dicts[field] = d
-	}
-	return d, nil
-}
-
-// term returns the documents of the segment that hold term in field.
-func (b *segBitmaps) term(field, term string) (*roaring.Bitmap, error) {
-	out := roaring.New()
-	return out, b.orTerm(out, field, term)
-}
-
-// orTerm adds the documents of the segment that hold term in field to out.
-func (b *segBitmaps) orTerm(out *roaring.Bitmap, field, term string) error {
-	d, err := b.dict(field)
-	if err != nil {
-		return err
-	}
-	return orPostings(out, d, term, func(pl segment.PostingsList) { b.reads.Postings(field, pl) })
-}
-
-// orPostings adds the documents holding term in d to out, and hands their
-// postings list to read.
-func orPostings(out *roaring.Bitmap, d segment.TermDictionary, term string, read func(segment.PostingsList)) error {
-	pl, err := d.PostingsList([]byte(term), nil, nil)
-	if err != nil || pl == nil {
-		return err
-	}
-	read(pl)
-	o, ok := pl.(orInto)
-	if !ok {
-		return fmt.Errorf("%w: postings %T", q.ErrNoBitmaps, pl)
-	}
-	o.OrInto(out)
-	return nil
+	segPostings
+	size uint64 // documents, deleted ones included
 }
 
 // idSet returns the documents of the segment that hold one of s's ids:
@@ -100,13 +48,7 @@ func (b *segBitmaps) idSet(s *idSet) (*roaring.Bitmap, error) {
 		if pl, err = d.PostingsList([]byte(id), nil, pl); err != nil || pl == nil {
 			return err
 		}
-		b.reads.Postings(s.field, pl)
-		o, ok := pl.(orInto)
-		if !ok {
-			return fmt.Errorf("%w: postings %T", q.ErrNoBitmaps, pl)
-		}
-		o.OrInto(out)
-		return nil
+		return b.orList(out, s.field, pl)
 	}
 	if d.Cardinality() >= len(s.ids) {
 		for _, id := range s.ids {
@@ -425,7 +367,7 @@ type scoreCursor struct {
 // topByScore returns the first n hits by score, then sort key, after the
 // cursor if one is set. It keeps the n best in a heap whose root is the
 // worst kept, so that most hits cost one comparison of scores.
-func topByScore(cols *snapshotColumns, ev *q.Evaluation, n int, after *scoreCursor) []pick {
+func topByScore(cols *snapshotColumns, ev *Evaluation, n int, after *scoreCursor) []pick {
 	c, constant := ev.Constant()
 	if constant || !ev.Scored() {
 		// Every hit scores c (one way of matching), or 0 (`*` under
@@ -458,7 +400,7 @@ func topByScore(cols *snapshotColumns, ev *q.Evaluation, n int, after *scoreCurs
 }
 
 // candidates returns the hits of a segment that can be on the page.
-func candidates(sr q.SegmentResult) *roaring.Bitmap {
+func candidates(sr SegmentResult) *roaring.Bitmap {
 	if sr.Candidates != nil {
 		return sr.Candidates
 	}
@@ -466,7 +408,7 @@ func candidates(sr q.SegmentResult) *roaring.Bitmap {
 }
 
 // eachScored calls fn with every candidate of ev and its score.
-func eachScored(ev *q.Evaluation, fn func(seg int, local uint32, score float32)) {
+func eachScored(ev *Evaluation, fn func(seg int, local uint32, score float32)) {
 	buf := make([]uint32, 256)
 	for seg, sr := range ev.Segments {
 		if sr.Scores == nil {
@@ -482,7 +424,7 @@ func eachScored(ev *q.Evaluation, fn func(seg int, local uint32, score float32))
 }
 
 // scoreClass returns, per segment, the candidates that scored score.
-func scoreClass(ev *q.Evaluation, score float32) []*roaring.Bitmap {
+func scoreClass(ev *Evaluation, score float32) []*roaring.Bitmap {
 	out := make([]*roaring.Bitmap, len(ev.Segments))
 	eachScored(ev, func(seg int, local uint32, s float32) {
 		if s == score {
@@ -508,13 +450,13 @@ func withScore(picks []pick, score float32) []pick {
 // few that score above it with their keys, and the first of its class in
 // each segment by key rank, so that a page of hits that tie, as a tag's
 // all do, costs no key comparison per hit.
-func topBelow(cols *snapshotColumns, ev *q.Evaluation, n int, bound float32) []pick {
+func topBelow(cols *snapshotColumns, ev *Evaluation, n int, bound float32) []pick {
 	if n <= 0 {
 		return nil
 	}
 	last, known := ev.Best(n)
 	if !known || !math.IsInf(float64(bound), 1) {
-		best := q.NewTopScores(n)
+		best := NewTopScores(n)
 		eachScored(ev, func(_ int, _ uint32, s float32) {
 			if s < bound {
 				best.Add(s)
@@ -552,7 +494,7 @@ func topBelow(cols *snapshotColumns, ev *q.Evaluation, n int, bound float32) []p
 
 // topByCreated returns the first n hits by creation time (newest first
 // when desc), then sort key, after the cursor's values if set.
-func topByCreated(cols *snapshotColumns, ev *q.Evaluation, n int, desc bool, after *createdCursor) []pick {
+func topByCreated(cols *snapshotColumns, ev *Evaluation, n int, desc bool, after *createdCursor) []pick {
 	cmpCreated := func(a, b pick) int {
 		c := 0
 		switch {

@@ -13,12 +13,12 @@ import (
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	bq "github.com/blevesearch/bleve/v2/search/query"
 	index "github.com/blevesearch/bleve_index_api"
-	segment "github.com/blevesearch/scorch_segment_api/v2"
 
 	q "github.com/semcat/semcat/query"
+	"github.com/semcat/semcat/searchdoc"
 )
 
-// A search runs over one index snapshot: the plan (query.Plan.Eval) gives
+// A search runs over one index snapshot: the plan (evalPlan, eval.go) gives
 // each segment's hits and scores over postings bitmaps, the filters are
 // bitmaps too (bitmaps.go), and the page, the sort key and the facets come
 // from that snapshot's columns (columns.go), not from doc values decoded
@@ -37,7 +37,7 @@ type collectRequest struct {
 	// FieldSystemTags, or both, as the scope allows).
 	tagFields []string
 	// reads, when not nil, counts what the search reads of the index.
-	reads q.Reads
+	reads Reads
 	// prefetch asks for the page's payloads at once before reading them
 	// (prefetchPayloads): where the index is larger than memory.
 	prefetch bool
@@ -55,7 +55,7 @@ type collectedHit struct {
 	id     string
 	score  float64
 	sort   []string // the hit's sort values, as a cursor carries them
-	stored string   // the q.FieldStored payload
+	stored string   // the searchdoc.FieldStored payload
 }
 
 type facetCount struct {
@@ -93,12 +93,12 @@ func collect(ctx context.Context, cache *ColumnCache, idx bleve.Index, req colle
 		return nil, err
 	}
 	segs := reader.Segments()
-	ev, err := req.plan.Eval(ctx, reader, q.EvalOptions{
+	ev, err := evalPlan(ctx, req.plan, reader, EvalOptions{
 		Filter: func(i int) (*roaring.Bitmap, error) {
 			if len(filters) == 0 {
 				return nil, nil
 			}
-			b := &segBitmaps{seg: segs[i].Segment(), size: segs[i].Segment().Count(), dicts: map[string]segment.TermDictionary{}, reads: req.reads}
+			b := &segBitmaps{segPostings: newSegPostings(segs[i].Segment(), req.reads), size: segs[i].Segment().Count()}
 			return b.filter(bq.NewConjunctionQuery(filters))
 		},
 		NameParts: func(i int) []uint8 { return cols.segs[i].nameParts },
@@ -151,14 +151,14 @@ func collect(ctx context.Context, cache *ColumnCache, idx bleve.Index, req colle
 		case "relevance":
 			h.sort = []string{strconv.FormatFloat(float64(p.score), 'g', -1, 32), p.key}
 		case "created", "-created":
-			h.sort = []string{fmt.Sprintf("%020d", p.created), p.key} // as q.CreatedKey writes it
+			h.sort = []string{fmt.Sprintf("%020d", p.created), p.key} // as searchdoc.CreatedKey writes it
 		default:
 			h.sort = []string{p.key}
 		}
 		if h.stored, err = segmentPayload(segs[p.seg], uint64(p.local)); err != nil {
 			return nil, fmt.Errorf("document %s: %w", h.id, err)
 		}
-		req.reads.Add(q.FieldStored, 1, uint64(len(h.stored)))
+		req.reads.Add(searchdoc.FieldStored, 1, uint64(len(h.stored)))
 		out.hits = append(out.hits, h)
 	}
 	return out, nil
@@ -175,7 +175,7 @@ func need(req collectRequest) int {
 
 // pagePicks returns the page: the hits after req.after (or from
 // req.offset) up to req.limit, in the sort's order.
-func pagePicks(cols *snapshotColumns, ev *q.Evaluation, req collectRequest) ([]pick, error) {
+func pagePicks(cols *snapshotColumns, ev *Evaluation, req collectRequest) ([]pick, error) {
 	need := req.offset + req.limit
 	if req.after != nil {
 		need = req.limit
@@ -233,11 +233,11 @@ func pagePicks(cols *snapshotColumns, ev *q.Evaluation, req collectRequest) ([]p
 // errBadCursor is a cursor whose sort values do not parse.
 var errBadCursor = errors.New("cursor: not a cursor of this search")
 
-// segmentPayload reads document local's q.FieldStored payload.
+// segmentPayload reads document local's searchdoc.FieldStored payload.
 func segmentPayload(seg *scorch.SegmentSnapshot, local uint64) (string, error) {
 	var stored string
 	err := seg.VisitDocument(local, func(field string, _ byte, value []byte, _ []uint64) bool {
-		if field != q.FieldStored {
+		if field != searchdoc.FieldStored {
 			return true
 		}
 		stored = string(value)
@@ -325,7 +325,7 @@ func (f *facetCounter) tops(facets map[string]int, tagFields []string) map[strin
 		var all []facetCount
 		for _, field := range tagFields {
 			scope := "user"
-			if field == q.FieldSystemTags {
+			if field == searchdoc.FieldSystemTags {
 				scope = "system"
 			}
 			for _, c := range f.top(field, -1) {

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	q "github.com/semcat/semcat/query"
+	"github.com/semcat/semcat/searchdoc"
 )
 
 // manySegments opens an index of ten segments with deleted and rewritten
@@ -22,7 +23,7 @@ func manySegments(t *testing.T, doc func(i, version int) map[string]any, n int) 
 	t.Helper()
 	noMerge := map[string]any{"scorchMergePlanOptions": map[string]any{"MaxSegmentsPerTier": 1000, "FloorSegmentSize": 1},
 		"scorchPersisterOptions": map[string]any{"MaxSizeInMemoryMergePerWorker": 1}}
-	idx, err := bleve.NewUsing(filepath.Join(t.TempDir(), "idx"), q.NewMapping(), bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, noMerge)
+	idx, err := bleve.NewUsing(filepath.Join(t.TempDir(), "idx"), searchdoc.NewMapping(), bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, noMerge)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +64,7 @@ func manySegments(t *testing.T, doc func(i, version int) map[string]any, n int) 
 // same facet counts. It also checks that the columns follow the index as
 // its segments change.
 func TestCollectAgreesWithBleve(t *testing.T) {
-	types := []string{q.TypeTable, q.TypeMetric, q.TypeSemanticModel}
+	types := []string{searchdoc.TypeTable, searchdoc.TypeMetric, searchdoc.TypeSemanticModel}
 	doc := func(i, version int) map[string]any {
 		// Few distinct names, so the sort key's identifier part decides
 		// between most of them, and a few words, so scores tie.
@@ -75,11 +76,11 @@ func TestCollectAgreesWithBleve(t *testing.T) {
 			tags = append(tags, fmt.Sprintf("t%d", (i+k)%7))
 		}
 		return map[string]any{
-			q.FieldType: typ, q.FieldCatalog: fmt.Sprintf("c%d", i%4), q.FieldSchema: fmt.Sprintf("s%d", i%6),
-			q.FieldTags: tags, q.FieldNameExact: name,
-			q.FieldSortKey: q.SortKey(name, ident, typ), q.FieldMetalake: "m",
-			q.FieldUserValues: []string{fmt.Sprintf("w%d w%d", i%3, i%5)}, q.FieldCreated: q.CreatedKey(time.Unix(int64(i%17), 0)),
-			q.FieldStored: ident,
+			searchdoc.FieldType: typ, searchdoc.FieldCatalog: fmt.Sprintf("c%d", i%4), searchdoc.FieldSchema: fmt.Sprintf("s%d", i%6),
+			searchdoc.FieldTags: tags, searchdoc.FieldNameExact: name,
+			searchdoc.FieldSortKey: searchdoc.SortKey(name, ident, typ), searchdoc.FieldMetalake: "m",
+			searchdoc.FieldUserValues: []string{fmt.Sprintf("w%d w%d", i%3, i%5)}, searchdoc.FieldCreated: searchdoc.CreatedKey(time.Unix(int64(i%17), 0)),
+			searchdoc.FieldStored: ident,
 		}
 	}
 	idx, _ := manySegments(t, doc, 400)
@@ -88,7 +89,7 @@ func TestCollectAgreesWithBleve(t *testing.T) {
 	ctx := context.Background()
 	word := func(w string) bq.Query {
 		t := bq.NewTermQuery(w)
-		t.SetField(q.FieldUserValues)
+		t.SetField(searchdoc.FieldUserValues)
 		return t
 	}
 	filter := func(field, value string) bq.Query {
@@ -107,18 +108,18 @@ func TestCollectAgreesWithBleve(t *testing.T) {
 		"all":      {"*", bq.NewMatchAllQuery(), nil},
 		// The metalake filter passes every document and is dropped; the
 		// catalog filter is not.
-		"w1 in m":  {"w1", word("w1"), []bq.Query{filter(q.FieldMetalake, "m")}},
-		"w1 in c1": {"w1", word("w1"), []bq.Query{filter(q.FieldMetalake, "m"), filter(q.FieldCatalog, "c1")}},
+		"w1 in m":  {"w1", word("w1"), []bq.Query{filter(searchdoc.FieldMetalake, "m")}},
+		"w1 in c1": {"w1", word("w1"), []bq.Query{filter(searchdoc.FieldMetalake, "m"), filter(searchdoc.FieldCatalog, "c1")}},
 	}
 	// Bleve's order for each sort; relevance has none to compare with
 	// (Bleve scores otherwise), so its pages are checked for order and
 	// coverage instead.
 	bleveOrders := map[string][]string{
 		"relevance": nil,
-		"name":      {q.FieldSortKey},
-		"-name":     {"-" + q.FieldSortKey},
-		"created":   {q.FieldCreated, q.FieldSortKey},
-		"-created":  {"-" + q.FieldCreated, "-" + q.FieldSortKey},
+		"name":      {searchdoc.FieldSortKey},
+		"-name":     {"-" + searchdoc.FieldSortKey},
+		"created":   {searchdoc.FieldCreated, searchdoc.FieldSortKey},
+		"-created":  {"-" + searchdoc.FieldCreated, "-" + searchdoc.FieldSortKey},
 	}
 	check := func(t *testing.T) {
 		for qname, qf := range queries {
@@ -142,21 +143,21 @@ func TestCollectAgreesWithBleve(t *testing.T) {
 					var wantTotal uint64
 					for page := 0; ; page++ {
 						facets := map[string]int{"type": 10, "catalog": 10, "schema": 3, "tags": 5}
-						got, err := collect(ctx, x, idx, collectRequest{plan: plan, filters: qf.filters, sort: sortName, after: after, limit: 25, facets: facets, tagFields: []string{q.FieldTags}})
+						got, err := collect(ctx, x, idx, collectRequest{plan: plan, filters: qf.filters, sort: sortName, after: after, limit: 25, facets: facets, tagFields: []string{searchdoc.FieldTags}})
 						if err != nil {
 							t.Fatal(err)
 						}
 						sr := bleve.NewSearchRequestOptions(query, 25, 0, false)
 						if order == nil {
 							sr = bleve.NewSearchRequestOptions(query, 10000, 0, false)
-							sr.SortBy([]string{q.FieldSortKey})
+							sr.SortBy([]string{searchdoc.FieldSortKey})
 						} else {
 							sr.SortBy(order)
 							if after != nil {
 								sr.SearchAfter = after
 							}
 						}
-						sr.Fields = []string{q.FieldStored}
+						sr.Fields = []string{searchdoc.FieldStored}
 						for name, size := range facets {
 							sr.AddFacet(name, bleve.NewFacetRequest(facetFields[name], size))
 						}
@@ -174,7 +175,7 @@ func TestCollectAgreesWithBleve(t *testing.T) {
 								gotHits = append(gotHits, fmt.Sprintf("%s %s %s", h.id, h.stored, strings.Join(h.sort, " ")))
 							}
 							for _, h := range want.Hits {
-								wantHits = append(wantHits, fmt.Sprintf("%s %s %s", h.ID, h.Fields[q.FieldStored], strings.Join(h.Sort, " ")))
+								wantHits = append(wantHits, fmt.Sprintf("%s %s %s", h.ID, h.Fields[searchdoc.FieldStored], strings.Join(h.Sort, " ")))
 							}
 							if diff := cmp.Diff(wantHits, gotHits); diff != "" {
 								t.Fatalf("page %d hits (-Bleve +columns):\n%s", page, diff)
@@ -243,7 +244,7 @@ func TestCollectAgreesWithBleve(t *testing.T) {
 	}
 	defer reader.Close()
 	kept, err := necessary(ctx, reader, queries["w1 in c1"].filters)
-	if err != nil || len(kept) != 1 || kept[0].(*bq.TermQuery).Field() != q.FieldCatalog {
+	if err != nil || len(kept) != 1 || kept[0].(*bq.TermQuery).Field() != searchdoc.FieldCatalog {
 		t.Errorf("necessary kept %v (err %v), want the catalog filter alone", kept, err)
 	}
 	for k := range x.segs {

@@ -17,7 +17,7 @@ import (
 	segment "github.com/blevesearch/scorch_segment_api/v2"
 
 	"github.com/semcat/semcat/analyzers"
-	q "github.com/semcat/semcat/query"
+	"github.com/semcat/semcat/searchdoc"
 )
 
 // Columns: the values every search sorts and facets by, decoded once per
@@ -33,7 +33,7 @@ import (
 
 // columnFacets are the fields of the facets (facetFields), in the order of
 // segColumns.facets.
-var columnFacets = slices.Sorted(slices.Values(append(slices.Collect(maps.Values(facetFields)), q.FieldSystemTags)))
+var columnFacets = slices.Sorted(slices.Values(append(slices.Collect(maps.Values(facetFields)), searchdoc.FieldSystemTags)))
 
 // segColumns holds one segment's columns, indexed by local document number.
 type segColumns struct {
@@ -49,7 +49,7 @@ type segColumns struct {
 	byKey   []uint32
 	keyRank []uint32
 	// nameParts holds each document's number of name parts (at most 255),
-	// by which ranking scales a name match (query.EvalOptions).
+	// by which ranking scales a name match (EvalOptions).
 	nameParts []uint8
 	// created holds each document's FieldCreated key, parsed.
 	created []uint64
@@ -96,16 +96,16 @@ func buildSegColumns(seg segment.Segment) (*segColumns, error) {
 	}
 	c.nameParts = make([]uint8, n)
 	c.created = make([]uint64, n)
-	fields := append([]string{q.FieldSortKey, q.FieldCreated}, columnFacets...)
+	fields := append([]string{searchdoc.FieldSortKey, searchdoc.FieldCreated}, columnFacets...)
 	var state segment.DocVisitState
 	var err error
 	for doc := uint64(0); doc < n; doc++ {
 		state, err = dv.VisitDocValues(doc, fields, func(field string, term []byte) {
 			switch field {
-			case q.FieldSortKey:
+			case searchdoc.FieldSortKey:
 				c.keys = append(c.keys, term...)
 				return
-			case q.FieldCreated:
+			case searchdoc.FieldCreated:
 				c.created[doc], _ = strconv.ParseUint(string(term), 10, 64)
 				return
 			}
@@ -130,7 +130,7 @@ func buildSegColumns(seg segment.Segment) (*segColumns, error) {
 			return nil, fmt.Errorf("index segment too large for sort columns (%d bytes of keys)", len(c.keys))
 		}
 		c.keyEnds[doc] = uint32(len(c.keys))
-		c.nameParts[doc] = uint8(min(255, analyzers.NamePartCount(q.SortKeyName(c.sortKey(doc)))))
+		c.nameParts[doc] = uint8(min(255, analyzers.NamePartCount(searchdoc.SortKeyName(c.sortKey(doc)))))
 		for i := range c.facets {
 			c.facets[i].ends[doc] = uint32(len(c.facets[i].ords))
 		}

@@ -14,7 +14,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"golang.org/x/sys/unix"
 
-	q "github.com/semcat/semcat/query"
+	"github.com/semcat/semcat/searchdoc"
 )
 
 // TestPrefetchReadsPayloadPagesIn drops an index's files from the page
@@ -22,7 +22,7 @@ import (
 // documents' payloads, and not those of the others.
 func TestPrefetchReadsPayloadPagesIn(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "idx")
-	idx, err := bleve.New(dir, q.NewMapping())
+	idx, err := bleve.New(dir, searchdoc.NewMapping())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestPrefetchReadsPayloadPagesIn(t *testing.T) {
 	for i := range docs {
 		raw := make([]byte, 4608)
 		rand.Read(raw)
-		batch.Index(fmt.Sprint(i), map[string]any{q.FieldType: q.TypeTable, q.FieldStored: base64.StdEncoding.EncodeToString(raw)})
+		batch.Index(fmt.Sprint(i), map[string]any{searchdoc.FieldType: searchdoc.TypeTable, searchdoc.FieldStored: base64.StdEncoding.EncodeToString(raw)})
 	}
 	if err := idx.Batch(batch); err != nil {
 		t.Fatal(err)

@@ -21,10 +21,11 @@ import (
 	"github.com/semcat/semcat"
 	"github.com/semcat/semcat/analyzers"
 	q "github.com/semcat/semcat/query"
+	"github.com/semcat/semcat/searchdoc"
 )
 
 // facetFields maps facet names to their fields.
-var facetFields = map[string]string{"type": q.FieldType, "catalog": q.FieldCatalog, "schema": q.FieldSchema, "tags": q.FieldTags, "owner": q.FieldOwner}
+var facetFields = map[string]string{"type": searchdoc.FieldType, "catalog": searchdoc.FieldCatalog, "schema": searchdoc.FieldSchema, "tags": searchdoc.FieldTags, "owner": searchdoc.FieldOwner}
 
 // sortValues gives each sort the number of values its cursor carries: each
 // order is total, since it ends in the sort key, whose identifier and type
@@ -56,11 +57,11 @@ func filtersKey(req semcat.SearchRequest) string {
 // baseFilters are the filters of a search or suggestion in a metalake,
 // restricted to types when any are given.
 func baseFilters(metalake string, types []string) []bq.Query {
-	filters := []bq.Query{filterTerm(q.FieldMetalake, metalake)}
+	filters := []bq.Query{filterTerm(searchdoc.FieldMetalake, metalake)}
 	if len(types) > 0 {
 		var ts []bq.Query
 		for _, t := range types {
-			ts = append(ts, filterTerm(q.FieldType, t))
+			ts = append(ts, filterTerm(searchdoc.FieldType, t))
 		}
 		filters = append(filters, bq.NewDisjunctionQuery(ts))
 	}
@@ -111,7 +112,7 @@ func search(ctx context.Context, x Index, req semcat.SearchRequest, visible bq.Q
 	// Filters of a facet (type, catalog, schema, owner) take several
 	// values as alternatives; each facet's counts leave out its own filter
 	// (multi-select faceting), so a chosen value does not hide the others.
-	filters := []bq.Query{filterTerm(q.FieldMetalake, req.Metalake)}
+	filters := []bq.Query{filterTerm(searchdoc.FieldMetalake, req.Metalake)}
 	facetFilters := map[string]bq.Query{}
 	for _, f := range []struct {
 		facet  string
@@ -130,7 +131,7 @@ func search(ctx context.Context, x Index, req semcat.SearchRequest, visible bq.Q
 	// A tag is a user or a system tag, as the scope allows; the facet
 	// counts the same (SPEC §2.6). Every tag given must be present, so the
 	// tags facet counts within the other tags chosen.
-	tagFields := scopeFields(req.Scope, q.FieldTags, q.FieldSystemTags)
+	tagFields := scopeFields(req.Scope, searchdoc.FieldTags, searchdoc.FieldSystemTags)
 	for _, t := range req.Tags {
 		var either []bq.Query
 		for _, f := range tagFields {
@@ -152,7 +153,7 @@ func search(ctx context.Context, x Index, req semcat.SearchRequest, visible bq.Q
 	}
 	creq := collectRequest{plan: plan, filters: filters, sort: sortName, limit: req.Limit, offset: req.Offset, tagFields: tagFields}
 	if req.Profile {
-		creq.reads = q.Reads{}
+		creq.reads = Reads{}
 	}
 	if req.Cursor != "" {
 		cs, err := decodeCursorToken(req.Cursor)
@@ -206,7 +207,7 @@ func search(ctx context.Context, x Index, req semcat.SearchRequest, visible bq.Q
 		fieldAnalyzer = tokensOf(m.AnalyzerNamed(analyzers.AnalyzerSchemaField))
 		return nil
 	})
-	if tc := (*q.TooComplexError)(nil); errors.As(err, &tc) {
+	if tc := (*TooComplexError)(nil); errors.As(err, &tc) {
 		return nil, semcat.Errorf(semcat.EINVALID, "%s", tc.Error())
 	} else if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
@@ -217,7 +218,7 @@ func search(ctx context.Context, x Index, req semcat.SearchRequest, visible bq.Q
 		out.Profile = &semcat.SearchProfile{Fields: creq.reads.Sorted()}
 	}
 	for _, h := range res.hits {
-		st, err := DecodePayload(h.stored)
+		st, err := searchdoc.DecodePayload(h.stored)
 		if err != nil {
 			return nil, fmt.Errorf("search: document %s: %w", h.id, err)
 		}
@@ -298,7 +299,7 @@ func tokensOf(a analysis.Analyzer) func(string) []string {
 // matches), each column or field once (its name before its comment), the
 // keys before the columns, at most semcat.MaxMatches of them and
 // semcat.MaxMatchLength characters a value.
-func matches(leaves []q.Leaf, st *Payload, fields func(string) []string) []semcat.Match {
+func matches(leaves []q.Leaf, st *searchdoc.Payload, fields func(string) []string) []semcat.Match {
 	text := memoized(textTokens)
 	// Values are not analyzed: ValueHas and ExactHas ask of a value, in
 	// one pass, what its terms would answer. Schema entries are analyzed,
@@ -319,7 +320,7 @@ func matches(leaves []q.Leaf, st *Payload, fields func(string) []string) []semca
 		switch key {
 		case "entity-name":
 			key = "name"
-		case tableSchemaProperty:
+		case searchdoc.SchemaProperty:
 			return // the columns' or fields' own matches say which
 		}
 		if i, ok := keyAt[key]; ok {
@@ -389,27 +390,27 @@ func matches(leaves []q.Leaf, st *Payload, fields func(string) []string) []semca
 		}
 		field := leaf.Field
 		switch {
-		case field == q.FieldNameExact:
+		case field == searchdoc.FieldNameExact:
 			if exactHas(st.Entity.Name) {
 				add("name", st.Entity.Name)
 			}
-		case field == q.FieldUserValues:
+		case field == searchdoc.FieldUserValues:
 			propMatches(user.Properties, "", false)
 			tagMatches(user.Tags, false)
-		case field == q.FieldUserExact:
+		case field == searchdoc.FieldUserExact:
 			propMatches(user.Properties, "", true)
 			tagMatches(user.Tags, true)
-		case field == q.FieldSystemValues:
+		case field == searchdoc.FieldSystemValues:
 			propMatches(sys.Properties, "", false)
 			tagMatches(sys.Tags, false)
-		case field == q.FieldSystemExact:
+		case field == searchdoc.FieldSystemExact:
 			propMatches(sys.Properties, "", true)
 			tagMatches(sys.Tags, true)
-		case field == q.FieldTagsExact:
+		case field == searchdoc.FieldTagsExact:
 			tagMatches(user.Tags, true)
-		case field == q.FieldSystemTagsExact:
+		case field == searchdoc.FieldSystemTagsExact:
 			tagMatches(sys.Tags, true)
-		case field == q.FieldPoliciesExact:
+		case field == searchdoc.FieldPoliciesExact:
 			if v, ok := sys.Properties[semcat.PoliciesProperty]; ok {
 				for _, p := range strings.Split(v, ", ") {
 					if exactHas(p) {
@@ -417,21 +418,21 @@ func matches(leaves []q.Leaf, st *Payload, fields func(string) []string) []semca
 					}
 				}
 			}
-		case field == q.FieldUserKeys:
+		case field == searchdoc.FieldUserKeys:
 			keyMatches(user.Properties)
-		case field == q.FieldSystemKeys:
+		case field == searchdoc.FieldSystemKeys:
 			keyMatches(sys.Properties)
-		case field == q.FieldName:
+		case field == searchdoc.FieldName:
 			if anyOf(analyzers.IdentifierParts(st.Entity.Name), is) {
 				add("name", st.Entity.Name)
 			}
-		case field == q.FieldDescription:
+		case field == searchdoc.FieldDescription:
 			for _, key := range []string{"comment", "description"} {
 				if v, ok := sys.Properties[key]; ok && could(v) && anyOf(text(v), is) {
 					add(key, v)
 				}
 			}
-		case field == q.FieldColumns:
+		case field == searchdoc.FieldColumns:
 			for _, f := range st.Fields {
 				name := analyzers.SchemaFieldName(f)
 				if could(name) && anyOf(text(name), is) {
@@ -443,20 +444,20 @@ func matches(leaves []q.Leaf, st *Payload, fields func(string) []string) []semca
 					addColumn(c.Path, "comment", c.Text)
 				}
 			}
-		case field == q.FieldSchemaFields:
+		case field == searchdoc.FieldSchemaFields:
 			for _, f := range st.Fields {
 				if could(f) && anyOf(fields(f), is) {
 					addColumn(schemaPath(f), "name", schemaPath(f))
 				}
 			}
-		case strings.HasPrefix(field, q.UserPropertyExactPrefix):
-			propMatches(user.Properties, strings.TrimPrefix(field, q.UserPropertyExactPrefix), true)
-		case strings.HasPrefix(field, q.UserPropertyPrefix):
-			propMatches(user.Properties, strings.TrimPrefix(field, q.UserPropertyPrefix), false)
-		case strings.HasPrefix(field, q.SystemPropertyExactPrefix):
-			propMatches(sys.Properties, strings.TrimPrefix(field, q.SystemPropertyExactPrefix), true)
-		case strings.HasPrefix(field, q.SystemPropertyPrefix):
-			propMatches(sys.Properties, strings.TrimPrefix(field, q.SystemPropertyPrefix), false)
+		case strings.HasPrefix(field, searchdoc.UserPropertyExactPrefix):
+			propMatches(user.Properties, strings.TrimPrefix(field, searchdoc.UserPropertyExactPrefix), true)
+		case strings.HasPrefix(field, searchdoc.UserPropertyPrefix):
+			propMatches(user.Properties, strings.TrimPrefix(field, searchdoc.UserPropertyPrefix), false)
+		case strings.HasPrefix(field, searchdoc.SystemPropertyExactPrefix):
+			propMatches(sys.Properties, strings.TrimPrefix(field, searchdoc.SystemPropertyExactPrefix), true)
+		case strings.HasPrefix(field, searchdoc.SystemPropertyPrefix):
+			propMatches(sys.Properties, strings.TrimPrefix(field, searchdoc.SystemPropertyPrefix), false)
 		}
 	}
 	// Columns matched by name first: a name says more than one of many
@@ -486,7 +487,7 @@ const MaxSchemaProperty = 1024
 // clipSchemaProperty cuts the "schema" system property to
 // MaxSchemaProperty characters, after a whole column, ending in ", …".
 func clipSchemaProperty(props map[string]string) {
-	v, ok := props[tableSchemaProperty]
+	v, ok := props[searchdoc.SchemaProperty]
 	if !ok || len(v) <= MaxSchemaProperty {
 		return
 	}
@@ -497,7 +498,7 @@ func clipSchemaProperty(props map[string]string) {
 	if i := strings.LastIndex(cut, ", "); i > 0 {
 		cut = cut[:i]
 	}
-	props[tableSchemaProperty] = cut + ", …"
+	props[searchdoc.SchemaProperty] = cut + ", …"
 }
 
 // clip cuts s to semcat.MaxMatchLength characters, the last one an

@@ -10,6 +10,7 @@ import (
 	"github.com/semcat/semcat"
 	"github.com/semcat/semcat/analyzers"
 	q "github.com/semcat/semcat/query"
+	"github.com/semcat/semcat/searchdoc"
 )
 
 // TestMatches explains hits from the compiled query's terms and the stored
@@ -25,7 +26,7 @@ func TestMatches(t *testing.T) {
 	longValue := strings.Repeat("Alpha ", 60) + "end"
 	longKey := strings.Repeat("鍵", 100)
 	clipped := longValue[:255] + "…" // 256 characters
-	st := &Payload{
+	st := &searchdoc.Payload{
 		Entity: semcat.SearchEntity{Type: "table", Namespace: []string{"m", "c", "s"}, Name: "Employees"},
 		Metadata: semcat.Metadata{
 			User: semcat.MetadataPart{Properties: map[string]string{"owner": "Foo Bar", "Codename": "x-ray", "ddl": longValue, longKey: "v"}, Tags: []string{"tango", "x-tag"}},

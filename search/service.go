@@ -1,8 +1,9 @@
 // Package search is semcat's search engine: it answers a search request
-// over the index the indexer keeps (Index), with the query package's plan
-// for matches and scores, the caller's visibility and the request's
-// filters as postings bitmaps, and the page, sort keys and facets from
-// in-memory columns of the index's segments.
+// over the index the indexer keeps (Index), evaluating the query package's
+// plan over the segments' postings for matches and scores (eval.go), the
+// caller's visibility and the request's filters as postings bitmaps too,
+// and the page, sort keys and facets from in-memory columns of the index's
+// segments.
 package search
 
 import (
@@ -14,7 +15,6 @@ import (
 	bq "github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/semcat/semcat"
-	"github.com/semcat/semcat/catalogdb"
 	q "github.com/semcat/semcat/query"
 )
 
@@ -35,12 +35,25 @@ type Index interface {
 	LargerThanMemory() bool
 }
 
+// Store is what the search service reads of the catalog's database
+// (package catalogdb's Store).
+type Store interface {
+	// UserGrants loads a user's grants and ownerships in a metalake; a
+	// missing metalake or user has none.
+	UserGrants(ctx context.Context, metalake, user string) (*semcat.Grants, error)
+	// Access loads what authorization knows of a user at a namespace
+	// (CheckSearch reads the membership in it).
+	Access(ctx context.Context, user string, ns semcat.Namespace, kind semcat.EntityKind, names []string) (*semcat.Access, map[string]*semcat.Access, error)
+	// GetMetalake tells a metalake that exists from one that does not.
+	GetMetalake(ctx context.Context, name string) (*semcat.Metalake, error)
+}
+
 // Service is the search service over an Index. With Authorization on, it
 // compiles the caller's visibility (from its grants and ownerships in the
 // metalake) into every query.
 type Service struct {
 	Index         Index
-	Store         *catalogdb.Store
+	Store         Store
 	Authorization bool
 	// Admin says who may see every metalake (the service admins), when
 	// Authorization is on; nil: nobody.
@@ -101,9 +114,16 @@ func (s *Service) visibility(ctx context.Context, metalake string) (bq.Query, er
 	if err != nil {
 		return nil, err
 	}
-	if !g.Member && (s.Admin == nil || !s.Admin(user)) {
-		// A metalake the caller is not in is one that does not exist
-		// (SPEC §6, no existence oracles).
+	return visibilityFor(g, s.Admin != nil && s.Admin(user), metalake)
+}
+
+// visibilityFor is the query of what a user with grants g may see of
+// metalake; admin: the user is a service admin, who may see that every
+// metalake exists (and, of its objects, what g grants). A metalake the
+// user is not in is one that does not exist (SPEC §6, no existence
+// oracles), as authz answers on every route under it.
+func visibilityFor(g *semcat.Grants, admin bool, metalake string) (bq.Query, error) {
+	if !g.Member && !admin {
 		return nil, semcat.NoSuchMetalake(metalake)
 	}
 	return Visibility(g), nil

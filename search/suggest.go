@@ -13,11 +13,10 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/blevesearch/bleve/v2"
 	bq "github.com/blevesearch/bleve/v2/search/query"
-	segment "github.com/blevesearch/scorch_segment_api/v2"
 
 	"github.com/semcat/semcat"
 	"github.com/semcat/semcat/analyzers"
-	q "github.com/semcat/semcat/query"
+	"github.com/semcat/semcat/searchdoc"
 )
 
 // Type-ahead (SPEC §2.6): the entities whose name, or a part of it (split
@@ -73,7 +72,7 @@ func buildSuggestColumns(c *segColumns) *suggestColumns {
 		(*b)[runes] = append((*b)[runes], e)
 	}
 	for doc := range n {
-		name := q.SortKeyName(c.sortKey(uint64(doc)))
+		name := searchdoc.SortKeyName(c.sortKey(uint64(doc)))
 		lower := analyzers.Lower(name)
 		s.lower = append(s.lower, lower...)
 		s.ends[doc] = uint32(len(s.lower))
@@ -188,7 +187,7 @@ func suggest(ctx context.Context, x Index, req semcat.SuggestRequest, visible bq
 		pass := func(i int) (*roaring.Bitmap, error) {
 			if passes[i] == nil {
 				seg := segs[i].Segment()
-				b := &segBitmaps{seg: seg, size: seg.Count(), dicts: map[string]segment.TermDictionary{}}
+				b := &segBitmaps{segPostings: newSegPostings(seg, nil), size: seg.Count()}
 				bm := b.all()
 				if len(filters) > 0 {
 					if bm, err = b.filter(bq.NewConjunctionQuery(filters)); err != nil {
@@ -268,7 +267,7 @@ func suggest(ctx context.Context, x Index, req semcat.SuggestRequest, visible bq
 				if err != nil {
 					return err
 				}
-				st, err := DecodePayload(stored)
+				st, err := searchdoc.DecodePayload(stored)
 				if err != nil {
 					return fmt.Errorf("suggest: document %d of segment %d: %w", p.doc, p.seg, err)
 				}
@@ -290,7 +289,7 @@ func suggest(ctx context.Context, x Index, req semcat.SuggestRequest, visible bq
 // stored payload, a page of the index each that a search under a memory
 // limit may find evicted.
 func entityOfKey(key string) (semcat.SearchEntity, bool) {
-	name, identifier, typ, ok := q.SplitSortKey(key)
+	name, identifier, typ, ok := searchdoc.SplitSortKey(key)
 	if !ok {
 		return semcat.SearchEntity{}, false
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/semcat/semcat"
-	q "github.com/semcat/semcat/query"
+	"github.com/semcat/semcat/searchdoc"
 )
 
 // TestWarmBuildsSuggestWhileTypeAheadsRun: warming a snapshot builds its
@@ -17,7 +17,7 @@ import (
 func TestWarmBuildsSuggestWhileTypeAheadsRun(t *testing.T) {
 	idx, rewrite := manySegments(t, func(i, version int) map[string]any {
 		name := fmt.Sprintf("orders_%d_v%d", i, version)
-		return map[string]any{q.FieldType: "table", q.FieldSortKey: q.SortKey(name, "m.c.s."+name, "table")}
+		return map[string]any{searchdoc.FieldType: "table", searchdoc.FieldSortKey: searchdoc.SortKey(name, "m.c.s."+name, "table")}
 	}, 100)
 	var cc ColumnCache
 	warm := func() (built, segments int) {
@@ -63,7 +63,7 @@ func TestEntityOfKey(t *testing.T) {
 		{Type: "metric", Namespace: []string{"m", "c", "s", "model"}, Name: "revenue"},
 		{Type: "catalog", Namespace: []string{"m"}, Name: "c"},
 	} {
-		key := q.SortKey(e.Name, strings.Join(append(slices.Clone(e.Namespace), e.Name), "."), e.Type)
+		key := searchdoc.SortKey(e.Name, strings.Join(append(slices.Clone(e.Namespace), e.Name), "."), e.Type)
 		got, ok := entityOfKey(key)
 		if !ok || !reflect.DeepEqual(got, e) {
 			t.Errorf("key %q: %+v, %v; want %+v", key, got, ok, e)

@@ -11,18 +11,17 @@ import (
 	index "github.com/blevesearch/bleve_index_api"
 
 	"github.com/semcat/semcat"
-	"github.com/semcat/semcat/catalogdb"
-	q "github.com/semcat/semcat/query"
+	"github.com/semcat/semcat/searchdoc"
 )
 
 // levelField is the document field holding the id of the ancestor (or the
 // entity itself) at each level.
 var levelField = map[semcat.EntityKind]string{
-	semcat.KindMetalake:      q.FieldMetalakeID,
-	semcat.KindCatalog:       q.FieldCatalogID,
-	semcat.KindSchema:        q.FieldSchemaID,
-	semcat.KindTable:         q.FieldTableID,
-	semcat.KindSemanticModel: q.FieldModelID,
+	semcat.KindMetalake:      searchdoc.FieldMetalakeID,
+	semcat.KindCatalog:       searchdoc.FieldCatalogID,
+	semcat.KindSchema:        searchdoc.FieldSchemaID,
+	semcat.KindTable:         searchdoc.FieldTableID,
+	semcat.KindSemanticModel: searchdoc.FieldModelID,
 }
 
 // Visibility compiles SPEC §6's rules for one user into a Bleve query that
@@ -30,7 +29,7 @@ var levelField = map[semcat.EntityKind]string{
 // pages never count anything else. It mirrors semcat.Access: owners of an
 // object or an ancestor, or privileges allowed at some level of the
 // document's ancestry and denied at none.
-func Visibility(g *catalogdb.Grants) bq.Query {
+func Visibility(g *semcat.Grants) bq.Query {
 	v := visibility{allow: map[semcat.Privilege]map[semcat.EntityKind][]string{}, deny: map[semcat.Privilege]map[semcat.EntityKind][]string{}}
 	for _, b := range g.Bindings {
 		m := v.allow
@@ -65,11 +64,11 @@ func Visibility(g *catalogdb.Grants) bq.Query {
 	}
 	model := see(semcat.KindSemanticModel, semcat.SelectSemanticModel, semcat.ModifySemanticModel)
 	return v.or(
-		v.and(typeIs(q.TypeCatalog), v.or(v.owns(semcat.KindMetalake, semcat.KindCatalog), v.has(semcat.UseCatalog))),
-		v.and(typeIs(q.TypeSchema), schemaAccess),
-		v.and(typeIs(q.TypeTable), see(semcat.KindTable, semcat.SelectTable, semcat.ModifyTable)),
-		v.and(typeIs(q.TypeSemanticModel), model),
-		v.and(typeIs(q.TypeMetric), model),
+		v.and(typeIs(searchdoc.TypeCatalog), v.or(v.owns(semcat.KindMetalake, semcat.KindCatalog), v.has(semcat.UseCatalog))),
+		v.and(typeIs(searchdoc.TypeSchema), schemaAccess),
+		v.and(typeIs(searchdoc.TypeTable), see(semcat.KindTable, semcat.SelectTable, semcat.ModifyTable)),
+		v.and(typeIs(searchdoc.TypeSemanticModel), model),
+		v.and(typeIs(searchdoc.TypeMetric), model),
 	)
 }
 
@@ -78,7 +77,7 @@ type visibility struct {
 	owned       map[semcat.EntityKind][]string
 }
 
-func typeIs(t string) bq.Query { return term(q.FieldType, t) }
+func typeIs(t string) bq.Query { return term(searchdoc.FieldType, t) }
 
 func term(field, value string) bq.Query {
 	t := bq.NewTermQuery(value)

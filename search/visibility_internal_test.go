@@ -4,16 +4,16 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/blevesearch/bleve/v2"
-	segment "github.com/blevesearch/scorch_segment_api/v2"
 
 	"github.com/semcat/semcat"
-	"github.com/semcat/semcat/catalogdb"
-	q "github.com/semcat/semcat/query"
+	"github.com/semcat/semcat/searchdoc"
 )
 
 // visDoc is a search document of the synthetic catalog of the visibility
@@ -33,18 +33,18 @@ func visCatalog(catalogs, schemas, tables int) []visDoc {
 	next := func() int64 { id++; return id }
 	for range catalogs {
 		c := next()
-		docs = append(docs, visDoc{typ: q.TypeCatalog, catalog: c})
+		docs = append(docs, visDoc{typ: searchdoc.TypeCatalog, catalog: c})
 		for range schemas {
 			s := next()
-			docs = append(docs, visDoc{typ: q.TypeSchema, catalog: c, schema: s})
+			docs = append(docs, visDoc{typ: searchdoc.TypeSchema, catalog: c, schema: s})
 			for range tables {
-				docs = append(docs, visDoc{typ: q.TypeTable, catalog: c, schema: s, table: next()})
+				docs = append(docs, visDoc{typ: searchdoc.TypeTable, catalog: c, schema: s, table: next()})
 			}
 			for range 2 {
 				m := next()
-				docs = append(docs, visDoc{typ: q.TypeSemanticModel, catalog: c, schema: s, model: m})
+				docs = append(docs, visDoc{typ: searchdoc.TypeSemanticModel, catalog: c, schema: s, model: m})
 				for range 2 {
-					docs = append(docs, visDoc{typ: q.TypeMetric, catalog: c, schema: s, model: m})
+					docs = append(docs, visDoc{typ: searchdoc.TypeMetric, catalog: c, schema: s, model: m})
 				}
 			}
 		}
@@ -60,7 +60,7 @@ func visIndex(tb testing.TB, docs []visDoc, per int) bleve.Index {
 	tb.Helper()
 	noMerge := map[string]any{"scorchMergePlanOptions": map[string]any{"MaxSegmentsPerTier": 1000, "FloorSegmentSize": 1},
 		"scorchPersisterOptions": map[string]any{"MaxSizeInMemoryMergePerWorker": 1}}
-	idx, err := bleve.NewUsing(filepath.Join(tb.TempDir(), "idx"), q.NewMapping(), bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, noMerge)
+	idx, err := bleve.NewUsing(filepath.Join(tb.TempDir(), "idx"), searchdoc.NewMapping(), bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, noMerge)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -69,15 +69,15 @@ func visIndex(tb testing.TB, docs []visDoc, per int) bleve.Index {
 	for from := 0; from < len(docs); from += per {
 		batch := idx.NewBatch()
 		for _, d := range docs[from:min(from+per, len(docs))] {
-			f := map[string]any{q.FieldType: d.typ, q.FieldMetalake: "m", q.FieldMetalakeID: "1", q.FieldCatalogID: str(d.catalog)}
+			f := map[string]any{searchdoc.FieldType: d.typ, searchdoc.FieldMetalake: "m", searchdoc.FieldMetalakeID: "1", searchdoc.FieldCatalogID: str(d.catalog)}
 			if d.schema != 0 {
-				f[q.FieldSchemaID] = str(d.schema)
+				f[searchdoc.FieldSchemaID] = str(d.schema)
 			}
 			if d.table != 0 {
-				f[q.FieldTableID] = str(d.table)
+				f[searchdoc.FieldTableID] = str(d.table)
 			}
 			if d.model != 0 {
-				f[q.FieldModelID] = str(d.model)
+				f[searchdoc.FieldModelID] = str(d.model)
 			}
 			if err := batch.Index(d.key, f); err != nil {
 				tb.Fatal(err)
@@ -92,7 +92,7 @@ func visIndex(tb testing.TB, docs []visDoc, per int) bleve.Index {
 
 // accessOf is what catalogdb.Store.Access would answer about the user of
 // g for the object a document is.
-func accessOf(g *catalogdb.Grants, d visDoc) *semcat.Access {
+func accessOf(g *semcat.Grants, d visDoc) *semcat.Access {
 	levels := []struct {
 		kind semcat.EntityKind
 		id   int64
@@ -120,8 +120,8 @@ func accessOf(g *catalogdb.Grants, d visDoc) *semcat.Access {
 // with its model).
 func visible(tb testing.TB, a *semcat.Access, typ string) bool {
 	rule := map[string]func() (bool, error){
-		q.TypeCatalog: a.CanUseCatalog, q.TypeSchema: a.CanUseSchema, q.TypeTable: a.CanSeeTable,
-		q.TypeSemanticModel: a.CanSeeSemanticModel, q.TypeMetric: a.CanSeeSemanticModel,
+		searchdoc.TypeCatalog: a.CanUseCatalog, searchdoc.TypeSchema: a.CanUseSchema, searchdoc.TypeTable: a.CanSeeTable,
+		searchdoc.TypeSemanticModel: a.CanSeeSemanticModel, searchdoc.TypeMetric: a.CanSeeSemanticModel,
 	}[typ]
 	ok, err := rule()
 	if err != nil {
@@ -132,7 +132,7 @@ func visible(tb testing.TB, a *semcat.Access, typ string) bool {
 
 // filterBitmaps evaluates Visibility(g) on every segment of idx, and the
 // documents whose keys want holds, as bitmaps.
-func filterBitmaps(tb testing.TB, idx bleve.Index, g *catalogdb.Grants, want map[string]bool) (got, expected []*roaring.Bitmap) {
+func filterBitmaps(tb testing.TB, idx bleve.Index, g *semcat.Grants, want map[string]bool) (got, expected []*roaring.Bitmap) {
 	tb.Helper()
 	_, reader, err := OpenSnapshot(idx)
 	if err != nil {
@@ -141,7 +141,7 @@ func filterBitmaps(tb testing.TB, idx bleve.Index, g *catalogdb.Grants, want map
 	defer reader.Close()
 	vis := Visibility(g)
 	for _, s := range reader.Segments() {
-		b := &segBitmaps{seg: s.Segment(), size: s.Segment().Count(), dicts: map[string]segment.TermDictionary{}}
+		b := &segBitmaps{segPostings: newSegPostings(s.Segment(), nil), size: s.Segment().Count()}
 		bm, err := b.filter(vis)
 		if err != nil {
 			tb.Fatal(err)
@@ -160,8 +160,8 @@ func filterBitmaps(tb testing.TB, idx bleve.Index, g *catalogdb.Grants, want map
 
 // randomGrants draws bindings (ALLOW and DENY of the privileges that decide
 // visibility, at every level) and ownerships over docs.
-func randomGrants(r *rand.Rand, docs []visDoc, bindings, owned int) *catalogdb.Grants {
-	g := &catalogdb.Grants{Owned: map[semcat.EntityKind][]int64{}, Member: true}
+func randomGrants(r *rand.Rand, docs []visDoc, bindings, owned int) *semcat.Grants {
+	g := &semcat.Grants{Owned: map[semcat.EntityKind][]int64{}, Member: true}
 	// pick draws an object: the metalake, a catalog, a schema, or a
 	// table or model, with the weights of a level in 100.
 	pick := func(metalake, catalog, schema int) (semcat.EntityKind, int64) {
@@ -185,7 +185,7 @@ func randomGrants(r *rand.Rand, docs []visDoc, bindings, owned int) *catalogdb.G
 		if r.IntN(4) == 0 {
 			cond = semcat.Deny
 		}
-		g.Bindings = append(g.Bindings, catalogdb.Grant{Kind: kind, ID: id, Privilege: privileges[r.IntN(len(privileges))], Condition: cond})
+		g.Bindings = append(g.Bindings, semcat.Grant{Kind: kind, ID: id, Privilege: privileges[r.IntN(len(privileges))], Condition: cond})
 	}
 	// Owning the metalake or a catalog shows all below it: the more
 	// objects owned, the rarer those.
@@ -220,8 +220,8 @@ func TestVisibilityAsAccess(t *testing.T) {
 		if owned > 6 && round%8 < 4 {
 			// Schema access everywhere, so that owning a table or model
 			// decides (but for the DENY drawn).
-			g.Bindings = append(g.Bindings, catalogdb.Grant{Kind: semcat.KindMetalake, ID: 1, Privilege: semcat.UseCatalog, Condition: semcat.Allow},
-				catalogdb.Grant{Kind: semcat.KindMetalake, ID: 1, Privilege: semcat.UseSchema, Condition: semcat.Allow})
+			g.Bindings = append(g.Bindings, semcat.Grant{Kind: semcat.KindMetalake, ID: 1, Privilege: semcat.UseCatalog, Condition: semcat.Allow},
+				semcat.Grant{Kind: semcat.KindMetalake, ID: 1, Privilege: semcat.UseSchema, Condition: semcat.Allow})
 		}
 		want := map[string]bool{}
 		for _, d := range docs {
@@ -244,8 +244,8 @@ func TestVisibilityAsAccess(t *testing.T) {
 func BenchmarkVisibilityOwned(b *testing.B) {
 	docs := visCatalog(1, 12, 834)
 	idx := visIndex(b, docs, 1000)
-	g := &catalogdb.Grants{Owned: map[semcat.EntityKind][]int64{}, Member: true,
-		Bindings: []catalogdb.Grant{{Kind: semcat.KindMetalake, ID: 1, Privilege: semcat.UseCatalog, Condition: semcat.Allow},
+	g := &semcat.Grants{Owned: map[semcat.EntityKind][]int64{}, Member: true,
+		Bindings: []semcat.Grant{{Kind: semcat.KindMetalake, ID: 1, Privilege: semcat.UseCatalog, Condition: semcat.Allow},
 			{Kind: semcat.KindMetalake, ID: 1, Privilege: semcat.UseSchema, Condition: semcat.Allow}}}
 	for _, d := range docs {
 		if d.table != 0 {
@@ -261,7 +261,7 @@ func BenchmarkVisibilityOwned(b *testing.B) {
 	for b.Loop() {
 		vis := Visibility(g)
 		for _, s := range reader.Segments() {
-			sb := &segBitmaps{seg: s.Segment(), size: s.Segment().Count(), dicts: map[string]segment.TermDictionary{}}
+			sb := &segBitmaps{segPostings: newSegPostings(s.Segment(), nil), size: s.Segment().Count()}
 			if _, err := sb.filter(vis); err != nil {
 				b.Fatal(err)
 			}
@@ -273,8 +273,8 @@ func BenchmarkVisibilityOwned(b *testing.B) {
 // of ids (the tables it owns) searches in the costly-query slots; the owner
 // of the metalake, whatever else it owns, does not.
 func TestLargeVisibilityIsCostly(t *testing.T) {
-	g := &catalogdb.Grants{Owned: map[semcat.EntityKind][]int64{}, Member: true,
-		Bindings: []catalogdb.Grant{{Kind: semcat.KindMetalake, ID: 1, Privilege: semcat.UseCatalog, Condition: semcat.Allow},
+	g := &semcat.Grants{Owned: map[semcat.EntityKind][]int64{}, Member: true,
+		Bindings: []semcat.Grant{{Kind: semcat.KindMetalake, ID: 1, Privilege: semcat.UseCatalog, Condition: semcat.Allow},
 			{Kind: semcat.KindMetalake, ID: 1, Privilege: semcat.UseSchema, Condition: semcat.Allow}}}
 	for i := range heavyVisibility {
 		g.Owned[semcat.KindTable] = append(g.Owned[semcat.KindTable], int64(100+i))
@@ -294,4 +294,182 @@ func TestLargeVisibilityIsCostly(t *testing.T) {
 	if n := visibilityTerms(Visibility(g)); n > 50 {
 		t.Errorf("the metalake's owner: %d terms, want its ownership and the types'", n)
 	}
+}
+
+// visTable is the small catalog of TestVisibilityAgreement, metalake 1:
+//
+//	c1 (2) ─ s1 (3) ─ t1 (4), model m1 (5) with metric x
+//	       └ s2 (6) ─ t2 (7)
+//	c2 (8) ─ s3 (9) ─ t3 (10)
+var visTable = []visDoc{
+	{key: "c1", typ: searchdoc.TypeCatalog, catalog: 2},
+	{key: "c1.s1", typ: searchdoc.TypeSchema, catalog: 2, schema: 3},
+	{key: "c1.s1.t1", typ: searchdoc.TypeTable, catalog: 2, schema: 3, table: 4},
+	{key: "c1.s1.m1", typ: searchdoc.TypeSemanticModel, catalog: 2, schema: 3, model: 5},
+	{key: "c1.s1.m1.x", typ: searchdoc.TypeMetric, catalog: 2, schema: 3, model: 5},
+	{key: "c1.s2", typ: searchdoc.TypeSchema, catalog: 2, schema: 6},
+	{key: "c1.s2.t2", typ: searchdoc.TypeTable, catalog: 2, schema: 6, table: 7},
+	{key: "c2", typ: searchdoc.TypeCatalog, catalog: 8},
+	{key: "c2.s3", typ: searchdoc.TypeSchema, catalog: 8, schema: 9},
+	{key: "c2.s3.t3", typ: searchdoc.TypeTable, catalog: 8, schema: 9, table: 10},
+}
+
+// TestVisibilityAgreement is the table of grants × entities on which the
+// visibility rule, written twice, must answer alike: semcat.Access's
+// per-object rules behind authz's member check (what every other route
+// answers), and the search side (visibilityFor's member check and the
+// Visibility filter, evaluated both as the search does, over postings
+// bitmaps, and by Bleve's own searchers) over a real Bleve index of the
+// same entities. Each case also names what it must see, so that two rules
+// wrong alike do not pass.
+func TestVisibilityAgreement(t *testing.T) {
+	idx := visIndex(t, visTable, len(visTable))
+	const (
+		ml  = semcat.KindMetalake
+		cat = semcat.KindCatalog
+		sch = semcat.KindSchema
+		tab = semcat.KindTable
+		mod = semcat.KindSemanticModel
+	)
+	allow := func(k semcat.EntityKind, id int64, p semcat.Privilege) semcat.Grant {
+		return semcat.Grant{Kind: k, ID: id, Privilege: p, Condition: semcat.Allow}
+	}
+	deny := func(k semcat.EntityKind, id int64, p semcat.Privilege) semcat.Grant {
+		return semcat.Grant{Kind: k, ID: id, Privilege: p, Condition: semcat.Deny}
+	}
+	// use is schema access everywhere: USE_CATALOG and USE_SCHEMA on the
+	// metalake.
+	use := []semcat.Grant{allow(ml, 1, semcat.UseCatalog), allow(ml, 1, semcat.UseSchema)}
+	with := func(gs ...semcat.Grant) []semcat.Grant { return append(slices.Clone(use), gs...) }
+	owns := func(k semcat.EntityKind, id int64) map[semcat.EntityKind][]int64 {
+		return map[semcat.EntityKind][]int64{k: {id}}
+	}
+	const structure = "c1 c1.s1 c1.s2 c2 c2.s3 " // what schema access everywhere shows
+	const missing = "metalake missing"
+	tests := []struct {
+		name     string
+		bindings []semcat.Grant
+		owned    map[semcat.EntityKind][]int64
+		member   bool
+		admin    bool
+		want     string // the keys seen, in visTable's order, or missing
+	}{
+		{name: "member, no grants", member: true, want: ""},
+		{name: "non-member", want: missing},
+		{name: "non-member owning a table", owned: owns(tab, 4), bindings: nil, want: missing},
+		{name: "service admin, non-member", admin: true, want: ""},
+		{name: "service admin, non-member, owning c2", admin: true, owned: owns(cat, 8), want: "c2 c2.s3 c2.s3.t3"},
+		{name: "service admin, member", admin: true, member: true, bindings: use, want: structure},
+		{name: "owner of the metalake", member: true, owned: owns(ml, 1), want: "c1 c1.s1 c1.s1.t1 c1.s1.m1 c1.s1.m1.x c1.s2 c1.s2.t2 c2 c2.s3 c2.s3.t3"},
+		{name: "owner of the metalake, not a user of it", owned: owns(ml, 1), want: "c1 c1.s1 c1.s1.t1 c1.s1.m1 c1.s1.m1.x c1.s2 c1.s2.t2 c2 c2.s3 c2.s3.t3"},
+		{name: "owner of the metalake, DENY everything", owned: owns(ml, 1), bindings: []semcat.Grant{deny(ml, 1, semcat.UseCatalog), deny(ml, 1, semcat.UseSchema), deny(ml, 1, semcat.SelectTable)},
+			want: "c1 c1.s1 c1.s1.t1 c1.s1.m1 c1.s1.m1.x c1.s2 c1.s2.t2 c2 c2.s3 c2.s3.t3"},
+		{name: "owner of c1", member: true, owned: owns(cat, 2), want: "c1 c1.s1 c1.s1.t1 c1.s1.m1 c1.s1.m1.x c1.s2 c1.s2.t2"},
+		{name: "owner of c1, DENY USE_CATALOG on it", member: true, owned: owns(cat, 2), bindings: []semcat.Grant{deny(cat, 2, semcat.UseCatalog)},
+			want: "c1 c1.s1 c1.s1.t1 c1.s1.m1 c1.s1.m1.x c1.s2 c1.s2.t2"},
+		{name: "owner of s1", member: true, owned: owns(sch, 3), want: "c1.s1 c1.s1.t1 c1.s1.m1 c1.s1.m1.x"},
+		{name: "owner of s1, DENY USE_CATALOG on the metalake", member: true, owned: owns(sch, 3), bindings: []semcat.Grant{deny(ml, 1, semcat.UseCatalog)},
+			want: "c1.s1 c1.s1.t1 c1.s1.m1 c1.s1.m1.x"},
+		{name: "owner of t1 without schema access", member: true, owned: owns(tab, 4), want: ""},
+		{name: "owner of t1", member: true, owned: owns(tab, 4), bindings: use, want: structure + "c1.s1.t1"},
+		{name: "owner of t1, DENY USE_SCHEMA on s1", member: true, owned: owns(tab, 4), bindings: with(deny(sch, 3, semcat.UseSchema)), want: "c1 c1.s2 c2 c2.s3"},
+		{name: "owner of m1", member: true, owned: owns(mod, 5), bindings: use, want: structure + "c1.s1.m1 c1.s1.m1.x"},
+		{name: "USE_CATALOG on the metalake", member: true, bindings: []semcat.Grant{allow(ml, 1, semcat.UseCatalog)}, want: "c1 c2"},
+		{name: "USE_CATALOG on c1", member: true, bindings: []semcat.Grant{allow(cat, 2, semcat.UseCatalog)}, want: "c1"},
+		{name: "USE_SCHEMA without USE_CATALOG", member: true, bindings: []semcat.Grant{allow(ml, 1, semcat.UseSchema)}, want: ""},
+		{name: "USE_CATALOG on c1, USE_SCHEMA on s2", member: true, bindings: []semcat.Grant{allow(cat, 2, semcat.UseCatalog), allow(sch, 6, semcat.UseSchema)}, want: "c1 c1.s2"},
+		{name: "schema access", member: true, bindings: use, want: structure},
+		{name: "SELECT_TABLE on the metalake", member: true, bindings: with(allow(ml, 1, semcat.SelectTable)), want: structure + "c1.s1.t1 c1.s2.t2 c2.s3.t3"},
+		{name: "SELECT_TABLE on c1", member: true, bindings: with(allow(cat, 2, semcat.SelectTable)), want: structure + "c1.s1.t1 c1.s2.t2"},
+		{name: "SELECT_TABLE on s1", member: true, bindings: with(allow(sch, 3, semcat.SelectTable)), want: structure + "c1.s1.t1"},
+		{name: "SELECT_TABLE on t1", member: true, bindings: with(allow(tab, 4, semcat.SelectTable)), want: structure + "c1.s1.t1"},
+		{name: "SELECT_TABLE without schema access", member: true, bindings: []semcat.Grant{allow(ml, 1, semcat.SelectTable), allow(ml, 1, semcat.UseCatalog)}, want: "c1 c2"},
+		{name: "MODIFY_TABLE on s2", member: true, bindings: with(allow(sch, 6, semcat.ModifyTable)), want: structure + "c1.s2.t2"},
+		{name: "SELECT_TABLE, DENY on t1", member: true, bindings: with(allow(ml, 1, semcat.SelectTable), deny(tab, 4, semcat.SelectTable)), want: structure + "c1.s2.t2 c2.s3.t3"},
+		{name: "SELECT_TABLE, DENY on s2", member: true, bindings: with(allow(ml, 1, semcat.SelectTable), deny(sch, 6, semcat.SelectTable)), want: structure + "c1.s1.t1 c2.s3.t3"},
+		{name: "SELECT_TABLE, DENY on c1", member: true, bindings: with(allow(ml, 1, semcat.SelectTable), deny(cat, 2, semcat.SelectTable)), want: structure + "c2.s3.t3"},
+		{name: "DENY SELECT_TABLE on the metalake, ALLOW on t1", member: true, bindings: with(deny(ml, 1, semcat.SelectTable), allow(tab, 4, semcat.SelectTable)), want: structure},
+		{name: "DENY SELECT_TABLE on t1, MODIFY_TABLE on it", member: true, bindings: with(deny(tab, 4, semcat.SelectTable), allow(tab, 4, semcat.ModifyTable)), want: structure + "c1.s1.t1"},
+		{name: "DENY USE_SCHEMA on s1", member: true, bindings: with(allow(ml, 1, semcat.SelectTable), allow(ml, 1, semcat.SelectSemanticModel), deny(sch, 3, semcat.UseSchema)),
+			want: "c1 c1.s2 c1.s2.t2 c2 c2.s3 c2.s3.t3"},
+		{name: "DENY USE_CATALOG on c2", member: true, bindings: with(allow(ml, 1, semcat.SelectTable), allow(ml, 1, semcat.SelectSemanticModel), deny(cat, 8, semcat.UseCatalog)),
+			want: "c1 c1.s1 c1.s1.t1 c1.s1.m1 c1.s1.m1.x c1.s2 c1.s2.t2"},
+		{name: "SELECT_SEMANTIC_MODEL on m1", member: true, bindings: with(allow(mod, 5, semcat.SelectSemanticModel)), want: structure + "c1.s1.m1 c1.s1.m1.x"},
+		{name: "SELECT_SEMANTIC_MODEL on c1, DENY on m1", member: true, bindings: with(allow(cat, 2, semcat.SelectSemanticModel), deny(mod, 5, semcat.SelectSemanticModel)), want: structure},
+		{name: "DENY SELECT_SEMANTIC_MODEL, MODIFY_SEMANTIC_MODEL on s1", member: true, bindings: with(deny(ml, 1, semcat.SelectSemanticModel), allow(sch, 3, semcat.ModifySemanticModel)),
+			want: structure + "c1.s1.m1 c1.s1.m1.x"},
+		{name: "SELECT_TABLE shows no models", member: true, bindings: with(allow(ml, 1, semcat.SelectTable)), want: structure + "c1.s1.t1 c1.s2.t2 c2.s3.t3"},
+		{name: "a non-member's grants", bindings: with(allow(ml, 1, semcat.SelectTable)), want: missing},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.want = inVisTableOrder(tt.want)
+			g := &semcat.Grants{Bindings: tt.bindings, Owned: tt.owned, Member: tt.member || len(tt.owned[ml]) > 0}
+			if g.Owned == nil {
+				g.Owned = map[semcat.EntityKind][]int64{}
+			}
+			// The rules, as authz applies them: the metalake exists
+			// for its members and the service admins, then each object
+			// per its rule.
+			var rules []string
+			for _, d := range visTable {
+				a := accessOf(g, d)
+				if !tt.admin && !a.IsMember() {
+					rules = []string{missing}
+					break
+				}
+				if visible(t, a, d.typ) {
+					rules = append(rules, d.key)
+				}
+			}
+			if got := strings.Join(rules, " "); got != tt.want {
+				t.Errorf("semcat.Access sees %q, want %q", got, tt.want)
+			}
+
+			vis, err := visibilityFor(g, tt.admin, "m")
+			if tt.want == missing {
+				if semcat.ErrorCode(err) != semcat.ENOTFOUND {
+					t.Errorf("search: err %v, want the metalake missing", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]bool{}
+			for _, k := range strings.Fields(tt.want) {
+				want[k] = true
+			}
+			got, expected := filterBitmaps(t, idx, g, want)
+			for i := range got {
+				if !got[i].Equals(expected[i]) {
+					t.Errorf("the search's filter passes documents %v, want %v (%s)", got[i].ToArray(), expected[i].ToArray(), tt.want)
+				}
+			}
+			req := bleve.NewSearchRequestOptions(vis, len(visTable)+1, 0, false)
+			res, err := idx.Search(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var hits []string
+			for _, h := range res.Hits {
+				hits = append(hits, h.ID)
+			}
+			if got := inVisTableOrder(strings.Join(hits, " ")); got != tt.want {
+				t.Errorf("Bleve's searchers of the filter find %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// inVisTableOrder returns the keys of visTable in keys (or missing), in
+// visTable's order.
+func inVisTableOrder(keys string) string {
+	order := func(key string) int { return slices.IndexFunc(visTable, func(d visDoc) bool { return d.key == key }) }
+	ks := strings.Fields(keys)
+	if len(ks) > 0 && order(ks[0]) < 0 {
+		return keys
+	}
+	slices.SortFunc(ks, func(a, b string) int { return order(a) - order(b) })
+	return strings.Join(ks, " ")
 }

@@ -1,4 +1,4 @@
-package search
+package searchdoc
 
 import (
 	"encoding/json"

@@ -1,14 +1,15 @@
-package search
+package searchdoc
 
 import (
 	"encoding/binary"
 	"errors"
+	"maps"
 	"slices"
 
 	"github.com/semcat/semcat"
 )
 
-// The stored payload of a document (query.FieldStored) is what a search returns
+// The stored payload of a document (FieldStored) is what a search returns
 // for a hit: its entity, metadata and schema entries. It is written in a
 // compact binary form rather than JSON: a search decodes a page of them
 // (a table's metadata holds its whole column list), and decoding JSON was
@@ -38,7 +39,7 @@ const payloadVersion = 3
 
 var errPayload = errors.New("malformed stored payload")
 
-// Payload is what the index stores with each document (query.FieldStored)
+// Payload is what the index stores with each document (FieldStored)
 // and a search returns for a hit.
 type Payload struct {
 	Entity   semcat.SearchEntity `json:"entity"`
@@ -62,8 +63,10 @@ func TablePayload(entity semcat.SearchEntity, md semcat.Metadata, columns []semc
 	return &Payload{Entity: entity, Metadata: md, Columns: columns}
 }
 
-// tableSchemaProperty is the system property a table's columns derive.
-const tableSchemaProperty = "schema"
+// SchemaProperty is the system property holding an entity's schema as
+// text: a table's columns' DDL, which its payload derives from them, or a
+// model's dataset records.
+const SchemaProperty = "schema"
 
 // entityProperties are the system properties that repeat the entity's
 // name and type (semcat.EntityRecord.Metadata): a payload does not store
@@ -90,14 +93,14 @@ func EncodePayload(st *Payload) []byte {
 		}
 	}
 	if st.Columns != nil {
-		derived[tableSchemaProperty] = true
+		derived[SchemaProperty] = true
 	}
 	b = binary.AppendUvarint(b, flags)
 	for i, part := range []semcat.MetadataPart{st.Metadata.System, st.Metadata.User} {
 		if part.Properties == nil {
 			b = binary.AppendUvarint(b, 0)
 		} else {
-			keys := sortedKeys(part.Properties)
+			keys := slices.Sorted(maps.Keys(part.Properties))
 			if i == 0 {
 				keys = slices.DeleteFunc(keys, func(k string) bool { return derived[k] })
 			}
@@ -233,7 +236,7 @@ func DecodePayload(p string) (*Payload, error) {
 		if st.Metadata.System.Properties == nil {
 			st.Metadata.System.Properties = map[string]string{}
 		}
-		st.Metadata.System.Properties[tableSchemaProperty] = semcat.ColumnsDDL(cols)
+		st.Metadata.System.Properties[SchemaProperty] = semcat.ColumnsDDL(cols)
 		table := &semcat.EntityRecord{Kind: semcat.KindTable, Columns: cols}
 		st.Fields = table.SchemaFields()
 		for _, c := range table.ColumnTexts() {

@@ -1,4 +1,4 @@
-package query
+package search
 
 import (
 	"math/rand/v2"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/semcat/semcat/analyzers"
+	"github.com/semcat/semcat/searchdoc"
 )
 
 // TestPartStopKeepsEveryDocument: for each field partStop prunes, over
@@ -14,7 +15,7 @@ import (
 // a pruned expansion loses no document — and, where terms hold part
 // boundaries, the pruning does skip terms.
 func TestPartStopKeepsEveryDocument(t *testing.T) {
-	m := NewMapping()
+	m := searchdoc.NewMapping()
 	rng := rand.New(rand.NewPCG(3, 4))
 	pieces := []string{"vu", "Kut", "ra", "lUs", "é", "9", "-", "_", ".", "/", ":", "'s", "(", "€", " "}
 	names := []string{"vu", "Kut", "ra", "é", "9", "-", "_", " "} // no '.' or ':' in a schema's names
@@ -25,14 +26,14 @@ func TestPartStopKeepsEveryDocument(t *testing.T) {
 		}
 		return b.String()
 	}
-	for _, field := range []string{FieldUserValues, UserPropertyPrefix + "k", FieldName, FieldDescription, FieldColumns, FieldSchemaFields} {
+	for _, field := range []string{searchdoc.FieldUserValues, searchdoc.UserPropertyPrefix + "k", searchdoc.FieldName, searchdoc.FieldDescription, searchdoc.FieldColumns, searchdoc.FieldSchemaFields} {
 		a := m.AnalyzerNamed(analyzerOf(field))
 		var docs [][]string
 		for range 300 {
 			// A text; for the schema fields, a table's entries: every
 			// field at any depth, "path:type".
 			values := []string{text(1+rng.IntN(10), pieces)}
-			if field == FieldSchemaFields {
+			if field == searchdoc.FieldSchemaFields {
 				values = nil
 				var add func(path string, depth int)
 				add = func(path string, depth int) {
@@ -88,7 +89,7 @@ func TestPartStopKeepsEveryDocument(t *testing.T) {
 			}
 		}
 		// AnalyzerName's terms are segments and parts: nothing to skip.
-		if tried < 20 || pruned == 0 && field != FieldName {
+		if tried < 20 || pruned == 0 && field != searchdoc.FieldName {
 			t.Errorf("%s: %d prefixes pruned, %d terms skipped", field, tried, pruned)
 		}
 	}
@@ -98,11 +99,11 @@ func TestPartStopKeepsEveryDocument(t *testing.T) {
 // tries.
 func analyzerOf(field string) string {
 	switch field {
-	case FieldName:
+	case searchdoc.FieldName:
 		return analyzers.AnalyzerName
-	case FieldDescription, FieldColumns:
+	case searchdoc.FieldDescription, searchdoc.FieldColumns:
 		return analyzers.AnalyzerText
-	case FieldSchemaFields:
+	case searchdoc.FieldSchemaFields:
 		return analyzers.AnalyzerSchemaField
 	}
 	return analyzers.AnalyzerValue

@@ -1,8 +1,11 @@
-package query
+package search
 
 import (
 	"slices"
 	"testing"
+
+	q "github.com/semcat/semcat/query"
+	"github.com/semcat/semcat/searchdoc"
 )
 
 // TestRevision3Ranking checks the forms of SPEC §5.2 and the properties of
@@ -32,64 +35,64 @@ func TestRevision3Ranking(t *testing.T) {
 		// Synonyms.
 		{id: "glacier", name: "glacier_events"},
 	})
-	found := func(q string, opts Options) []string {
+	found := func(query string, opts q.Options) []string {
 		t.Helper()
-		return ids(find(t, idx, q, opts))
+		return ids(find(t, idx, query, opts))
 	}
-	before := func(q string, opts Options, a, b string) {
+	before := func(query string, opts q.Options, a, b string) {
 		t.Helper()
-		got := found(q, opts)
+		got := found(query, opts)
 		i, j := slices.Index(got, a), slices.Index(got, b)
 		if i < 0 || j < 0 || i > j {
-			t.Errorf("%q: %v, want %s before %s", q, got, a, b)
+			t.Errorf("%q: %v, want %s before %s", query, got, a, b)
 		}
 	}
-	has := func(q string, opts Options, want ...string) {
+	has := func(query string, opts q.Options, want ...string) {
 		t.Helper()
-		got := found(q, opts)
+		got := found(query, opts)
 		for _, w := range want {
 			if !slices.Contains(got, w) {
-				t.Errorf("%q: %v, want %s among them", q, got, w)
+				t.Errorf("%q: %v, want %s among them", query, got, w)
 			}
 		}
 	}
 	t.Run("coverage over a whole-name match", func(t *testing.T) {
-		before("refunded orders", Options{}, "refunds", "orders")
+		before("refunded orders", q.Options{}, "refunds", "orders")
 	})
 	t.Run("words together", func(t *testing.T) {
-		before("zip code", Options{}, "zip_column", "scattered")
-		before("zip code", Options{}, "zip_camel", "scattered")
+		before("zip code", q.Options{}, "zip_column", "scattered")
+		before("zip code", q.Options{}, "zip_camel", "scattered")
 		// Next to each other in a description, above scattered.
-		before("zip code", Options{}, "z_adjacent", "scattered")
+		before("zip code", q.Options{}, "z_adjacent", "scattered")
 		// A phrase with the same initials finds nothing by itself.
-		if got := found("zebra crossing", Options{}); len(got) != 0 {
+		if got := found("zebra crossing", q.Options{}); len(got) != 0 {
 			t.Errorf("zebra crossing: %v, want nothing (zone control only shares the initials)", got)
 		}
 	})
 	t.Run("compounds", func(t *testing.T) {
-		has("sign up", Options{}, "signups")
-		has("e-mail", Options{}, "email")
+		has("sign up", q.Options{}, "signups")
+		has("e-mail", q.Options{}, "email")
 	})
 	t.Run("derived forms", func(t *testing.T) {
-		has("cancelled", Options{}, "cancellations")
-		has("delivered", Options{}, "delivery")
+		has("cancelled", q.Options{}, "cancellations")
+		has("delivered", q.Options{}, "delivery")
 	})
 	t.Run("acronyms", func(t *testing.T) {
-		has("mau", Options{}, "engagement", "mau_table")
+		has("mau", q.Options{}, "engagement", "mau_table")
 		// The phrase finds the acronym, above what matches one word.
-		before("monthly active users", Options{}, "mau_table", "users")
-		if got := found("mau", Options{}); got[0] != "mau_table" {
+		before("monthly active users", q.Options{}, "mau_table", "users")
+		if got := found("mau", q.Options{}); got[0] != "mau_table" {
 			t.Errorf("mau: %v, want the name holding the word first", got)
 		}
 	})
 	t.Run("synonyms", func(t *testing.T) {
-		if got := found("ios", Options{}); len(got) != 0 {
+		if got := found("ios", q.Options{}); len(got) != 0 {
 			t.Errorf("ios without synonyms: %v, want nothing", got)
 		}
-		syn := NewSynonyms([][]string{{"iOS", "glacier"}, {"MAU", "monthly active users"}})
-		has("ios", Options{Synonyms: syn}, "glacier")
-		has("ios events", Options{Synonyms: syn}, "glacier")
-		before("ios events", Options{Synonyms: syn}, "glacier", "cancellations")
+		syn := q.NewSynonyms([][]string{{"iOS", "glacier"}, {"MAU", "monthly active users"}})
+		has("ios", q.Options{Synonyms: syn}, "glacier")
+		has("ios events", q.Options{Synonyms: syn}, "glacier")
+		before("ios events", q.Options{Synonyms: syn}, "glacier", "cancellations")
 	})
 }
 
@@ -99,35 +102,35 @@ func TestRevision3Ranking(t *testing.T) {
 // match.
 func TestContext(t *testing.T) {
 	idx := mustOpenRanked(t, []ranked{
-		{id: "pos", typ: TypeSchema, name: "retail", description: "The point of sale system", schemaID: "1"},
-		{id: "web", typ: TypeSchema, name: "web", description: "The web shop", schemaID: "2"},
+		{id: "pos", typ: searchdoc.TypeSchema, name: "retail", description: "The point of sale system", schemaID: "1"},
+		{id: "web", typ: searchdoc.TypeSchema, name: "web", description: "The web shop", schemaID: "2"},
 		{id: "a_web_tx", name: "transactions", description: "One row per sale", schemaID: "2"},
 		{id: "z_pos_tx", name: "transactions", description: "One row per sale", schemaID: "1"},
 		{id: "pos_items", name: "items", schemaID: "1"},
 		{id: "own_column", name: "amounts", columns: []string{"sale_amount"}, schemaID: "2"},
-		{id: "shop_model", typ: TypeSemanticModel, name: "shop", description: "Subscriptions of the storefront", schemaID: "2", modelID: "7"},
-		{id: "revenue", typ: TypeMetric, name: "revenue", schemaID: "2", modelID: "7"},
-		{id: "other_metric", typ: TypeMetric, name: "margin", schemaID: "2", modelID: "8"},
+		{id: "shop_model", typ: searchdoc.TypeSemanticModel, name: "shop", description: "Subscriptions of the storefront", schemaID: "2", modelID: "7"},
+		{id: "revenue", typ: searchdoc.TypeMetric, name: "revenue", schemaID: "2", modelID: "7"},
+		{id: "other_metric", typ: searchdoc.TypeMetric, name: "margin", schemaID: "2", modelID: "8"},
 	})
 	// A metric carries its model's description.
-	if got := ids(find(t, idx, "storefront", Options{})); !slices.Equal(got, []string{"shop_model", "revenue"}) {
+	if got := ids(find(t, idx, "storefront", q.Options{})); !slices.Equal(got, []string{"shop_model", "revenue"}) {
 		t.Errorf("storefront: %v, want the model, then its metric (by its model's description)", got)
 	}
-	got := ids(find(t, idx, "point of sale", Options{}))
+	got := ids(find(t, idx, "point of sale", q.Options{}))
 	if !slices.Contains(got, "pos_items") {
 		t.Errorf("point of sale: %v, want the tables of the schema described so (pos_items)", got)
 	}
 	// A tie of their own text, decided by the schema's description.
-	got = ids(find(t, idx, "transactions", Options{}))
+	got = ids(find(t, idx, "transactions", q.Options{}))
 	if !slices.Equal(got, []string{"a_web_tx", "z_pos_tx"}) {
 		t.Errorf("transactions: %v, want the two tables tied, by id", got)
 	}
-	got = ids(find(t, idx, "sale transactions", Options{}))
+	got = ids(find(t, idx, "sale transactions", q.Options{}))
 	if i, j := slices.Index(got, "z_pos_tx"), slices.Index(got, "a_web_tx"); i < 0 || j < 0 || i > j {
 		t.Errorf("sale transactions: %v, want z_pos_tx (its schema is about sales) before a_web_tx", got)
 	}
 	// Never above a table's own match, even its weakest.
-	got = ids(find(t, idx, "sale", Options{}))
+	got = ids(find(t, idx, "sale", q.Options{}))
 	if i, j := slices.Index(got, "own_column"), slices.Index(got, "pos_items"); i < 0 || j < 0 || i > j {
 		t.Errorf("sale: %v, want own_column (a column says sale) before pos_items (only its schema does)", got)
 	}

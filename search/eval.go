@@ -1,4 +1,4 @@
-package query
+package search
 
 import (
 	"context"
@@ -16,6 +16,8 @@ import (
 	"github.com/blevesearch/vellum/levenshtein"
 
 	"github.com/semcat/semcat/analyzers"
+	q "github.com/semcat/semcat/query"
+	"github.com/semcat/semcat/searchdoc"
 )
 
 // Running a plan over an index snapshot.
@@ -78,7 +80,7 @@ type Evaluation struct {
 	Total    uint64
 	// Leaves are the terms the plan's positive terms found, for
 	// explaining hits (Leaf).
-	Leaves []Leaf
+	Leaves []q.Leaf
 
 	constant   float32 // every hit's score, when isConstant
 	isConstant bool
@@ -104,37 +106,6 @@ type SegmentResult struct {
 	// Candidates, when set, are the hits that were scored (EvalOptions
 	// Need): the best hits are among them.
 	Candidates *roaring.Bitmap
-}
-
-// Leaf is a term of the index that a matching document can contain: a
-// term of Field, or with Prefix any term of Field starting with Text.
-// Search explains each hit of a page ("matches") from its stored metadata
-// and the leaves, so that neither the index nor the search carries term
-// locations.
-type Leaf struct {
-	Field  string
-	Text   string
-	Prefix bool
-}
-
-// Leaves returns the leaves of the plan's positive terms that need no
-// index to know: their exact terms and prefixes (an evaluation's Leaves
-// add the word forms and typos it found).
-func (p *Plan) Leaves() []Leaf {
-	s := &leafSet{seen: map[Leaf]bool{}}
-	for _, t := range append(slices.Clip(p.Required), p.Optional...) {
-		for _, g := range t.Groups {
-			for _, c := range g.Clauses {
-				switch c.Mode {
-				case MatchTerm:
-					s.add(c.Field, c.Term, false)
-				case MatchPrefix:
-					s.add(c.Field, c.Term, true)
-				}
-			}
-		}
-	}
-	return s.list
 }
 
 // Constant reports whether every hit scores the same, and what: a
@@ -211,8 +182,8 @@ func scoreArray(n int) []float32 {
 
 // termRun is one term's documents in one evaluation.
 type termRun struct {
-	term   *Term
-	groups []Group
+	term   *q.Term
+	groups []q.Group
 	bms    [][]*roaring.Bitmap // segment → group → documents (nil: none)
 	hits   []*roaring.Bitmap   // segment → live documents matching any group
 	df     uint64
@@ -227,17 +198,17 @@ type termRun struct {
 const checkEvery = 1024
 
 // Eval runs the plan over snap. It fails with ctx's error once ctx is done.
-func (p *Plan) Eval(ctx context.Context, snap *scorch.IndexSnapshot, opts EvalOptions) (*Evaluation, error) {
+func evalPlan(ctx context.Context, p *q.Plan, snap *scorch.IndexSnapshot, opts EvalOptions) (*Evaluation, error) {
 	segs := snap.Segments()
 	readers := make([]*segReader, len(segs))
 	dfas := map[typoKey]*levenshtein.DFA{}
 	for i, ss := range segs {
-		readers[i] = &segReader{ctx: ctx, seg: ss.Segment(), deleted: ss.Deleted(), dicts: map[string]segment.TermDictionary{}, dfas: dfas, reads: opts.Reads}
+		readers[i] = &segReader{segPostings: newSegPostings(ss.Segment(), opts.Reads), ctx: ctx, deleted: ss.Deleted(), dfas: dfas}
 	}
-	leaves := &leafSet{seen: map[Leaf]bool{}}
-	run := func(t *Term, collect bool) (*termRun, error) {
+	leaves := q.NewLeafSet()
+	run := func(t *q.Term, collect bool) (*termRun, error) {
 		r := &termRun{term: t, groups: t.Groups}
-		var lv *leafSet
+		var lv *q.LeafSet
 		if collect {
 			lv = leaves
 		}
@@ -247,9 +218,9 @@ func (p *Plan) Eval(ctx context.Context, snap *scorch.IndexSnapshot, opts EvalOp
 		if len(t.Typos) == 0 || r.df > maxMisspelledDF {
 			return r, r.addContext(readers, collect)
 		}
-		var typoLeaves *leafSet
+		var typoLeaves *q.LeafSet
 		if collect {
-			typoLeaves = &leafSet{seen: map[Leaf]bool{}}
+			typoLeaves = q.NewLeafSet()
 		}
 		typos := &termRun{term: t, groups: t.Typos}
 		if err := typos.read(readers, typoLeaves); err != nil {
@@ -261,8 +232,8 @@ func (p *Plan) Eval(ctx context.Context, snap *scorch.IndexSnapshot, opts EvalOp
 			return r, r.addContext(readers, collect)
 		}
 		if typoLeaves != nil {
-			for _, l := range typoLeaves.list {
-				lv.add(l.Field, l.Text, l.Prefix)
+			for _, l := range typoLeaves.List() {
+				lv.Add(l.Field, l.Text, l.Prefix)
 			}
 		}
 		if r.df == 0 {
@@ -273,7 +244,7 @@ func (p *Plan) Eval(ctx context.Context, snap *scorch.IndexSnapshot, opts EvalOp
 	}
 	var required, optional, excluded []*termRun
 	for _, part := range []struct {
-		terms   []*Term
+		terms   []*q.Term
 		runs    *[]*termRun
 		collect bool
 	}{{p.Required, &required, true}, {p.Optional, &optional, true}, {p.Excluded, &excluded, false}} {
@@ -296,7 +267,7 @@ func (p *Plan) Eval(ctx context.Context, snap *scorch.IndexSnapshot, opts EvalOp
 		idfs[i] = idf(r.df, docs) * r.term.Scale
 	}
 
-	out := &Evaluation{Segments: make([]SegmentResult, len(segs)), Leaves: leaves.list}
+	out := &Evaluation{Segments: make([]SegmentResult, len(segs)), Leaves: leaves.List()}
 	for i, rd := range readers {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -505,7 +476,7 @@ func (r *termRun) bounds(idf float64) []float64 {
 // it has one way of matching, outside names: the score score would add,
 // to the bit.
 func (r *termRun) constant(idf float64) (float32, bool) {
-	if len(r.groups) != 1 || r.groups[0].Where == InName {
+	if len(r.groups) != 1 || r.groups[0].Where == q.InName {
 		return 0, false
 	}
 	w := r.groups[0].Weight * idf
@@ -518,8 +489,8 @@ func (r *termRun) constant(idf float64) (float32, bool) {
 }
 
 // maxNorm is the most nameNorm can scale a group's weight by.
-func maxNorm(g Group) float64 {
-	if g.Where == InName && g.Weight != wWholeName {
+func maxNorm(g q.Group) float64 {
+	if g.Where == q.InName && !g.WholeName() {
 		return maxNameNorm
 	}
 	return 1
@@ -545,15 +516,15 @@ func (r *termRun) merge(other *termRun) {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int {
-		if less(groups[a], groups[b]) {
+		if groups[a].Before(groups[b]) {
 			return -1
 		}
-		if less(groups[b], groups[a]) {
+		if groups[b].Before(groups[a]) {
 			return 1
 		}
 		return 0
 	})
-	r.groups = make([]Group, len(groups))
+	r.groups = make([]q.Group, len(groups))
 	for k, i := range order {
 		r.groups[k] = groups[i]
 	}
@@ -570,7 +541,7 @@ func (r *termRun) merge(other *termRun) {
 }
 
 // read finds the term's documents in every segment.
-func (r *termRun) read(readers []*segReader, leaves *leafSet) error {
+func (r *termRun) read(readers []*segReader, leaves *q.LeafSet) error {
 	r.bms = make([][]*roaring.Bitmap, len(readers))
 	r.hits = make([]*roaring.Bitmap, len(readers))
 	r.segSize = make([]uint64, len(readers))
@@ -697,9 +668,9 @@ func (r *termRun) increments(gi int, idf float64, haveParts bool) *groupIncremen
 	}
 	g := r.groups[gi]
 	w := g.Weight * idf
-	inc := &groupIncrements{haveParts: haveParts, normed: g.Where == InName && g.Weight != wWholeName && haveParts}
+	inc := &groupIncrements{haveParts: haveParts, normed: g.Where == q.InName && !g.WholeName() && haveParts}
 	alsoW := w * alsoShare
-	if g.Where == InContext {
+	if g.Where == q.InContext {
 		alsoW = idf * wContextAlso
 	}
 	n := 1
@@ -718,14 +689,13 @@ func (r *termRun) increments(gi int, idf float64, haveParts bool) *groupIncremen
 	return inc
 }
 
-// segReader reads one segment's postings as bitmaps.
+// segReader reads one segment for an evaluation: its postings
+// (segPostings), its deleted documents and the typo automata.
 type segReader struct {
-	ctx     context.Context
-	seg     segment.Segment
-	deleted *roaring.Bitmap
-	dicts   map[string]segment.TermDictionary
-	dfas    map[typoKey]*levenshtein.DFA // shared by the evaluation's segments
-	reads   Reads                        // shared too; nil: not counted
+	segPostings // its reads are shared by the evaluation's segments
+	ctx         context.Context
+	deleted     *roaring.Bitmap
+	dfas        map[typoKey]*levenshtein.DFA // shared by the evaluation's segments
 }
 
 type typoKey struct {
@@ -733,21 +703,9 @@ type typoKey struct {
 	distance int
 }
 
-func (rd *segReader) dict(field string) (segment.TermDictionary, error) {
-	d, ok := rd.dicts[field]
-	if !ok {
-		var err error
-		if d, err = rd.seg.Dictionary(field); err != nil {
-			return nil, err
-		}
-		rd.dicts[field] = d
-	}
-	return d, nil
-}
-
 // group returns the documents of the segment (deleted ones included) that
 // match a group, or nil for none.
-func (rd *segReader) group(g Group, leaves *leafSet) (*roaring.Bitmap, error) {
+func (rd *segReader) group(g q.Group, leaves *q.LeafSet) (*roaring.Bitmap, error) {
 	var out *roaring.Bitmap
 	for _, c := range g.Clauses {
 		bm := roaring.New()
@@ -777,7 +735,7 @@ const (
 )
 
 // clause adds the documents holding a term of c to out.
-func (rd *segReader) clause(out *roaring.Bitmap, c Clause, leaves *leafSet) error {
+func (rd *segReader) clause(out *roaring.Bitmap, c q.Clause, leaves *q.LeafSet) error {
 	if err := rd.ctx.Err(); err != nil {
 		return err
 	}
@@ -786,13 +744,13 @@ func (rd *segReader) clause(out *roaring.Bitmap, c Clause, leaves *leafSet) erro
 		return err
 	}
 	switch c.Mode {
-	case MatchTerm:
+	case q.MatchTerm:
 		found, err := rd.postings(out, d, c.Field, c.Term)
 		if found {
-			leaves.add(c.Field, c.Term, false)
+			leaves.Add(c.Field, c.Term, false)
 		}
 		return err
-	case MatchPrefix:
+	case q.MatchPrefix:
 		var a segment.Automaton
 		if stop := partStop(c.Field, c.Term); stop != nil && !c.Boundary {
 			a = partsAutomaton{prefix: c.Term, stop: stop}
@@ -808,7 +766,7 @@ func (rd *segReader) clause(out *roaring.Bitmap, c Clause, leaves *leafSet) erro
 			e, err := it.Next()
 			if err != nil || e == nil {
 				if found {
-					leaves.add(c.Field, c.Term, true)
+					leaves.Add(c.Field, c.Term, true)
 				}
 				return err
 			}
@@ -821,7 +779,7 @@ func (rd *segReader) clause(out *roaring.Bitmap, c Clause, leaves *leafSet) erro
 				return err
 			}
 		}
-	case MatchForm:
+	case q.MatchForm:
 		start := analyzers.FormPrefix(c.Term)
 		it := termsOf(d, formAutomaton(start), []byte(start), prefixEnd([]byte(start)))
 		for n := 1; n <= maxFormTerms; n++ {
@@ -838,13 +796,13 @@ func (rd *segReader) clause(out *roaring.Bitmap, c Clause, leaves *leafSet) erro
 			if e.Term == c.Word || analyzers.StemKey(e.Term) != c.Term {
 				continue
 			}
-			leaves.add(c.Field, e.Term, false)
+			leaves.Add(c.Field, e.Term, false)
 			if _, err := rd.postings(out, d, c.Field, e.Term); err != nil {
 				return err
 			}
 		}
 		return nil
-	case MatchTypo:
+	case q.MatchTypo:
 		k := typoKey{c.Term, c.Distance}
 		dfa := rd.dfas[k]
 		if dfa == nil {
@@ -868,7 +826,7 @@ func (rd *segReader) clause(out *roaring.Bitmap, c Clause, leaves *leafSet) erro
 			if strings.HasPrefix(e.Term, analyzers.AcronymMarker) {
 				continue // an acronym term, no word
 			}
-			leaves.add(c.Field, e.Term, false)
+			leaves.Add(c.Field, e.Term, false)
 			if _, err := rd.postings(out, d, c.Field, e.Term); err != nil {
 				return err
 			}
@@ -915,7 +873,7 @@ type omitCounter interface {
 func partStop(field, prefix string) func(byte) bool {
 	var stop func(byte) bool
 	switch {
-	case field == FieldSchemaFields:
+	case field == searchdoc.FieldSchemaFields:
 		// A path's segments keep inner spaces ("my col.id"), a name is
 		// trimmed: a prefix with a space (which no query word has) is
 		// left whole.
@@ -923,10 +881,10 @@ func partStop(field, prefix string) func(byte) bool {
 			return nil
 		}
 		stop = analyzers.EndsName
-	case field == FieldUserValues || field == FieldSystemValues ||
-		strings.HasPrefix(field, UserPropertyPrefix) || strings.HasPrefix(field, SystemPropertyPrefix):
+	case field == searchdoc.FieldUserValues || field == searchdoc.FieldSystemValues ||
+		strings.HasPrefix(field, searchdoc.UserPropertyPrefix) || strings.HasPrefix(field, searchdoc.SystemPropertyPrefix):
 		stop = analyzers.IsSeparator
-	case field == FieldName || field == FieldDescription || field == FieldColumns:
+	case field == searchdoc.FieldName || field == searchdoc.FieldDescription || field == searchdoc.FieldColumns:
 		if !analyzers.IsWord(prefix) {
 			return nil
 		}
@@ -1026,26 +984,6 @@ func atBoundary(rest string) bool {
 	return false
 }
 
-// orInto is what zap's postings lists offer: their documents, deleted ones
-// included, added to a bitmap.
-type orInto interface{ OrInto(*roaring.Bitmap) }
-
-// postings adds the documents holding term in field's dictionary d to
-// out, and says whether there were any.
-func (rd *segReader) postings(out *roaring.Bitmap, d segment.TermDictionary, field, term string) (bool, error) {
-	pl, err := d.PostingsList([]byte(term), nil, nil)
-	if err != nil || pl == nil || pl.Count() == 0 {
-		return false, err
-	}
-	rd.reads.Postings(field, pl)
-	o, ok := pl.(orInto)
-	if !ok {
-		return false, fmt.Errorf("%w: postings %T", ErrNoBitmaps, pl)
-	}
-	o.OrInto(out)
-	return true, nil
-}
-
 // prefixEnd is the first key after every key that starts with prefix, or
 // nil for none.
 func prefixEnd(prefix []byte) []byte {
@@ -1081,21 +1019,4 @@ func typoAutomaton(term string, distance int) (*levenshtein.DFA, error) {
 		return nil, &TooComplexError{Word: term}
 	}
 	return dfa, err
-}
-
-// leafSet collects leaves, each once; a nil set collects nothing.
-type leafSet struct {
-	seen map[Leaf]bool
-	list []Leaf
-}
-
-func (s *leafSet) add(field, text string, prefix bool) {
-	if s == nil {
-		return
-	}
-	l := Leaf{Field: field, Text: text, Prefix: prefix}
-	if !s.seen[l] {
-		s.seen[l] = true
-		s.list = append(s.list, l)
-	}
 }

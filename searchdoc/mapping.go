@@ -1,4 +1,4 @@
-package query
+package searchdoc
 
 import (
 	"github.com/blevesearch/bleve/v2"
@@ -9,7 +9,8 @@ import (
 )
 
 // NewMapping returns the Bleve index mapping of the fields in fields.go: the
-// contract's other half, next to the planner that relies on it.
+// contract's other half, which the indexer builds its index with and the
+// query planner relies on.
 func NewMapping() mapping.IndexMapping {
 	im := bleve.NewIndexMapping()
 	im.DefaultAnalyzer = keywordanalyzer.Name
@@ -26,7 +27,7 @@ func NewMapping() mapping.IndexMapping {
 		return f
 	}
 	// No term vectors: search explains hits from their stored metadata
-	// (query.Evaluation.Leaves), and vectors made every segment larger to build, merge
+	// (search.Evaluation.Leaves), and vectors made every segment larger to build, merge
 	// and read.
 	textField := func(analyzer string) *mapping.FieldMapping {
 		f := bleve.NewTextFieldMapping()
@@ -43,8 +44,8 @@ func NewMapping() mapping.IndexMapping {
 		doc.AddFieldMappingsAt(name, keywordField(true))
 	}
 	// The parents' ids also say, of a parent matched, which documents
-	// carry its description as context (context.go).
-	for _, name := range contextFields {
+	// carry its description as context (search/context.go).
+	for _, name := range ContextFields {
 		doc.AddFieldMappingsAt(name, keywordField(true))
 	}
 	for _, name := range []string{FieldMetalake, FieldMetalakeID, FieldTableID, FieldHas} {
@@ -52,20 +53,20 @@ func NewMapping() mapping.IndexMapping {
 	}
 
 	// No prefix fields (edge n-grams): a prefix expands over the field's
-	// own dictionary, reading the words that start with it (eval.go,
+	// own dictionary, reading the words that start with it (search/eval.go,
 	// partStop). Fields whose terms are mostly in one document keep term
 	// frequencies: Bleve stores such a term's one posting in its
 	// dictionary only when its frequency is 1.
 	for _, name := range []string{FieldUserValues, FieldSystemValues} {
 		doc.AddFieldMappingsAt(name, textField(analyzers.AnalyzerValue))
 	}
-	for _, name := range wholeFields {
+	for _, name := range WholeFields {
 		doc.AddFieldMappingsAt(name, textField(analyzers.AnalyzerExact))
 	}
 	doc.AddFieldMappingsAt(FieldSchemaFields, textField(analyzers.AnalyzerSchemaField))
 
 	// The ranking fields keep no frequencies or norms: scores come from
-	// where and how a word matched and how rare it is (rank.go).
+	// where and how a word matched and how rare it is (query/rank.go).
 	for name, analyzer := range map[string]string{FieldName: analyzers.AnalyzerName, FieldDescription: analyzers.AnalyzerText, FieldColumns: analyzers.AnalyzerText} {
 		f := textField(analyzer)
 		f.SkipFreqNorm = true

@@ -1,10 +1,12 @@
-package query
+package search
 
 import (
 	"context"
 	"slices"
 
 	"github.com/RoaringBitmap/roaring/v2"
+
+	q "github.com/semcat/semcat/query"
 )
 
 // How much matched comes first (SPEC §5.4, revision 3). As Meilisearch's
@@ -95,7 +97,7 @@ func coveredWords(i int, words []int, scoring []*termRun, hits *roaring.Bitmap) 
 				continue
 			}
 			for k, g := range r.groups {
-				if bm := r.bms[i][k]; bm != nil && g.Where != InColumns {
+				if bm := r.bms[i][k]; bm != nil && g.Where != q.InColumns {
 					found = append(found, bm)
 				}
 			}

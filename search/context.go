@@ -1,4 +1,4 @@
-package query
+package search
 
 import (
 	"slices"
@@ -6,6 +6,9 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 	index "github.com/blevesearch/bleve_index_api"
 	segment "github.com/blevesearch/scorch_segment_api/v2"
+
+	q "github.com/semcat/semcat/query"
+	"github.com/semcat/semcat/searchdoc"
 )
 
 // Context from parents (SPEC §5.4, revision 3): a table also carries its
@@ -16,14 +19,13 @@ import (
 // a schema's description needs no table reindexed.
 //
 // The weight keeps context below a document's own text: a document whose
-// best way of matching a word is its context scores wContext, less than
+// best way of matching a word is its context scores query.ContextWeight, less than
 // any own match (the least is a typo in a value, wOther × kTypo); one that
 // matched the word itself gains wContextAlso more, enough to decide between
 // documents that match equally by their own text and too little to
 // reorder unequal ones (the smallest step of the own weights, nameNorm's
 // between long names, is larger for names of up to 20 parts).
 const (
-	wContext     = 0.25
 	wContextAlso = 0.01
 	// maxContextParents: a word found in more parents' descriptions
 	// than this is too common to tell their children apart, and is not
@@ -35,14 +37,10 @@ const (
 // that holds a parent's id in its own and its children's documents, and
 // the type of the children that carry it.
 var parentKinds = []struct{ parent, idField, child string }{
-	{TypeSchema, FieldSchemaID, TypeTable},
-	{TypeCatalog, FieldCatalogID, TypeTable},
-	{TypeSemanticModel, FieldModelID, TypeMetric},
+	{searchdoc.TypeSchema, searchdoc.FieldSchemaID, searchdoc.TypeTable},
+	{searchdoc.TypeCatalog, searchdoc.FieldCatalogID, searchdoc.TypeTable},
+	{searchdoc.TypeSemanticModel, searchdoc.FieldModelID, searchdoc.TypeMetric},
 }
-
-// contextFields are the id fields parentKinds reads; they keep doc values
-// (mapping.go).
-var contextFields = []string{FieldSchemaID, FieldCatalogID, FieldModelID}
 
 type parentID struct {
 	kind int // of parentKinds
@@ -58,7 +56,7 @@ func (r *termRun) addContext(readers []*segReader, collect bool) error {
 	}
 	var desc []int
 	for k, g := range r.groups {
-		if g.Where == InDescription {
+		if g.Where == q.InDescription {
 			desc = append(desc, k)
 		}
 	}
@@ -79,7 +77,7 @@ func (r *termRun) addContext(readers []*segReader, collect bool) error {
 		}
 		matched := roaring.FastOr(own...)
 		for kind, pk := range parentKinds {
-			typ, err := rd.term(FieldType, pk.parent)
+			typ, err := rd.term(searchdoc.FieldType, pk.parent)
 			if err != nil {
 				return err
 			}
@@ -99,7 +97,7 @@ func (r *termRun) addContext(readers []*segReader, collect bool) error {
 	if len(parents) == 0 {
 		return nil
 	}
-	r.groups = append(slices.Clip(r.groups), Group{Where: InContext, How: Exact, Weight: wContext})
+	r.groups = append(slices.Clip(r.groups), q.Group{Where: q.InContext, How: q.Exact, Weight: q.ContextWeight})
 	for i, rd := range readers {
 		var found *roaring.Bitmap
 		children := map[string]*roaring.Bitmap{}
@@ -114,7 +112,7 @@ func (r *termRun) addContext(readers []*segReader, collect bool) error {
 			}
 			typ := children[pk.child]
 			if typ == nil {
-				if typ, err = rd.term(FieldType, pk.child); err != nil {
+				if typ, err = rd.term(searchdoc.FieldType, pk.child); err != nil {
 					return err
 				}
 				children[pk.child] = typ
@@ -138,18 +136,6 @@ func (r *termRun) addContext(readers []*segReader, collect bool) error {
 		}
 	}
 	return nil
-}
-
-// term returns the documents of the segment holding a term of field
-// (deleted ones included).
-func (rd *segReader) term(field, text string) (*roaring.Bitmap, error) {
-	out := roaring.New()
-	d, err := rd.dict(field)
-	if err != nil {
-		return nil, err
-	}
-	_, err = rd.postings(out, d, field, text)
-	return out, err
 }
 
 // docValues calls fn with field's value in each document of docs.

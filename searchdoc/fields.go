@@ -1,4 +1,10 @@
-package query
+// Package searchdoc is semcat's search document: its fields, the index
+// mapping that analyzes them (analyzers referenced by name), the result
+// payload stored with it, and the builder of a document from an entity.
+// The indexer writes these documents, the query package plans over their
+// fields and the search package reads them back; none of the three owns
+// them.
+package searchdoc
 
 import (
 	"fmt"
@@ -8,8 +14,8 @@ import (
 )
 
 // The layout of a search document: the contract between the indexer, which
-// writes documents with these fields, the index mapping, and the compiler in
-// this package, which queries them. One document per catalog, schema, table,
+// writes documents with these fields (Document), the index mapping, and the
+// query package's planner, which queries them. One document per catalog, schema, table,
 // semantic model and metric (SPEC §4.1).
 //
 // Analyzers are named in package analyzers: AnalyzerValue splits a value into
@@ -95,11 +101,11 @@ const (
 	// description; AnalyzerText); its columns' names and comments at any
 	// depth, or a model's datasets' and fields' names, descriptions and
 	// labels (AnalyzerText). Bare words search them, with word forms,
-	// typos and prefixes (rank.go).
+	// typos and prefixes (query/rank.go).
 	FieldName        = "n"
 	FieldDescription = "d"
 	FieldColumns     = "c"
-	// FieldStored holds each document's result payload (search.Payload),
+	// FieldStored holds each document's result payload (Payload),
 	// stored but not indexed, so that results need no database reads.
 	FieldStored = "doc"
 	// FieldHas lists markers: "schema" when the entity has a schema at all
@@ -142,16 +148,21 @@ func CreatedKey(t time.Time) string {
 	return fmt.Sprintf("%020d", uint64(t.UnixNano())^(1<<63))
 }
 
-// wholeFields are the fields AnalyzerExact indexes, besides the property
+// WholeFields are the fields AnalyzerExact indexes, besides the property
 // fields under UserPropertyExactPrefix and SystemPropertyExactPrefix.
-var wholeFields = []string{FieldNameExact, FieldUserExact, FieldSystemExact, FieldUserKeys, FieldSystemKeys, FieldTagsExact, FieldSystemTagsExact, FieldPoliciesExact}
+var WholeFields = []string{FieldNameExact, FieldUserExact, FieldSystemExact, FieldUserKeys, FieldSystemKeys, FieldTagsExact, FieldSystemTagsExact, FieldPoliciesExact}
 
-// isWholeField reports whether AnalyzerExact indexes field, whose terms
+// IsWholeField reports whether AnalyzerExact indexes field, whose terms
 // are then WholeTerm's (a long value is cut and hashed).
-func isWholeField(field string) bool {
-	return slices.Contains(wholeFields, field) ||
+func IsWholeField(field string) bool {
+	return slices.Contains(WholeFields, field) ||
 		strings.HasPrefix(field, UserPropertyExactPrefix) || strings.HasPrefix(field, SystemPropertyExactPrefix)
 }
+
+// ContextFields are the id fields of the parents whose descriptions are
+// their children's context (query's ranking reads them per segment); they
+// keep doc values (NewMapping).
+var ContextFields = []string{FieldSchemaID, FieldCatalogID, FieldModelID}
 
 // Entity types, the values of FieldType.
 const (
