@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"regexp"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -57,12 +56,10 @@ func flagNames(fs *pflag.FlagSet) []string {
 // didYouMeanFlag is didYouMean for a flag name, naming the flag as it is
 // typed (--limit).
 func didYouMeanFlag(name string, names []string) string {
-	hint := didYouMean(name, names)
-	if hint == "" {
-		return ""
+	if best := closest(name, names); best != "" {
+		return fmt.Sprintf(" (did you mean --%s?)", best)
 	}
-	best := strings.TrimSuffix(strings.TrimPrefix(hint, ` (did you mean "`), `"?)`)
-	return fmt.Sprintf(" (did you mean --%s?)", best)
+	return ""
 }
 
 // valueKind says in words what a value of a flag type is.

@@ -114,10 +114,19 @@ func versionCommand() *cobra.Command {
 	}
 }
 
-// didYouMean names the candidate closest to a mistyped word (at most two
-// edits away, or one for short words), or else the only one the word
-// starts, as " (did you mean \"x\"?)".
+// didYouMean names the candidate closest to a mistyped word (closest), as
+// " (did you mean \"x\"?)", or "" when none is close.
 func didYouMean(word string, candidates []string) string {
+	if best := closest(word, candidates); best != "" {
+		return fmt.Sprintf(" (did you mean %q?)", best)
+	}
+	return ""
+}
+
+// closest returns the candidate closest to a mistyped word (at most two
+// edits away, or one for short words), or else the only one the word
+// starts, or "".
+func closest(word string, candidates []string) string {
 	best, bestD := "", 3
 	if len([]rune(word)) <= 3 {
 		bestD = 2
@@ -130,10 +139,7 @@ func didYouMean(word string, candidates []string) string {
 			best, bestD = c, d
 		}
 	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf(" (did you mean %q?)", best)
+	return best
 }
 
 // editDistance is the optimal string alignment distance of a and b:
