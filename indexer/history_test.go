@@ -246,7 +246,7 @@ func TestAsyncFailover(t *testing.T) {
 	r := newHistoryRig(t, url)
 	r.writes("a", 8)
 	r.caughtUp()
-	waitReplayed(t, primary, standby)
+	primary.WaitReplayed(t, standby)
 	standby.Stop("fast") // replication stops
 	lost := r.writes("lost", 12)
 	r.drop("a1")
@@ -322,38 +322,6 @@ func migrate(t *testing.T, url string) {
 	t.Helper()
 	if err := catalogdb.MigrateURL(context.Background(), url); err != nil {
 		t.Fatal(err)
-	}
-}
-
-// waitReplayed waits until standby has replayed everything primary wrote.
-func waitReplayed(t *testing.T, primary, standby *pgtest.Cluster) {
-	t.Helper()
-	bg := context.Background()
-	p, err := pgx.Connect(bg, primary.URL("semcat"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close(bg)
-	var lsn string
-	if err := p.QueryRow(bg, `SELECT pg_current_wal_lsn()::text`).Scan(&lsn); err != nil {
-		t.Fatal(err)
-	}
-	s, err := pgx.Connect(bg, standby.URL("semcat"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close(bg)
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
-		var done bool
-		if err := s.QueryRow(bg, `SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn`, lsn).Scan(&done); err != nil {
-			t.Fatal(err)
-		}
-		if done {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the standby does not catch up")
-		}
 	}
 }
 

@@ -231,3 +231,36 @@ func (c *Cluster) Promote() {
 	c.tb.Helper()
 	c.pg("pg_ctl", "promote", "-D", c.Data, "-w")
 }
+
+// WaitReplayed waits until standby has replayed everything c (its
+// primary) wrote so far, failing tb after a minute.
+func (c *Cluster) WaitReplayed(tb testing.TB, standby *Cluster) {
+	tb.Helper()
+	bg := context.Background()
+	p, err := pgx.Connect(bg, c.URL("semcat"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer p.Close(bg)
+	var lsn string
+	if err := p.QueryRow(bg, `SELECT pg_current_wal_lsn()::text`).Scan(&lsn); err != nil {
+		tb.Fatal(err)
+	}
+	s, err := pgx.Connect(bg, standby.URL("semcat"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer s.Close(bg)
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		var done bool
+		if err := s.QueryRow(bg, `SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn`, lsn).Scan(&done); err != nil {
+			tb.Fatal(err)
+		}
+		if done {
+			return
+		}
+		if time.Now().After(deadline) {
+			tb.Fatal("the standby does not catch up")
+		}
+	}
+}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"net/url"
 	"slices"
@@ -9,8 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/semcat/semcat/catalogdb/pgtest"
 )
@@ -79,7 +76,7 @@ func TestAsyncFailoverEndToEnd(t *testing.T) {
 	for i := range 5 {
 		write(fmt.Sprintf("a%d", i))
 	}
-	waitStandby(t, primary, standby)
+	primary.WaitReplayed(t, standby)
 	standby.Stop("fast") // replication stops
 	for i := range 10 {
 		write(fmt.Sprintf("lost%d", i))
@@ -125,36 +122,4 @@ func tableNames(out map[string]any) []string {
 		names = append(names, r.(map[string]any)["entity"].(map[string]any)["name"].(string))
 	}
 	return names
-}
-
-// waitStandby waits until standby has replayed everything primary wrote.
-func waitStandby(t *testing.T, primary, standby *pgtest.Cluster) {
-	t.Helper()
-	bg := context.Background()
-	p, err := pgx.Connect(bg, primary.URL("semcat"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close(bg)
-	var lsn string
-	if err := p.QueryRow(bg, `SELECT pg_current_wal_lsn()::text`).Scan(&lsn); err != nil {
-		t.Fatal(err)
-	}
-	s, err := pgx.Connect(bg, standby.URL("semcat"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close(bg)
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
-		var done bool
-		if err := s.QueryRow(bg, `SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn`, lsn).Scan(&done); err != nil {
-			t.Fatal(err)
-		}
-		if done {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the standby does not catch up")
-		}
-	}
 }
