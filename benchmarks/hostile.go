@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -232,13 +233,15 @@ const (
 // runListing starts a second semcat (binary bin, data under dir) with
 // --authorization, creates listingTables tables of the generator's, every
 // one with listingTag, and measures n word searches alone and then while
-// listingLoops loops list the tag's objects.
-func runListing(ctx context.Context, bin, dir string, g *Generator, n int, seed uint64) (res ListingResult, err error) {
+// listingLoops loops list the tag's objects. With profile > 0 it records
+// the second server's CPU profile for that long from the moment the
+// listings start, into profilePath.
+func runListing(ctx context.Context, bin, dir string, g *Generator, n int, seed uint64, profile time.Duration, profilePath string) (res ListingResult, err error) {
 	res = ListingResult{Tables: listingTables, Loops: listingLoops}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return res, err
 	}
-	s, err := startServer(ctx, bin, dir, false, "--authorization")
+	s, err := startServer(ctx, bin, dir, profile > 0, "--authorization")
 	defer func() {
 		if s == nil {
 			return
@@ -348,6 +351,13 @@ func runListing(ctx context.Context, bin, dir string, g *Generator, n int, seed 
 	}
 	res.Alone = summarize(alone)
 
+	var profiled func() error
+	if profile > 0 {
+		if err := os.MkdirAll(filepath.Dir(profilePath), 0o755); err != nil {
+			return res, err
+		}
+		profiled = s.profileCPU(ctx, profile, profilePath)
+	}
 	load, stop := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -383,6 +393,11 @@ func runListing(ctx context.Context, bin, dir string, g *Generator, n int, seed 
 	wg.Wait()
 	res.Loaded, res.Errors = summarize(loaded), errs
 	res.Listing, res.Listings = summarize(listed), len(listed)
+	if profiled != nil {
+		if err := profiled(); err != nil {
+			logf("  warning: the listing's profile: %v", err)
+		}
+	}
 	if res.Idle.P99 > 0 {
 		res.Ratio = res.Loaded.P99 / res.Idle.P99
 	}

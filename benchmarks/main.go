@@ -75,7 +75,7 @@ func parseFlags() options {
 	flag.DurationVar(&o.poll, "poll", 5*time.Millisecond, "how often the write → searchable poller searches")
 	flag.StringVar(&o.out, "out", "", "results directory (default benchmarks/results in the module)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory (data dir, server log) after the run")
-	flag.DurationVar(&o.profile, "profile", 0, "record the server's CPU profile for this long at the start of each phase (ingest, discovery, search, write → searchable, rebuild) into the results directory's profiles/; 0: off")
+	flag.DurationVar(&o.profile, "profile", 0, "record the server's CPU profile for this long at the start of each phase (ingest, discovery, search, write → searchable, rebuild; and the tag-objects listing on its own server) into the results directory's profiles/; 0: off")
 	flag.BoolVar(&o.relevance, "relevance", false, "run the relevance benchmark (nDCG@10 on judged queries over a real catalog, against a BM25 baseline) instead")
 	flag.StringVar(&o.corpus, "corpus", "", "the relevance benchmark's GitLab corpus, an import file (default ../shared/data/catalog-corpus.jsonl from the module)")
 	flag.StringVar(&o.pool, "pool", "", "with -relevance: write each query's judging pool into this directory instead of measuring")
@@ -449,7 +449,8 @@ func bench(ctx context.Context, o options, n int, root, tmp string, srv **Server
 		fmtMs(h.Idle.P50), fmtMs(h.Idle.P99), fmtMs(h.Hostile.P50), fmtMs(h.Hostile.P99), h.Ratio, h.Errors, h.Cut, h.Costly)
 	logf("tag-objects listing: a second semcat with --authorization, %d tables with one tag; %d word searches alone, then beside %d listing loops",
 		listingTables, o.iterations, listingLoops)
-	if res.Hostile.Listing, err = runListing(ctx, bin, filepath.Join(tmp, "listing"), g, o.iterations, o.seed); err != nil {
+	if res.Hostile.Listing, err = runListing(ctx, bin, filepath.Join(tmp, "listing"), g, o.iterations, o.seed,
+		o.profile, filepath.Join(o.out, "profiles", o.size, "tag-objects-listing.pprof")); err != nil {
 		return nil, err
 	}
 	ls := res.Hostile.Listing

@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
+
 	"github.com/jackc/pgx/v5"
 
 	"github.com/semcat/semcat"
@@ -27,7 +29,7 @@ type objectPath struct {
 // ownerships in one metalake, and whether the user is one of its users.
 type userFacts struct {
 	bindings map[objectKey][]semcat.Binding
-	owned    map[objectKey]bool
+	owned    map[semcat.EntityKind]*roaring64.Bitmap // by kind, the ids
 	member   bool
 }
 
@@ -35,7 +37,7 @@ type userFacts struct {
 // whole, rather than joined to the objects at hand, so that their number
 // cannot lead the planner astray, and each a scan of the user's own rows.
 func loadUserFacts(ctx context.Context, q querier, mid int64, user string) (*userFacts, error) {
-	f := &userFacts{bindings: map[objectKey][]semcat.Binding{}, owned: map[objectKey]bool{}}
+	f := &userFacts{bindings: map[objectKey][]semcat.Binding{}, owned: map[semcat.EntityKind]*roaring64.Bitmap{}}
 	if err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM user_meta WHERE metalake_id = $1 AND user_name = $2 AND deleted_at = 0)`,
 		mid, user).Scan(&f.member); err != nil {
 		return nil, err
@@ -50,11 +52,10 @@ func loadUserFacts(ctx context.Context, q querier, mid int64, user string) (*use
 		return nil, err
 	}
 	var (
-		k               objectKey
-		typ, priv, cond string
+		k          objectKey
+		priv, cond string
 	)
-	if _, err := pgx.ForEachRow(rows, []any{&typ, &k.id, &priv, &cond}, func() error {
-		k.kind = semcat.EntityKind(typ)
+	if _, err := pgx.ForEachRow(rows, []any{kindColumn{&k.kind}, &k.id, &priv, &cond}, func() error {
 		f.bindings[k] = append(f.bindings[k], semcat.Binding{Level: k.kind, Privilege: semcat.Privilege(priv), Condition: semcat.Condition(cond)})
 		return nil
 	}); err != nil {
@@ -65,12 +66,22 @@ func loadUserFacts(ctx context.Context, q querier, mid int64, user string) (*use
 	if err != nil {
 		return nil, err
 	}
-	_, err = pgx.ForEachRow(rows, []any{&typ, &k.id}, func() error {
-		k.kind = semcat.EntityKind(typ)
-		f.owned[k] = true
+	_, err = pgx.ForEachRow(rows, []any{kindColumn{&k.kind}, &k.id}, func() error {
+		ids := f.owned[k.kind]
+		if ids == nil {
+			ids = roaring64.New()
+			f.owned[k.kind] = ids
+		}
+		ids.Add(uint64(k.id))
 		return nil
 	})
 	return f, err
+}
+
+// owns reports whether the user owns object k.
+func (f *userFacts) owns(k objectKey) bool {
+	ids := f.owned[k.kind]
+	return ids != nil && k.id >= 0 && ids.Contains(uint64(k.id))
 }
 
 // accessAt builds what Access answers for each object of metalake mid at
@@ -79,15 +90,32 @@ func loadUserFacts(ctx context.Context, q querier, mid int64, user string) (*use
 // gone).
 func (f *userFacts) accessAt(mid int64, paths []objectPath) (parents, own []*semcat.Access) {
 	parents, own = make([]*semcat.Access, len(paths)), make([]*semcat.Access, len(paths))
+	// ownedBelow shares the Access of every owned object without bindings
+	// of its own under one parent: a user listing the 10,000 tables it
+	// created gets one, not 10,000 copies of its parent's.
+	type ownedKey struct {
+		parent *semcat.Access
+		kind   semcat.EntityKind
+	}
+	ownedBelow := map[ownedKey]*semcat.Access{}
 	// under is the Access of object k below the Access a of its parent:
 	// a itself when k adds nothing (no caller changes an Access).
 	under := func(a *semcat.Access, k objectKey) *semcat.Access {
-		if len(f.bindings[k]) == 0 && !f.owned[k] {
+		bound, owned := f.bindings[k], f.owns(k)
+		if len(bound) == 0 && !owned {
 			return a
 		}
-		c := &semcat.Access{Member: f.member, Owns: maps.Clone(a.Owns), Bindings: append(slices.Clip(a.Bindings), f.bindings[k]...)}
-		if f.owned[k] {
+		if len(bound) == 0 {
+			if c, ok := ownedBelow[ownedKey{a, k.kind}]; ok {
+				return c
+			}
+		}
+		c := &semcat.Access{Member: f.member, Owns: maps.Clone(a.Owns), Bindings: append(slices.Clip(a.Bindings), bound...)}
+		if owned {
 			c.Owns[k.kind] = true
+			if len(bound) == 0 {
+				ownedBelow[ownedKey{a, k.kind}] = c
+			}
 		}
 		return c
 	}
@@ -140,4 +168,28 @@ func (s *Store) TagObjectsAccess(ctx context.Context, user, metalake, name, valu
 		return nil
 	})
 	return objs, parents, own, err
+}
+
+// kindColumn scans an object_type column into an EntityKind, sharing the
+// constant's string for the kinds there are: a listing of 10,000 objects
+// otherwise allocates 10,000 copies of "table".
+type kindColumn struct{ k *semcat.EntityKind }
+
+var kindsByName = func() map[string]semcat.EntityKind {
+	m := map[string]semcat.EntityKind{}
+	for _, k := range []semcat.EntityKind{semcat.KindMetalake, semcat.KindCatalog, semcat.KindSchema, semcat.KindTable,
+		semcat.KindSemanticModel, semcat.KindMetric, semcat.KindTag, semcat.KindUser, semcat.KindRole, semcat.KindGroup, semcat.KindColumn} {
+		m[string(k)] = k
+	}
+	return m
+}()
+
+// ScanBytes implements pgtype.BytesScanner.
+func (c kindColumn) ScanBytes(v []byte) error {
+	if k, ok := kindsByName[string(v)]; ok { // no allocation: a lookup by a converted key
+		*c.k = k
+	} else {
+		*c.k = semcat.EntityKind(v)
+	}
+	return nil
 }

@@ -159,10 +159,15 @@ func (s *Store) tagObjects(ctx context.Context, tx pgx.Tx, metalake, name, value
 		o semcat.TaggedObject
 		p objectPath
 	)
-	_, err = pgx.ForEachRow(rows, []any{&o.Type, &o.FullName, &p.catalogID, &p.schemaID, &p.ownID}, func() error {
+	_, err = pgx.ForEachRow(rows, []any{kindColumn{&o.Type}, &o.FullName, &p.catalogID, &p.schemaID, &p.ownID}, func() error {
 		p.kind = o.Type
 		if o.Type == semcat.KindColumn {
 			p.kind = semcat.KindTable
+		}
+		if len(out) == cap(out) {
+			// Doubling: append's growth of large slices (a quarter at a
+			// time) allocates five times a 10,000-row listing.
+			out, paths = slices.Grow(out, len(out)+16), slices.Grow(paths, len(out)+16)
 		}
 		out, paths = append(out, o), append(paths, p)
 		return nil
