@@ -152,9 +152,20 @@ func (f *userFacts) accessAt(mid int64, paths []objectPath) (parents, own []*sem
 // answers about user for it (a column: for its table): parents[i] for the
 // namespace that holds objs[i] and own[i] for the object itself. It reads
 // the objects and the facts in one snapshot and a fixed number of
-// statements however many objects there are (SPEC §2.11).
+// statements however many objects there are (SPEC §2.11); asked again of
+// a database that has not changed, it answers from the listing cache. The
+// slices are shared: callers must not change them.
 func (s *Store) TagObjectsAccess(ctx context.Context, user, metalake, name, value string) (objs []semcat.TaggedObject, parents, own []*semcat.Access, err error) {
 	err = s.read(ctx, func(tx pgx.Tx) error {
+		key := listingKey{access: true, user: user, metalake: metalake, tag: name, value: value}
+		state, err := readState(ctx, tx)
+		if err != nil {
+			return err
+		}
+		if e := s.listings.get(key, state); e != nil {
+			objs, parents, own = e.objs, e.parents, e.owns
+			return nil
+		}
 		var paths []objectPath
 		var mid int64
 		if objs, paths, mid, err = s.tagObjects(ctx, tx, metalake, name, value); err != nil {
@@ -165,6 +176,7 @@ func (s *Store) TagObjectsAccess(ctx context.Context, user, metalake, name, valu
 			return err
 		}
 		parents, own = f.accessAt(mid, paths)
+		s.listings.put(&listingEntry{key: key, state: state, objs: objs, parents: parents, owns: own})
 		return nil
 	})
 	return objs, parents, own, err

@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/semcat/semcat"
 	"github.com/semcat/semcat/catalogdb"
@@ -132,5 +135,111 @@ func TestUserGrants(t *testing.T) {
 		if g, err := s.UserGrants(admin, tt.metalake, tt.user); err != nil || g.Member || len(g.Bindings) != 0 || len(g.Owned) != 0 {
 			t.Errorf("%s in %s: %+v %v, want nothing", tt.user, tt.metalake, g, err)
 		}
+	}
+}
+
+// TestListingCache: a tag's objects asked again of a database that has not
+// changed cost a few statements however many objects there are, and
+// answer exactly what a fresh listing answers after any change in between
+// — an object tagged, a schema renamed, a table dropped, an owner set — and
+// per user and per value.
+func TestListingCache(t *testing.T) {
+	t.Parallel()
+	admin := semcat.NewContextWithUser(context.Background(), "admin")
+	counter := &batchCounter{}
+	url := pgtest.NewDatabase(t)
+	s, err := catalogdb.OpenTraced(admin, url, counter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	ns := semcat.Namespace{Metalake: "m", Catalog: "rel", Schema: "sales"}
+	must := func(_ any, _ semcat.Position, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(s.CreateMetalake(admin, semcat.MetalakeCreate{Name: "m"}))
+	must(s.CreateCatalog(admin, "m", semcat.CatalogCreate{Name: "rel", Type: semcat.CatalogRelational}))
+	must(s.CreateSchema(admin, semcat.Namespace{Metalake: "m", Catalog: "rel"}, semcat.SchemaCreate{Name: "sales"}))
+	must(s.CreateTag(admin, "m", semcat.TagCreate{Name: "pii"}))
+	must(s.CreateUser(admin, "m", semcat.UserCreate{Name: "bob"}))
+	items := make([]semcat.TableBatchItem, 50)
+	for i := range items {
+		items[i] = semcat.TableBatchItem{TableCreate: semcat.TableCreate{Name: fmt.Sprintf("t%d", i),
+			Columns: []semcat.Column{{Name: "id", Type: &semcat.Type{Name: "long"}}}}, Tags: []string{"pii"}}
+	}
+	must(s.CreateTables(admin, ns, semcat.TableBatchCreate{Tables: items}))
+
+	type listing struct {
+		Objs []semcat.TaggedObject
+		Own  []bool // each object's Access says the user owns it
+	}
+	list := func(st *catalogdb.Store, user, value string) listing {
+		t.Helper()
+		objs, _, own, err := st.TagObjectsAccess(admin, user, "m", "pii", value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := listing{Objs: objs}
+		for _, a := range own {
+			l.Own = append(l.Own, a != nil && a.Owns[semcat.KindTable])
+		}
+		return l
+	}
+	check := func(what string) {
+		t.Helper()
+		// fresh reads the same database; each listing is its first.
+		fresh, err := catalogdb.Open(admin, url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer fresh.Close()
+		for _, user := range []string{"admin", "bob"} {
+			for _, value := range []string{"", "x"} {
+				want := list(fresh, user, value)
+				first := list(s, user, value)
+				before := counter.n.Load()
+				again := list(s, user, value)
+				statements := counter.n.Load() - before
+				if diff := cmp.Diff(want, first); diff != "" {
+					t.Errorf("%s, %s, value %q: the listing differs from a fresh one (-fresh +got):\n%s", what, user, value, diff)
+				}
+				if diff := cmp.Diff(want, again); diff != "" {
+					t.Errorf("%s, %s, value %q: asked again, the listing differs from a fresh one (-fresh +got):\n%s", what, user, value, diff)
+				}
+				if statements > 3 {
+					t.Errorf("%s, %s, value %q: asked again of an unchanged database, %d statements, want at most 3", what, user, value, statements)
+				}
+			}
+			if objs, err := s.TagObjects(admin, "m", "pii", ""); err != nil || !slices.Equal(objs, list(fresh, user, "").Objs) {
+				t.Errorf("%s: TagObjects: %v %v", what, objs, err)
+			}
+		}
+	}
+	check("created")
+	must(s.CreateTable(admin, ns, semcat.TableCreate{Name: "late", Columns: []semcat.Column{{Name: "id", Type: &semcat.Type{Name: "long"}}}}))
+	x := "x"
+	_, _, err = s.AssociateTags(admin, "m", semcat.ObjectRef{Type: semcat.KindTable, FullName: "rel.sales.late"},
+		semcat.TagAssignments{Add: []semcat.TagValue{{Name: "pii", Value: &x}}, Valued: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("tagged")
+	renamed := "sales2"
+	must(s.AlterSchema(admin, semcat.Namespace{Metalake: "m", Catalog: "rel"}, "sales", []semcat.Update{{Type: semcat.UpdateRename, NewName: &renamed}}))
+	check("renamed")
+	ns.Schema = renamed
+	if _, _, err := s.DropTable(admin, ns, "t3"); err != nil {
+		t.Fatal(err)
+	}
+	check("dropped")
+	if _, err := s.SetOwner(admin, "m", semcat.ObjectRef{Type: semcat.KindTable, FullName: "rel.sales2.t7"}, semcat.Owner{Name: "bob", Type: "USER"}); err != nil {
+		t.Fatal(err)
+	}
+	check("owner set")
+	if got := list(s, "bob", ""); !slices.Contains(got.Own, true) {
+		t.Errorf("bob's listing after he was made an owner: no object he owns")
 	}
 }

@@ -37,6 +37,8 @@ type Store struct {
 	// synonyms is told when a metalake's synonym sets may have changed
 	// (WatchSynonyms).
 	synonyms atomic.Pointer[func()]
+	// listings are the last unbounded listings read (listing_cache.go).
+	listings listingCache
 }
 
 var (

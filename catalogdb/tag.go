@@ -128,15 +128,27 @@ func (s *Store) AlterTag(ctx context.Context, metalake, name string, updates []s
 
 // TagObjects lists the live objects a tag is attached to, by type (catalog,
 // schema, table, column, semantic model) and then full name; a value other
-// than "" keeps those with an assignment of that value.
+// than "" keeps those with an assignment of that value. Asked again of a
+// database that has not changed, it answers from the listing cache.
 func (s *Store) TagObjects(ctx context.Context, metalake, name, value string) ([]semcat.TaggedObject, error) {
 	var out []semcat.TaggedObject
 	err := s.read(ctx, func(tx pgx.Tx) error {
-		var err error
-		out, _, _, err = s.tagObjects(ctx, tx, metalake, name, value)
-		return err
+		key := listingKey{metalake: metalake, tag: name, value: value}
+		state, err := readState(ctx, tx)
+		if err != nil {
+			return err
+		}
+		if e := s.listings.get(key, state); e != nil {
+			out = e.objs
+			return nil
+		}
+		if out, _, _, err = s.tagObjects(ctx, tx, metalake, name, value); err != nil {
+			return err
+		}
+		s.listings.put(&listingEntry{key: key, state: state, objs: out})
+		return nil
 	})
-	return out, err
+	return slices.Clone(out), err
 }
 
 // tagObjects is TagObjects in a transaction, with where each object sits

@@ -183,7 +183,7 @@ func (s *Service) TagObjects(ctx context.Context, metalake, name, value string) 
 			return nil, err // as checkSee answers
 		}
 	}
-	out := all[:0] // in place: the listing can be 10,000 objects and more
+	out := make([]semcat.TaggedObject, 0, len(all)) // all is the store's, shared
 	for i, o := range all {
 		if own[i] != nil && s.sees(ctx, o, parents[i], own[i]) {
 			out = append(out, o)
