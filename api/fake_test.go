@@ -22,6 +22,8 @@ type fake struct {
 	err      error         // when set, every call fails with it
 	pos      semcat.Position
 	version  int64 // version of every semantic model returned
+	// listing is how long TagObjects works before it answers.
+	listing time.Duration
 }
 
 func newFake() *fake { return &fake{pos: semcat.Position{TxID: 42}, version: 7} }
@@ -325,6 +327,7 @@ func (f *fake) TagObjects(ctx context.Context, metalake, name, value string) ([]
 	if err := f.call(ctx, "TagObjects %s %s%s", metalake, name, value); err != nil {
 		return nil, err
 	}
+	time.Sleep(f.listing)
 	return []semcat.TaggedObject{{Type: semcat.KindTable, FullName: "c.s.t"}}, nil
 }
 

