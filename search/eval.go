@@ -347,7 +347,7 @@ func evalPlan(ctx context.Context, p *q.Plan, snap *scorch.IndexSnapshot, opts E
 			}
 		}
 	}
-	if err := addCoverage(ctx, out, scoring, idfs); err != nil {
+	if err := addCoverage(ctx, out, scoring, idfs, docs); err != nil {
 		out.Release()
 		return nil, err
 	}

@@ -138,3 +138,37 @@ func TestContext(t *testing.T) {
 		t.Errorf("sale: %v, want a description's match before a column's", got)
 	}
 }
+
+// TestCommonWordsCoverage: a word that more than half of the catalog's
+// documents match is optional for coverage (search/coverage.go,
+// commonWords): a document matching the query's one informative word
+// ranks above documents that match only its common words, however many
+// of them; a document matching every word still ranks first.
+func TestCommonWordsCoverage(t *testing.T) {
+	idx := mustOpenRanked(t, []ranked{
+		{id: "bookings", name: "fct_bookings", description: "Bookings per order"},
+		{id: "every_word", name: "bookings_yoy", description: "Bookings of the daily snapshot report"},
+		{id: "report_a", name: "usage_pings", description: "The daily snapshot report of usage"},
+		{id: "report_b", name: "instances", description: "A daily snapshot report of instances"},
+		{id: "report_c", name: "licenses", description: "Daily snapshot report of licenses"},
+		{id: "report_d", name: "seats", description: "Seats: a daily snapshot report"},
+		{id: "users", name: "users", description: "Every user"},
+	})
+	got := ids(find(t, idx, "bookings daily snapshot report", q.Options{}))
+	want := []string{"every_word", "bookings"}
+	if len(got) < len(want) || !slices.Equal(got[:len(want)], want) {
+		t.Errorf("bookings daily snapshot report: %v, want %v first (daily, snapshot and report are in 5 of 7 documents)", got, want)
+	}
+	// The same words, rare in another catalog, count as much as any.
+	idx = mustOpenRanked(t, []ranked{
+		{id: "bookings", name: "fct_bookings", description: "Bookings per order"},
+		{id: "report_a", name: "usage_pings", description: "The daily snapshot report of usage"},
+		{id: "users", name: "users", description: "Every user"},
+		{id: "orders", name: "orders", description: "Every order"},
+		{id: "seats", name: "seats", description: "Seats"},
+	})
+	got = ids(find(t, idx, "bookings daily snapshot report", q.Options{}))
+	if want := []string{"report_a", "bookings"}; !slices.Equal(got, want) {
+		t.Errorf("bookings daily snapshot report: %v, want %v (each word in at most 1 of 5 documents: more words first)", got, want)
+	}
+}
