@@ -158,26 +158,22 @@ func (f *userFacts) accessAt(mid int64, paths []objectPath) (parents, own []*sem
 func (s *Store) TagObjectsAccess(ctx context.Context, user, metalake, name, value string) (objs []semcat.TaggedObject, parents, own []*semcat.Access, err error) {
 	err = s.read(ctx, func(tx pgx.Tx) error {
 		key := listingKey{access: true, user: user, metalake: metalake, tag: name, value: value}
-		state, err := readState(ctx, tx)
-		if err != nil {
-			return err
-		}
-		if e := s.listings.get(key, state); e != nil {
+		e, err := s.cached(ctx, tx, key, func() (*listingEntry, error) {
+			objs, paths, mid, err := s.tagObjects(ctx, tx, metalake, name, value)
+			if err != nil {
+				return nil, err
+			}
+			f, err := loadUserFacts(ctx, tx, mid, user)
+			if err != nil {
+				return nil, err
+			}
+			parents, own := f.accessAt(mid, paths)
+			return &listingEntry{objs: objs, parents: parents, owns: own}, nil
+		})
+		if err == nil {
 			objs, parents, own = e.objs, e.parents, e.owns
-			return nil
 		}
-		var paths []objectPath
-		var mid int64
-		if objs, paths, mid, err = s.tagObjects(ctx, tx, metalake, name, value); err != nil {
-			return err
-		}
-		f, err := loadUserFacts(ctx, tx, mid, user)
-		if err != nil {
-			return err
-		}
-		parents, own = f.accessAt(mid, paths)
-		s.listings.put(&listingEntry{key: key, state: state, objs: objs, parents: parents, owns: own})
-		return nil
+		return err
 	})
 	return objs, parents, own, err
 }

@@ -58,6 +58,26 @@ func readState(ctx context.Context, tx pgx.Tx) (string, error) {
 	return state, err
 }
 
+// cached reads the listing k in s's transaction tx: from the cache if it
+// holds one read in the same state, else by read, whose entry (key and
+// state set here) the cache then keeps.
+func (s *Store) cached(ctx context.Context, tx pgx.Tx, k listingKey, read func() (*listingEntry, error)) (*listingEntry, error) {
+	state, err := readState(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
+	if e := s.listings.get(k, state); e != nil {
+		return e, nil
+	}
+	e, err := read()
+	if err != nil {
+		return nil, err
+	}
+	e.key, e.state = k, state
+	s.listings.put(e)
+	return e, nil
+}
+
 // get returns the entry for k read in state, if there is one.
 func (c *listingCache) get(k listingKey, state string) *listingEntry {
 	c.mu.Lock()

@@ -133,20 +133,14 @@ func (s *Store) AlterTag(ctx context.Context, metalake, name string, updates []s
 func (s *Store) TagObjects(ctx context.Context, metalake, name, value string) ([]semcat.TaggedObject, error) {
 	var out []semcat.TaggedObject
 	err := s.read(ctx, func(tx pgx.Tx) error {
-		key := listingKey{metalake: metalake, tag: name, value: value}
-		state, err := readState(ctx, tx)
-		if err != nil {
-			return err
-		}
-		if e := s.listings.get(key, state); e != nil {
+		e, err := s.cached(ctx, tx, listingKey{metalake: metalake, tag: name, value: value}, func() (*listingEntry, error) {
+			objs, _, _, err := s.tagObjects(ctx, tx, metalake, name, value)
+			return &listingEntry{objs: objs}, err
+		})
+		if err == nil {
 			out = e.objs
-			return nil
 		}
-		if out, _, _, err = s.tagObjects(ctx, tx, metalake, name, value); err != nil {
-			return err
-		}
-		s.listings.put(&listingEntry{key: key, state: state, objs: out})
-		return nil
+		return err
 	})
 	return slices.Clone(out), err
 }
