@@ -30,16 +30,8 @@ func TestListingsTakeFewRoundTrips(t *testing.T) {
 	}
 	t.Cleanup(s.Close)
 	svc := authz.New(s, s, []string{"admin"}, slog.New(slog.DiscardHandler))
-	ns := semcat.Namespace{Metalake: "m", Catalog: "rel", Schema: "sales"}
-	must := func(_ any, _ semcat.Position, err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	must(svc.CreateMetalake(admin, semcat.MetalakeCreate{Name: "m"}))
-	must(svc.CreateCatalog(admin, "m", semcat.CatalogCreate{Name: "rel", Type: semcat.CatalogRelational}))
-	must(svc.CreateSchema(admin, semcat.Namespace{Metalake: "m", Catalog: "rel"}, semcat.SchemaCreate{Name: "sales"}))
+	must := mustWrite(t)
+	ns := createSales(t, admin, svc)
 	must(svc.CreateTag(admin, "m", semcat.TagCreate{Name: "pii"}))
 	must(svc.CreateUser(admin, "m", semcat.UserCreate{Name: "bob"}))
 	must(svc.CreateRole(admin, "m", semcat.RoleCreate{Name: "reader", SecurableObjects: []semcat.SecurableObject{
@@ -104,16 +96,8 @@ func TestUserGrants(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.Close)
-	ns := semcat.Namespace{Metalake: "m", Catalog: "rel", Schema: "sales"}
-	must := func(_ any, _ semcat.Position, err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	must(s.CreateMetalake(admin, semcat.MetalakeCreate{Name: "m"}))
-	must(s.CreateCatalog(admin, "m", semcat.CatalogCreate{Name: "rel", Type: semcat.CatalogRelational}))
-	must(s.CreateSchema(admin, semcat.Namespace{Metalake: "m", Catalog: "rel"}, semcat.SchemaCreate{Name: "sales"}))
+	must := mustWrite(t)
+	ns := createSales(t, admin, s)
 	must(s.CreateUser(admin, "m", semcat.UserCreate{Name: "bob"}))
 	must(s.CreateRole(admin, "m", semcat.RoleCreate{Name: "maker", SecurableObjects: []semcat.SecurableObject{
 		{Type: "SCHEMA", FullName: "rel.sales", Privileges: []semcat.PrivilegeGrant{{Name: semcat.CreateTable, Condition: semcat.Allow}}}}}))
@@ -153,16 +137,8 @@ func TestListingCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.Close)
-	ns := semcat.Namespace{Metalake: "m", Catalog: "rel", Schema: "sales"}
-	must := func(_ any, _ semcat.Position, err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	must(s.CreateMetalake(admin, semcat.MetalakeCreate{Name: "m"}))
-	must(s.CreateCatalog(admin, "m", semcat.CatalogCreate{Name: "rel", Type: semcat.CatalogRelational}))
-	must(s.CreateSchema(admin, semcat.Namespace{Metalake: "m", Catalog: "rel"}, semcat.SchemaCreate{Name: "sales"}))
+	must := mustWrite(t)
+	ns := createSales(t, admin, s)
 	must(s.CreateTag(admin, "m", semcat.TagCreate{Name: "pii"}))
 	must(s.CreateUser(admin, "m", semcat.UserCreate{Name: "bob"}))
 	items := make([]semcat.TableBatchItem, 50)
@@ -251,4 +227,29 @@ func TestListingCache(t *testing.T) {
 	if got := list(s, "bob", ""); !slices.Contains(got.Own, true) {
 		t.Errorf("bob's listing after he was made an owner: no object he owns")
 	}
+}
+
+// mustWrite fails the test on a write's error.
+func mustWrite(t *testing.T) func(any, semcat.Position, error) {
+	return func(_ any, _ semcat.Position, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// createSales creates metalake m, its catalog rel and schema rel.sales as
+// ctx's user, and returns the schema's namespace.
+func createSales(t *testing.T, ctx context.Context, svc interface {
+	semcat.MetalakeService
+	semcat.CatalogService
+	semcat.SchemaService
+}) semcat.Namespace {
+	t.Helper()
+	must := mustWrite(t)
+	must(svc.CreateMetalake(ctx, semcat.MetalakeCreate{Name: "m"}))
+	must(svc.CreateCatalog(ctx, "m", semcat.CatalogCreate{Name: "rel", Type: semcat.CatalogRelational}))
+	must(svc.CreateSchema(ctx, semcat.Namespace{Metalake: "m", Catalog: "rel"}, semcat.SchemaCreate{Name: "sales"}))
+	return semcat.Namespace{Metalake: "m", Catalog: "rel", Schema: "sales"}
 }
